@@ -1,0 +1,27 @@
+// @nestjs/* 12 is ESM-only; Jest's CommonJS runtime loads it once swc transforms it (RECIPES.md).
+const esmOnly = [
+  '@nestjs', 'graphql-ws', '@as-integrations', 'load-esm', 'file-type', 'uid', 'strtok3',
+  'token-types', '@tokenizer', '@borewit', 'uint8array-extras', 'eventsource', 'eventsource-parser',
+];
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
+module.exports = {
+  testEnvironment: 'node',
+  rootDir: '.',
+  testRegex: ['src/.*\\.spec\\.ts$', 'test/.*\\.e2e-spec\\.ts$'],
+  transform: { '^.+\\.(t|j|mj)s$': swc },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

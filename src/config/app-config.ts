@@ -1,0 +1,130 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+  ValidationError,
+} from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/**
+ * The environment Helix reads, validated once at start-up (DESIGN.md "Configuration").
+ * Property names are the variable names so an error names exactly what the operator must fix.
+ */
+export class AppConfig {
+  @IsString()
+  HOST = '127.0.0.1';
+
+  @Transform(toInt)
+  @IsInt({ message: 'PORT must be an integer between 0 and 65535' })
+  @Min(0, { message: 'PORT must be an integer between 0 and 65535' })
+  @Max(65535, { message: 'PORT must be an integer between 0 and 65535' })
+  PORT = 8080;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, {
+    message: 'DATABASE_URL must be a postgresql:// URL (leave it unset for the embedded database)',
+  })
+  DATABASE_URL?: string;
+
+  @IsString()
+  @MinLength(1)
+  HELIX_DATA_DIR = './data';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  OPENAI_API_KEY?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'OPENAI_BASE_URL must be an http(s) URL' })
+  OPENAI_BASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[a-z0-9_-]+:\S+$/i, {
+    message: 'HELIX_DEFAULT_MODEL must look like provider:modelId, e.g. openai:gpt-4o-mini',
+  })
+  HELIX_DEFAULT_MODEL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(['0', '1', 'true', 'false'], { message: 'HELIX_FAKE_MODEL must be 1 or 0' })
+  HELIX_FAKE_MODEL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(8, { message: 'HELIX_API_TOKEN must be at least 8 characters' })
+  HELIX_API_TOKEN?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, {
+    message: 'HELIX_MASTER_KEY must be 32 bytes encoded as base64 (44 characters)',
+  })
+  HELIX_MASTER_KEY?: string;
+
+  @Transform(toInt)
+  @IsInt({ message: 'HELIX_MAX_STEPS must be an integer between 1 and 1000' })
+  @Min(1, { message: 'HELIX_MAX_STEPS must be an integer between 1 and 1000' })
+  @Max(1000, { message: 'HELIX_MAX_STEPS must be an integer between 1 and 1000' })
+  HELIX_MAX_STEPS = 12;
+
+  @Transform(toInt)
+  @IsInt({ message: 'HELIX_MAX_CONCURRENT_RUNS must be an integer between 1 and 10000' })
+  @Min(1, { message: 'HELIX_MAX_CONCURRENT_RUNS must be an integer between 1 and 10000' })
+  @Max(10000, { message: 'HELIX_MAX_CONCURRENT_RUNS must be an integer between 1 and 10000' })
+  HELIX_MAX_CONCURRENT_RUNS = 32;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// URL' })
+  REDIS_URL?: string;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  get fakeModel(): boolean {
+    return this.HELIX_FAKE_MODEL === '1' || this.HELIX_FAKE_MODEL === 'true';
+  }
+}
+
+export class ConfigError extends Error {}
+
+function describe(errors: ValidationError[]): string {
+  const first = errors[0];
+  const message = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
+  const value = JSON.stringify(first.value);
+  return message.startsWith(first.property)
+    ? `${message} (got ${value})`
+    : `${first.property} ${message} (got ${value})`;
+}
+
+/** Validates the environment; throws ConfigError with one line naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const known = Object.keys(new AppConfig()).concat([
+    'DATABASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'HELIX_DEFAULT_MODEL', 'HELIX_FAKE_MODEL',
+    'HELIX_API_TOKEN', 'HELIX_MASTER_KEY', 'REDIS_URL',
+  ]);
+  const picked: Record<string, string> = {};
+  for (const key of known) {
+    const value = env[key];
+    if (value !== undefined) picked[key] = value;
+  }
+  const config = plainToInstance(AppConfig, picked);
+  const errors = validateSync(config, { skipMissingProperties: false });
+  if (errors.length) throw new ConfigError(`Invalid configuration: ${describe(errors)}`);
+  return config;
+}

@@ -1,0 +1,102 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from '../generated/prisma/client';
+import { acquireDataDirLock } from './data-dir-lock';
+import { pendingMigrations, runMigrations, type MigrationReport } from './migration-runner';
+import { pgliteSession, postgresSession, type SqlSession } from './sql-session';
+
+export interface DatabaseOptions {
+  /** postgresql://… ; unset → embedded PGlite */
+  databaseUrl?: string;
+  /** for the embedded database: `<dataDir>/pg`; `memory://` keeps it in memory (tests) */
+  dataDir: string;
+}
+
+/**
+ * An open database: the Prisma client the app uses, a raw session for migrations and health,
+ * and what kind of server it is. Created once per process by DatabaseModule.
+ */
+export class DatabaseHandle {
+  private constructor(
+    readonly kind: 'embedded' | 'postgres',
+    readonly prisma: PrismaClient,
+    readonly session: SqlSession,
+    readonly location: string,
+    private readonly onClose: () => Promise<void>,
+  ) {}
+
+  static async open(options: DatabaseOptions): Promise<DatabaseHandle> {
+    return options.databaseUrl
+      ? DatabaseHandle.openPostgres(options.databaseUrl)
+      : DatabaseHandle.openEmbedded(options.dataDir);
+  }
+
+  private static async openPostgres(url: string): Promise<DatabaseHandle> {
+    const session = await postgresSession(url);
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    const location = url.replace(/\/\/[^@/]*@/, '//***@');
+    return new DatabaseHandle('postgres', prisma, session, location, async () => {
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+      await session.close();
+    });
+  }
+
+  private static async openEmbedded(dataDir: string): Promise<DatabaseHandle> {
+    let release = () => undefined as void;
+    let location = 'memory://';
+    if (!dataDir.startsWith('memory://')) {
+      location = resolve(dataDir, 'pg');
+      mkdirSync(location, { recursive: true }); // PGlite does not create parent folders
+      release = acquireDataDirLock(join(resolve(dataDir), 'pg.lock'));
+    }
+    try {
+      const pglite = await PGlite.create(location === 'memory://' ? undefined : location, {
+        extensions: { vector },
+      });
+      const prisma = new PrismaClient({ adapter: new PrismaPg(new pg.Pool(pgliteConfig(pglite))) });
+      return new DatabaseHandle('embedded', prisma, pgliteSession(pglite), location, async () => {
+        await prisma.$disconnect();
+        await pglite.close();
+        release();
+      });
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  migrate(): Promise<MigrationReport> {
+    return runMigrations(this.session);
+  }
+
+  async pendingMigrations(): Promise<string[]> {
+    return pendingMigrations(this.session);
+  }
+
+  async ping(): Promise<void> {
+    await this.session.query('SELECT 1');
+  }
+
+  close(): Promise<void> {
+    return this.onClose();
+  }
+}
+
+/** node-postgres config that routes the pool's single connection into PGlite (RECIPES.md). */
+function pgliteConfig(pglite: PGlite): pg.PoolConfig {
+  const config = createPgConfig(pglite) as pg.PoolConfig & {
+    connection: { parse: (query: { types?: unknown }) => unknown };
+  };
+  const parse = config.connection.parse.bind(config.connection);
+  // adapter-pg passes {getTypeParser}; the shim expects an array of type OIDs or nothing.
+  config.connection.parse = (query) =>
+    parse({ ...query, types: Array.isArray(query.types) ? query.types : undefined });
+  return { ...config, max: 1 };
+}
