@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { DatabaseHandle } from './database-handle';
 import { PrismaService } from './prisma.service';
@@ -12,42 +12,37 @@ class DatabaseCloser implements OnApplicationShutdown {
 }
 
 /**
- * Opens the database (embedded PGlite or PostgreSQL), applies pending migrations before
- * anything else starts, and provides PrismaService to every module.
+ * Opens the database (embedded PGlite or PostgreSQL) and applies pending migrations. Runs before
+ * Nest starts so a locked data directory or a failing migration stops start-up with one clear
+ * line and nothing else running.
  */
+export async function openDatabase(config: AppConfig, logger = new Logger('Database')): Promise<DatabaseHandle> {
+  const handle = await DatabaseHandle.open({ databaseUrl: config.DATABASE_URL, dataDir: config.HELIX_DATA_DIR });
+  try {
+    const report = await handle.migrate();
+    if (report.applied.length) logger.log(`Applied migrations: ${report.applied.join(', ')}`);
+    for (const name of report.modified) logger.warn(`Migration ${name} was modified after it was applied`);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  logger.log(`Using ${handle.kind} PostgreSQL at ${handle.location}`);
+  return handle;
+}
+
+/** Provides the open database and PrismaService to every module; closes it at shutdown. */
 @Global()
-@Module({
-  providers: [
-    {
-      provide: DatabaseHandle,
-      inject: [AppConfig],
-      useFactory: async (config: AppConfig) => {
-        const logger = new Logger('Database');
-        const handle = await DatabaseHandle.open({
-          databaseUrl: config.DATABASE_URL,
-          dataDir: config.HELIX_DATA_DIR,
-        });
-        try {
-          const report = await handle.migrate();
-          if (report.applied.length) logger.log(`Applied migrations: ${report.applied.join(', ')}`);
-          for (const name of report.modified) {
-            logger.warn(`Migration ${name} was modified after it was applied`);
-          }
-        } catch (error) {
-          await handle.close();
-          throw error;
-        }
-        logger.log(`Using ${handle.kind} PostgreSQL at ${handle.location}`);
-        return handle;
-      },
-    },
-    {
-      provide: PrismaService,
-      inject: [DatabaseHandle],
-      useFactory: (handle: DatabaseHandle) => handle.prisma,
-    },
-    DatabaseCloser,
-  ],
-  exports: [DatabaseHandle, PrismaService],
-})
-export class DatabaseModule {}
+@Module({})
+export class DatabaseModule {
+  static forRoot(handle: DatabaseHandle): DynamicModule {
+    return {
+      module: DatabaseModule,
+      providers: [
+        { provide: DatabaseHandle, useValue: handle },
+        { provide: PrismaService, useValue: handle.prisma },
+        DatabaseCloser,
+      ],
+      exports: [DatabaseHandle, PrismaService],
+    };
+  }
+}

@@ -47,9 +47,40 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** true when the provider sent no usage and these are chars/4 estimates */
+  estimated?: boolean;
+}
+
+/** Workspace.settings fields the model module reads (the JSON is validated defensively). */
+export interface WorkspaceModelSettings {
+  defaultModel?: ModelRef;
+  fallbackModels?: ModelRef[];
+}
+
+/** What the catalog (merged with ModelConfig rows) knows about one model. */
+export interface ModelInfo {
+  ref: ModelRef;
+  contextWindow: number;
+  /** USD per million tokens; 0 when unknown */
+  inputPrice: number;
+  outputPrice: number;
+  supportsTools: boolean;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error';
+
+/** A whole answer, collected from the chunks (ModelGateway.complete). */
+export interface ModelResult {
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  /** calls whose arguments could not be repaired, each with the error to answer it with */
+  invalidToolCalls: Array<{ call: ToolCall; error: string }>;
+  repairedToolCalls: number;
+  usage?: Usage;
+  finishReason: FinishReason;
+  model: ModelRef;
+}
 
 export type ModelErrorCode =
   | 'rate_limited'
@@ -70,13 +101,35 @@ export type ModelChunk =
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: FinishReason; model: ModelRef };
 
+export interface ModelErrorOptions {
+  /** whether the same request may succeed if simply sent again (429, 5xx, network) */
+  retryable?: boolean;
+  /** the provider's `retry-after`, in milliseconds */
+  retryAfterMs?: number;
+  /** the provider's own message, for logs and traces (may be technical) */
+  detail?: string;
+  /** the model that failed */
+  model?: ModelRef;
+  cause?: unknown;
+}
+
 export class ModelError extends Error {
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  readonly detail?: string;
+  readonly model?: ModelRef;
+
   constructor(
     readonly code: ModelErrorCode,
     message: string,
     readonly status?: number,
+    options: ModelErrorOptions = {},
   ) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ModelError';
+    this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+    this.detail = options.detail;
+    this.model = options.model;
   }
 }

@@ -1,0 +1,13 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import fs from 'node:fs';
+let t=Date.now();
+const db = await PGlite.create(undefined, { extensions: { vector } });
+console.log('create', Date.now()-t); t=Date.now();
+await db.exec(fs.readFileSync('prisma/migrations/20261130000000_init/migration.sql','utf8'));
+console.log('migrate', Date.now()-t); t=Date.now();
+const dump = await db.dumpDataDir('gzip');
+console.log('dump', Date.now()-t, dump.size); t=Date.now();
+const db2 = await PGlite.create(undefined, { extensions: { vector }, loadDataDir: dump });
+console.log('load', Date.now()-t); t=Date.now();
+console.log((await db2.query('select count(*) from chunks')).rows);

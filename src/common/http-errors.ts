@@ -1,0 +1,95 @@
+import {
+  ArgumentsHost,
+  BadRequestException,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+  ValidationError,
+} from '@nestjs/common';
+import type { Response } from 'express';
+
+/** Flattens class-validator errors into one readable line naming each field (`settings.maxSteps …`). */
+export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
+  const lines: string[] = [];
+  for (const error of errors) {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    for (const message of Object.values(error.constraints ?? {})) {
+      lines.push(message.startsWith(error.property) ? path + message.slice(error.property.length) : `${path} ${message}`);
+    }
+    lines.push(...describeValidationErrors(error.children ?? [], path));
+  }
+  return lines;
+}
+
+export function validationExceptionFactory(errors: ValidationError[]): BadRequestException {
+  return new BadRequestException(describeValidationErrors(errors).join('; '));
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/**
+ * Every error leaves as `{statusCode, error, message}` with `message` a string. Unexpected
+ * errors are logged with their stack and answered with a generic 500: no internals leak.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpError');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    let status = HttpStatus.INTERNAL_SERVER_ERROR;
+    let message = 'Internal server error';
+    const parserError = bodyParserError(exception);
+    if (parserError) {
+      status = parserError.status;
+      message = PARSER_MESSAGES[parserError.type] ?? parserError.message;
+    } else if (exception instanceof HttpException) {
+      status = exception.getStatus();
+      const body = exception.getResponse();
+      const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
+      message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
+    } else {
+      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    }
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message });
+  }
+}
+
+interface BodyParserError {
+  status: number;
+  type: string;
+  message: string;
+}
+
+const PARSER_MESSAGES: Record<string, string> = {
+  'entity.parse.failed': 'Request body is not valid JSON',
+  'entity.too.large': 'Request body is too large',
+};
+
+/** body-parser errors arrive raw or wrapped by Nest's express adapter (as the exception's cause). */
+function bodyParserError(exception: unknown): BodyParserError | undefined {
+  for (const candidate of [exception, (exception as { cause?: unknown } | null)?.cause]) {
+    const e = candidate as Partial<BodyParserError> | null | undefined;
+    if (e && typeof e.type === 'string' && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      return e as BodyParserError;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,18 @@
+import { BadRequestException } from '@nestjs/common';
+
+/** Opaque keyset cursor over (createdAt desc, id desc). */
+export interface Cursor {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(`${cursor.createdAt.toISOString()}|${cursor.id}`).toString('base64url');
+}
+
+export function decodeCursor(value: string): Cursor {
+  const [iso, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) throw new BadRequestException('cursor is not a valid cursor');
+  return { createdAt, id };
+}

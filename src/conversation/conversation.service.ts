@@ -1,0 +1,152 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { definedOnly, newId } from '../common/ids';
+import { decodeCursor, encodeCursor } from '../common/pagination';
+import { Prisma, PrismaService } from '../database/prisma.service';
+import type { AuthContext } from '../security/auth-context';
+import type { CreateConversationDto, UpdateConversationDto } from './conversation.dto';
+import {
+  ConversationView,
+  MessageParts,
+  MessageRole,
+  MessageView,
+  toConversationView,
+  toMessageView,
+} from './conversation.view';
+
+/** A transaction client or the root client: lets the runtime append messages in its own transaction. */
+export type Db = Prisma.TransactionClient;
+
+export interface NewMessage {
+  conversationId: string;
+  runId?: string | null;
+  role: MessageRole;
+  content: string;
+  parts?: MessageParts;
+  toolCallId?: string | null;
+}
+
+const DEFAULT_TITLE = 'New conversation';
+
+@Injectable()
+export class ConversationService {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async create(auth: AuthContext, dto: CreateConversationDto): Promise<ConversationView> {
+    const row = await this.prisma.conversation.create({
+      data: {
+        id: newId('conv'),
+        workspaceId: auth.workspaceId,
+        title: dto.title?.trim() || DEFAULT_TITLE,
+        model: dto.model ? { provider: dto.model.provider, modelId: dto.model.modelId } : Prisma.DbNull,
+        settings: definedOnly(dto.settings ?? {}),
+      },
+    });
+    return toConversationView(row);
+  }
+
+  async list(
+    auth: AuthContext,
+    limit = 20,
+    cursor?: string,
+  ): Promise<{ items: ConversationView[]; nextCursor: string | null }> {
+    const after = cursor ? decodeCursor(cursor) : undefined;
+    const rows = await this.prisma.conversation.findMany({
+      where: {
+        workspaceId: auth.workspaceId,
+        deletedAt: null,
+        ...(after && {
+          OR: [
+            { createdAt: { lt: after.createdAt } },
+            { createdAt: after.createdAt, id: { lt: after.id } },
+          ],
+        }),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(toConversationView),
+      nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
+    };
+  }
+
+  async get(auth: AuthContext, id: string): Promise<ConversationView> {
+    return toConversationView(await this.find(auth, id));
+  }
+
+  async update(auth: AuthContext, id: string, dto: UpdateConversationDto): Promise<ConversationView> {
+    const current = await this.find(auth, id);
+    const data: Prisma.ConversationUpdateInput = {};
+    if (dto.title !== undefined) data.title = dto.title.trim();
+    if (dto.model === null) data.model = Prisma.DbNull;
+    else if (dto.model) data.model = { provider: dto.model.provider, modelId: dto.model.modelId };
+    if (dto.settings) {
+      data.settings = { ...(current.settings as Prisma.JsonObject), ...definedOnly(dto.settings) } as Prisma.InputJsonObject;
+    }
+    const row = await this.prisma.conversation.update({ where: { id: current.id }, data });
+    return toConversationView(row);
+  }
+
+  /** Soft delete: the conversation disappears from the API; its messages and runs are kept. */
+  async remove(auth: AuthContext, id: string): Promise<void> {
+    const current = await this.find(auth, id);
+    await this.prisma.conversation.update({ where: { id: current.id }, data: { deletedAt: new Date() } });
+  }
+
+  async listMessages(
+    auth: AuthContext,
+    conversationId: string,
+    after = 0,
+    limit = 100,
+  ): Promise<{ items: MessageView[] }> {
+    await this.find(auth, conversationId);
+    const rows = await this.prisma.message.findMany({
+      where: { conversationId, seq: { gt: after } },
+      orderBy: { seq: 'asc' },
+      take: limit,
+    });
+    return { items: rows.map(toMessageView) };
+  }
+
+  /** The raw conversation row for callers that already hold the caller's auth (runtime). */
+  async find(auth: AuthContext, id: string) {
+    const row = await this.prisma.conversation.findFirst({
+      where: { id, workspaceId: auth.workspaceId, deletedAt: null },
+    });
+    if (!row) throw new NotFoundException(`Conversation ${id} not found`);
+    return row;
+  }
+
+  /**
+   * Appends a message with the next per-conversation seq. Pass the caller's transaction client
+   * to make the message part of a larger unit of work (the user message + its run).
+   */
+  async appendMessage(db: Db, message: NewMessage): Promise<MessageView> {
+    const { lastSeq } = await db.conversation.update({
+      where: { id: message.conversationId },
+      data: { lastSeq: { increment: 1 } },
+      select: { lastSeq: true },
+    });
+    const row = await db.message.create({
+      data: {
+        id: newId('msg'),
+        conversationId: message.conversationId,
+        runId: message.runId ?? null,
+        seq: lastSeq,
+        role: message.role,
+        content: message.content,
+        parts: (message.parts ?? {}) as Prisma.InputJsonObject,
+        toolCallId: message.toolCallId ?? null,
+      },
+    });
+    return toMessageView(row);
+  }
+
+  /** Every message of a conversation in order, for building the model's context window. */
+  async history(conversationId: string, db: Db = this.prisma): Promise<MessageView[]> {
+    const rows = await db.message.findMany({ where: { conversationId }, orderBy: { seq: 'asc' } });
+    return rows.map(toMessageView);
+  }
+}

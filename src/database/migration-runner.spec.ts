@@ -1,0 +1,110 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { createTestDatabase, TestDatabase } from '../../test/support/test-database';
+import { MigrationError, MigrationFile, pendingMigrations, readMigrations, runMigrations } from './migration-runner';
+import { pgliteSession, postgresSession, SqlSession } from './sql-session';
+
+const file = (name: string, sql: string): MigrationFile => ({ name, sql, checksum: name.padEnd(64, '0') });
+
+/** A fresh, empty database of the kind this run targets (PGlite, or PostgreSQL in CI). */
+async function freshSession(): Promise<{ session: SqlSession; close: () => Promise<void> }> {
+  const db: TestDatabase = await createTestDatabase();
+  if (db.kind === 'postgres') {
+    const session = await postgresSession(db.env.DATABASE_URL);
+    return { session, close: async () => { await session.close(); await db.drop(); } };
+  }
+  const pglite = await PGlite.create({ extensions: { vector } });
+  return { session: pgliteSession(pglite), close: () => pglite.close() };
+}
+
+const tables = async (session: SqlSession) =>
+  (
+    await session.query<{ tablename: string }>(
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+    )
+  ).map((row) => row.tablename);
+
+describe('migration runner', () => {
+  let db: Awaited<ReturnType<typeof freshSession>>;
+  beforeEach(async () => {
+    db = await freshSession();
+  });
+  afterEach(() => db.close());
+
+  it('applies the real migrations to a fresh database and records them like Prisma does', async () => {
+    const migrations = readMigrations();
+    expect(migrations.length).toBeGreaterThan(0);
+    const report = await runMigrations(db.session, migrations);
+    expect(report.applied).toEqual(migrations.map((m) => m.name));
+    expect(await tables(db.session)).toEqual(
+      expect.arrayContaining(['_prisma_migrations', 'workspaces', 'conversations', 'messages', 'runs', 'run_events', 'chunks']),
+    );
+    const rows = await db.session.query<{ migration_name: string; checksum: string; applied_steps_count: number; finished_at: Date | null }>(
+      'SELECT migration_name, checksum, applied_steps_count, finished_at FROM _prisma_migrations ORDER BY migration_name',
+    );
+    expect(rows.map((r) => r.migration_name)).toEqual(migrations.map((m) => m.name));
+    expect(rows[0].checksum).toBe(migrations[0].checksum);
+    expect(rows[0].checksum).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[0].finished_at).not.toBeNull();
+    expect(await pendingMigrations(db.session, migrations)).toEqual([]);
+
+    // the hand-written parts: generated tsvector, HNSW and GIN indexes
+    const indexes = (await db.session.query<{ indexname: string; indexdef: string }>(
+      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'chunks'",
+    )).map((r) => r.indexdef).join('\n');
+    expect(indexes).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
+    expect(indexes).toMatch(/USING gin \(tsv\)/);
+    await db.session.exec(`
+      INSERT INTO workspaces (id, name, updated_at) VALUES ('w', 'w', now());
+      INSERT INTO knowledge_bases (id, workspace_id, name, updated_at) VALUES ('kb', 'w', 'kb', now());
+      INSERT INTO documents (id, knowledge_base_id, title, source, updated_at) VALUES ('d', 'kb', 't', 's', now());
+      INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text)
+        VALUES ('c', 'kb', 'd', 0, 'Helix streams tokens over server-sent events');
+    `);
+    const hits = await db.session.query<{ id: string }>(
+      "SELECT id FROM chunks WHERE tsv @@ websearch_to_tsquery('simple', 'streams events')",
+    );
+    expect(hits).toEqual([{ id: 'c' }]);
+  });
+
+  it('is a no-op when run again', async () => {
+    await runMigrations(db.session);
+    const again = await runMigrations(db.session);
+    expect(again).toEqual({ applied: [], modified: [] });
+    const [{ count }] = await db.session.query<{ count: string | number }>('SELECT count(*) FROM _prisma_migrations');
+    expect(Number(count)).toBe(readMigrations().length);
+  });
+
+  it('reports a migration whose file changed after it was applied', async () => {
+    await runMigrations(db.session, [file('001_a', 'CREATE TABLE a (id int)')]);
+    const report = await runMigrations(db.session, [{ ...file('001_a', 'CREATE TABLE a (id int)'), checksum: 'f'.repeat(64) }]);
+    expect(report).toEqual({ applied: [], modified: ['001_a'] });
+  });
+
+  it('rolls a failing migration back completely, names it and stops there', async () => {
+    const migrations = [
+      file('001_good', 'CREATE TABLE good (id int)'),
+      file('002_broken', 'CREATE TABLE half (id int);\nINSERT INTO good VALUES (1);\nSELECT * FROM no_such_table;'),
+      file('003_after', 'CREATE TABLE after_broken (id int)'),
+    ];
+    let failure: unknown;
+    await runMigrations(db.session, migrations).catch((error: unknown) => (failure = error));
+    expect(failure).toBeInstanceOf(MigrationError);
+    expect((failure as MigrationError).migration).toBe('002_broken');
+    expect((failure as Error).message).toMatch(/Migration 002_broken failed and was rolled back: .*no_such_table/);
+
+    const present = await tables(db.session);
+    expect(present).toContain('good');
+    expect(present).not.toContain('half');
+    expect(present).not.toContain('after_broken');
+    const [{ count }] = await db.session.query<{ count: string | number }>('SELECT count(*) FROM good');
+    expect(Number(count)).toBe(0);
+    const applied = await db.session.query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations');
+    expect(applied.map((r) => r.migration_name)).toEqual(['001_good']);
+    expect(await pendingMigrations(db.session, migrations)).toEqual(['002_broken', '003_after']);
+
+    // fixed file: the next start applies it and the rest
+    migrations[1] = file('002_broken', 'CREATE TABLE half (id int)');
+    expect((await runMigrations(db.session, migrations)).applied).toEqual(['002_broken', '003_after']);
+  });
+});

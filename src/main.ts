@@ -1,0 +1,32 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { createApp } from './app.factory';
+import { ConfigError, loadConfig } from './config/app-config';
+import { DataDirInUseError } from './database/data-dir-lock';
+import { MigrationError } from './database/migration-runner';
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.HELIX_API_TOKEN && !LOOPBACK.has(config.HOST)) {
+    process.stderr.write(
+      `HELIX_API_TOKEN is not set: Helix runs without authentication and binds to 127.0.0.1 instead of ${config.HOST}.\n`,
+    );
+    config.HOST = '127.0.0.1';
+  }
+  const app = await createApp(config);
+  await app.listen(config.PORT, config.HOST);
+  const logger = new Logger('Helix');
+  logger.log(`Helix listening on http://${config.HOST}:${config.PORT}`);
+  if (!config.HELIX_API_TOKEN) logger.warn('No HELIX_API_TOKEN: the API is open to anyone on this machine');
+}
+
+main().catch((error: unknown) => {
+  // Expected start-up failures get one line naming what to fix; anything else its stack.
+  const known =
+    error instanceof ConfigError || error instanceof MigrationError || error instanceof DataDirInUseError;
+  const message = known ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`helix: ${message}\n`);
+  process.exit(1);
+});

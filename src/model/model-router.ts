@@ -1,0 +1,213 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { SecretService } from '../security/secret.service';
+import { ModelCatalog, OFFLINE_MODEL } from './model-catalog';
+import { ModelConfigService } from './model-config.service';
+import { ModelError, type ModelInfo, type ModelRef } from './model.types';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+/** The built-in default when an OpenAI key is configured (seed: the env provider's small model). */
+export const BUILTIN_OPENAI_MODEL: ModelRef = Object.freeze({ provider: 'openai', modelId: 'gpt-4o-mini' });
+
+/** Everything needed to call one model, after config rows, secrets and env are applied. */
+export interface ModelTarget {
+  ref: ModelRef;
+  kind: 'offline' | 'openai-compatible';
+  baseURL: string;
+  apiKey: string;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  toolsEnabled: boolean;
+  info: ModelInfo;
+}
+
+export const MODEL_TARGET_CACHE_MS = 5_000;
+const PROVIDER = /^[a-z0-9_-]{1,64}$/i;
+
+/**
+ * Chooses the model of a run (seed precedence: request override > conversation's model >
+ * workspace `defaultModel` > HELIX_DEFAULT_MODEL > built-in) and turns a ModelRef into a callable
+ * target. HELIX_FAKE_MODEL=1, or the `openai` provider without any key, means the offline model,
+ * so a fresh install works end to end without credentials.
+ */
+@Injectable()
+export class ModelRouter {
+  private readonly targets = new Map<string, { until: number; target: Promise<ModelTarget> }>();
+
+  constructor(
+    @Inject(ModelCatalog) private readonly catalog: ModelCatalog,
+    @Inject(ModelConfigService) private readonly configs: ModelConfigService,
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Optional() @Inject(SecretService) private readonly secrets?: SecretService,
+  ) {}
+
+  /**
+   * The model for a run. `override` must be a ModelRef when given (its shape is the caller's
+   * 400); stored values that are malformed are skipped. Throws ModelError('model_not_found') for
+   * a provider nobody configured. The result is canonical and already offline-substituted.
+   */
+  async resolve(override?: unknown, conversationModel?: unknown, workspaceSettings?: unknown, workspaceId?: string): Promise<ModelRef> {
+    if (override !== undefined && override !== null && !asModelRef(override)) {
+      throw new ModelError('bad_request', 'The model must be given as {"provider": "...", "modelId": "..."}.', 400);
+    }
+    const chosen =
+      asModelRef(override) ??
+      asModelRef(conversationModel) ??
+      asModelRef(settingsObject(workspaceSettings)?.defaultModel) ??
+      parseModelString(this.config.HELIX_DEFAULT_MODEL) ??
+      this.builtinDefault();
+    return (await this.target(chosen, workspaceId)).ref;
+  }
+
+  /** The workspace's fallback chain (`settings.fallbackModels`), malformed entries dropped. */
+  fallbacks(workspaceSettings?: unknown): ModelRef[] {
+    const list = settingsObject(workspaceSettings)?.fallbackModels;
+    if (!Array.isArray(list)) return [];
+    const refs: ModelRef[] = [];
+    for (const item of list) {
+      const ref = asModelRef(item);
+      if (ref) refs.push(ref);
+    }
+    return refs;
+  }
+
+  /** resolve() and fallbacks() together, as a run needs them. */
+  async route(override?: unknown, conversationModel?: unknown, workspaceSettings?: unknown, workspaceId?: string): Promise<{ model: ModelRef; fallbacks: ModelRef[] }> {
+    const model = await this.resolve(override, conversationModel, workspaceSettings, workspaceId);
+    return { model, fallbacks: this.fallbacks(workspaceSettings) };
+  }
+
+  /** Context window, prices and tool support of a model, with ModelConfig overrides applied. */
+  async describe(ref: ModelRef, workspaceId?: string): Promise<ModelInfo> {
+    return (await this.target(ref, workspaceId)).info;
+  }
+
+  builtinDefault(): ModelRef {
+    return this.config.OPENAI_API_KEY && !this.config.fakeModel ? BUILTIN_OPENAI_MODEL : OFFLINE_MODEL;
+  }
+
+  /** Drops cached targets and config rows (call after a ModelConfig or Secret changes). */
+  invalidate(): void {
+    this.targets.clear();
+    this.configs.invalidate();
+  }
+
+  /** How to call `ref`: cached for a few seconds because it sits on every call's first token. */
+  target(ref: ModelRef, workspaceId?: string): Promise<ModelTarget> {
+    const key = `${workspaceId ?? ''}\u0000${ref.provider}\u0000${ref.modelId}`;
+    const now = Date.now();
+    const hit = this.targets.get(key);
+    if (hit && hit.until > now) return hit.target;
+    const target = this.buildTarget(ref, workspaceId);
+    target.catch(() => this.targets.delete(key)); // errors are re-evaluated on the next call
+    this.targets.set(key, { until: now + MODEL_TARGET_CACHE_MS, target });
+    return target;
+  }
+
+  private async buildTarget(input: ModelRef, workspaceId?: string): Promise<ModelTarget> {
+    const provider = input.provider.trim().toLowerCase();
+    const raw = { provider, modelId: input.modelId.trim() };
+    if (this.config.fakeModel || provider === 'offline') {
+      if (provider === 'offline' && raw.modelId !== OFFLINE_MODEL.modelId) throw unknownModel(raw);
+      return this.offlineTarget();
+    }
+    // A row naming the id exactly as typed wins over the catalog's alias (a local server may
+    // really call its model `gpt-oss-120b`).
+    const ref = (await this.configs.hasExactRow(raw, workspaceId)) ? raw : this.catalog.canonical(raw);
+    const settings = await this.configs.settingsFor(ref, workspaceId);
+
+    let baseURL: string;
+    let apiKey: string | undefined;
+    if (provider === 'openai') {
+      const usable = this.config.OPENAI_API_KEY || settings.apiKeySecretId || settings.baseUrl;
+      if (!usable) return this.offlineTarget();
+      baseURL = settings.baseUrl ?? this.config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
+      apiKey = settings.apiKeySecretId ? await this.revealKey(ref, settings.apiKeySecretId, workspaceId) : this.config.OPENAI_API_KEY;
+    } else {
+      if (!settings.configured || !settings.baseUrl) {
+        throw new ModelError(
+          'model_not_found',
+          `The model provider "${provider}" is not configured; add a model configuration with its base URL.`,
+          undefined,
+          { model: ref },
+        );
+      }
+      baseURL = settings.baseUrl;
+      apiKey = settings.apiKeySecretId ? await this.revealKey(ref, settings.apiKeySecretId, workspaceId) : undefined;
+    }
+
+    const catalogInfo = this.catalog.info(ref);
+    return {
+      ref,
+      kind: 'openai-compatible',
+      baseURL,
+      // keyless local servers (vLLM, Ollama) accept any bearer token; the SDK insists on one
+      apiKey: apiKey ?? 'not-needed',
+      temperature: settings.temperature,
+      topP: settings.topP,
+      maxTokens: settings.maxTokens,
+      toolsEnabled: settings.toolsEnabled,
+      info: {
+        ref,
+        contextWindow: settings.contextWindow ?? catalogInfo.contextWindow,
+        inputPrice: settings.inputPrice ?? catalogInfo.inputPrice,
+        outputPrice: settings.outputPrice ?? catalogInfo.outputPrice,
+        supportsTools: settings.toolsEnabled && catalogInfo.supportsTools,
+      },
+    };
+  }
+
+  private offlineTarget(): ModelTarget {
+    return {
+      ref: OFFLINE_MODEL,
+      kind: 'offline',
+      baseURL: '',
+      apiKey: '',
+      toolsEnabled: true,
+      info: this.catalog.info(OFFLINE_MODEL),
+    };
+  }
+
+  private async revealKey(ref: ModelRef, secretId: string, workspaceId?: string): Promise<string> {
+    const key = this.secrets ? await this.secrets.reveal(secretId, workspaceId) : undefined;
+    if (key === undefined) {
+      throw new ModelError(
+        'auth_failed',
+        `The API key configured for ${ref.provider}:${ref.modelId} could not be found; set it again.`,
+        undefined,
+        { model: ref },
+      );
+    }
+    return key;
+  }
+}
+
+function unknownModel(ref: ModelRef): ModelError {
+  return new ModelError('model_not_found', `The model ${ref.provider}:${ref.modelId} does not exist.`, undefined, { model: ref });
+}
+
+/** A well-formed ModelRef (trimmed), or undefined. Stored JSON is never trusted blindly. */
+export function asModelRef(value: unknown): ModelRef | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { provider, modelId } = value as { provider?: unknown; modelId?: unknown };
+  if (typeof provider !== 'string' || typeof modelId !== 'string') return undefined;
+  const p = provider.trim();
+  const m = modelId.trim();
+  if (!PROVIDER.test(p) || m === '' || m.length > 256) return undefined;
+  return { provider: p.toLowerCase(), modelId: m };
+}
+
+/** `provider:modelId` (the modelId may itself contain colons, as Ollama tags do). */
+export function parseModelString(value: string | undefined): ModelRef | undefined {
+  if (!value) return undefined;
+  const colon = value.indexOf(':');
+  if (colon <= 0) return undefined;
+  return asModelRef({ provider: value.slice(0, colon), modelId: value.slice(colon + 1) });
+}
+
+function settingsObject(value: unknown): { defaultModel?: unknown; fallbackModels?: unknown } | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as { defaultModel?: unknown; fallbackModels?: unknown })
+    : undefined;
+}

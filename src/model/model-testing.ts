@@ -1,0 +1,59 @@
+import { loadConfig, type AppConfig } from '../config/app-config';
+import type { PrismaService } from '../database/prisma.service';
+import type { SecretService } from '../security/secret.service';
+import { ModelCatalog } from './model-catalog';
+import { ModelConfigService, type ModelConfigRow } from './model-config.service';
+import { ModelGateway, type ModelGatewayOptions } from './model-gateway';
+import { ModelRouter } from './model-router';
+
+/**
+ * The model stack without Nest or a database, for tests and benchmarks (here and in other
+ * modules): ModelConfig rows and secrets live in memory. Point `env.OPENAI_BASE_URL` at the mock
+ * LLM (test/support/mock-llm) to exercise the real SDK.
+ */
+export interface ModelStackOptions {
+  /** environment passed through loadConfig (e.g. OPENAI_API_KEY, OPENAI_BASE_URL) */
+  env?: Record<string, string>;
+  rows?: Array<Partial<ModelConfigRow> & Pick<ModelConfigRow, 'provider' | 'modelId'>>;
+  /** secretId → plaintext, served by a stand-in SecretService.reveal */
+  secrets?: Record<string, string>;
+  gateway?: ModelGatewayOptions;
+}
+
+export interface ModelStack {
+  config: AppConfig;
+  catalog: ModelCatalog;
+  configs: ModelConfigService;
+  router: ModelRouter;
+  gateway: ModelGateway;
+  /** the in-memory ModelConfig table (mutate, then call router.invalidate()) */
+  rows: ModelConfigRow[];
+}
+
+export function buildModelStack(options: ModelStackOptions = {}): ModelStack {
+  const config = loadConfig({ HELIX_DATA_DIR: 'memory://', ...options.env });
+  const rows: ModelConfigRow[] = (options.rows ?? []).map((row) => ({
+    workspaceId: null, baseUrl: null, apiKeySecretId: null, temperature: null, topP: null,
+    maxTokens: null, contextWindow: null, toolsEnabled: true, inputPrice: null, outputPrice: null,
+    ...row,
+  }));
+  const prisma = {
+    modelConfig: {
+      findMany: async (args: { where: { provider: string; OR: Array<{ workspaceId: string | null }> } }) =>
+        rows.filter(
+          (row) =>
+            row.provider === args.where.provider &&
+            args.where.OR.some((clause) => clause.workspaceId === row.workspaceId),
+        ),
+    },
+  } as unknown as PrismaService;
+  const secrets = options.secrets;
+  const secretService = secrets
+    ? ({ reveal: async (id: string) => secrets[id] } as unknown as SecretService)
+    : undefined;
+  const catalog = new ModelCatalog();
+  const configs = new ModelConfigService(prisma);
+  const router = new ModelRouter(catalog, configs, config, secretService);
+  const gateway = new ModelGateway(router, { baseDelayMs: 1, ...options.gateway });
+  return { config, catalog, configs, router, gateway, rows };
+}

@@ -1,0 +1,260 @@
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { ModelTarget } from '../model-router';
+import type { ModelChunk, ModelRequest, Usage } from '../model.types';
+import { modelError } from '../provider-errors';
+import {
+  estimateUsage,
+  finishToolCall,
+  generatedCallId,
+  fromOpenAiUsage,
+  mapFinishReason,
+  promptChars,
+  reasoningOf,
+  type ReasoningFields,
+  toOpenAiMessages,
+  toOpenAiTools,
+  ToolCallAssembler,
+} from './openai-format';
+
+/** One attempt against one model; the gateway owns retries, fallbacks and error mapping. */
+export interface ProviderCall {
+  target: ModelTarget;
+  request: ModelRequest;
+  /** false: the seed's non-streaming retry (one response, yielded as chunks) */
+  streaming: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ChatProvider {
+  /** Chunks of one attempt; throws whatever the transport throws (the gateway maps it). */
+  stream(call: ProviderCall): AsyncIterable<ModelChunk>;
+}
+
+export interface OpenAiProviderOptions {
+  /** until response headers when streaming; the whole response otherwise */
+  requestTimeoutMs?: number;
+  /** longest silence allowed between two stream chunks */
+  idleTimeoutMs?: number;
+}
+
+type Delta = OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & ReasoningFields;
+type Message = OpenAI.Chat.Completions.ChatCompletionMessage & ReasoningFields;
+
+/**
+ * Any OpenAI-compatible `/chat/completions` endpoint (OpenAI, NVIDIA, vLLM, Ollama, DeepSeek …)
+ * through the official SDK. The SDK's own retries are off: the gateway's policy is the only one.
+ */
+export class OpenAiCompatibleProvider implements ChatProvider {
+  private readonly clients = new Map<string, OpenAI>();
+  private readonly requestTimeoutMs: number;
+  private readonly idleTimeoutMs: number;
+
+  constructor(options: OpenAiProviderOptions = {}) {
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 180_000;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
+  }
+
+  /** One client per (base URL, key): clients hold connection pools worth reusing. */
+  client(target: ModelTarget): OpenAI {
+    const key = `${target.baseURL}\u0000${target.apiKey}`;
+    let client = this.clients.get(key);
+    if (!client) {
+      // explicit values so the SDK never silently picks OPENAI_* from the environment
+      client = new OpenAI({
+        apiKey: target.apiKey,
+        baseURL: target.baseURL,
+        organization: null,
+        project: null,
+        maxRetries: 0,
+        // AttemptGuard enforces our timeouts; the SDK's is only a backstop
+        timeout: this.requestTimeoutMs + 5_000,
+      });
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+
+  stream(call: ProviderCall): AsyncIterable<ModelChunk> {
+    return call.streaming ? this.streamed(call) : this.single(call);
+  }
+
+  private body(call: ProviderCall): ChatCompletionCreateParamsBase {
+    const { request, target } = call;
+    const body: ChatCompletionCreateParamsBase = {
+      model: target.ref.modelId,
+      messages: toOpenAiMessages(request.messages),
+    };
+    if (request.tools?.length && target.toolsEnabled) body.tools = toOpenAiTools(request.tools);
+    // the caller's explicit value, else the ModelConfig row, else the provider's default
+    const temperature = request.temperature ?? target.temperature;
+    const topP = request.topP ?? target.topP;
+    const maxTokens = request.maxTokens ?? target.maxTokens;
+    if (temperature !== undefined) body.temperature = temperature;
+    if (topP !== undefined) body.top_p = topP;
+    if (maxTokens !== undefined) body.max_tokens = maxTokens;
+    return body;
+  }
+
+  private async *streamed(call: ProviderCall): AsyncGenerator<ModelChunk> {
+    const { target } = call;
+    const guard = new AttemptGuard(call.signal, this.requestTimeoutMs);
+    const tools = new ToolCallAssembler();
+    let finishReason: string | null | undefined;
+    let usage: Usage | undefined;
+    let outChars = 0;
+    try {
+      const stream = await this.client(target).chat.completions.create(
+        { ...this.body(call), stream: true, stream_options: { include_usage: true } },
+        { signal: guard.signal },
+      );
+      guard.watchIdle(this.idleTimeoutMs);
+      for await (const chunk of stream) {
+        guard.received++;
+        if (chunk.usage) usage = fromOpenAiUsage(chunk.usage);
+        const choice = chunk.choices?.[0];
+        if (choice === undefined) continue;
+        const delta = choice.delta as Delta | undefined;
+        if (delta) {
+          const reasoning = reasoningOf(delta);
+          if (reasoning) {
+            outChars += reasoning.length;
+            yield { type: 'reasoning', text: reasoning };
+          }
+          const content = delta.content;
+          if (content) {
+            outChars += content.length;
+            yield { type: 'text', text: content };
+          }
+          if (delta.tool_calls) tools.add(delta.tool_calls);
+        }
+        if (choice.finish_reason) finishReason = choice.finish_reason;
+      }
+      // The SDK ends iteration quietly when aborted; silence must not pass for a finished answer.
+      guard.check(target);
+    } catch (error) {
+      guard.check(target);
+      throw error;
+    } finally {
+      guard.dispose();
+    }
+    if (guard.received === 0) {
+      throw modelError('provider_unavailable', {
+        model: target.ref, retryable: true, detail: 'the stream ended without any data',
+      });
+    }
+    const hadTools = tools.size > 0;
+    if (hadTools) for (const chunk of tools.finish()) yield chunk;
+    yield {
+      type: 'usage',
+      usage: usage ?? estimateUsage(promptChars(call.request.messages), outChars + tools.chars),
+    };
+    yield { type: 'finish', reason: mapFinishReason(finishReason, hadTools), model: target.ref };
+  }
+
+  private async *single(call: ProviderCall): AsyncGenerator<ModelChunk> {
+    const { target } = call;
+    const guard = new AttemptGuard(call.signal, this.requestTimeoutMs);
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await this.client(target).chat.completions.create(
+        { ...this.body(call), stream: false },
+        { signal: guard.signal },
+      );
+    } catch (error) {
+      guard.check(target);
+      throw error;
+    } finally {
+      guard.dispose();
+    }
+    const choice = completion.choices?.[0];
+    if (!choice) {
+      throw modelError('provider_unavailable', {
+        model: target.ref, retryable: true, detail: 'the response had no choices',
+      });
+    }
+    const message = choice.message as Message;
+    let outChars = 0;
+    const reasoning = reasoningOf(message);
+    if (reasoning) {
+      outChars += reasoning.length;
+      yield { type: 'reasoning', text: reasoning };
+    }
+    if (message.content) {
+      outChars += message.content.length;
+      yield { type: 'text', text: message.content };
+    }
+    let hadTools = false;
+    for (const tc of message.tool_calls ?? []) {
+      if (tc.type !== 'function') continue;
+      hadTools = true;
+      outChars += tc.function.arguments.length;
+      yield finishToolCall(tc.id || generatedCallId(), tc.function.name, tc.function.arguments);
+    }
+    yield {
+      type: 'usage',
+      usage: completion.usage
+        ? fromOpenAiUsage(completion.usage)
+        : estimateUsage(promptChars(call.request.messages), outChars),
+    };
+    yield { type: 'finish', reason: mapFinishReason(choice.finish_reason, hadTools), model: target.ref };
+  }
+}
+
+/**
+ * Per-attempt cancellation: the caller's signal, the request timeout (until headers) and then the
+ * idle watchdog all abort one controller, and the guard remembers which one fired. Our own timers
+ * rather than the SDK's because an aborted fetch reaches the SDK in many shapes (DOMException,
+ * errors from another realm under Jest) and is then not always reported as a timeout.
+ */
+class AttemptGuard {
+  private readonly controller = new AbortController();
+  private readonly onOuterAbort?: () => void;
+  private timer?: NodeJS.Timeout;
+  private expired?: string;
+  /** stream chunks received; the idle watchdog compares it between wake-ups */
+  received = 0;
+
+  constructor(private readonly outer: AbortSignal | undefined, timeoutMs: number) {
+    if (outer) {
+      this.onOuterAbort = () => this.controller.abort();
+      outer.addEventListener('abort', this.onOuterAbort, { once: true });
+      if (outer.aborted) this.controller.abort();
+    }
+    this.timer = setTimeout(() => this.expire(`no response within ${timeoutMs} ms`), timeoutMs);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /**
+   * From now on time out after a silence: no per-chunk timers; the watchdog wakes every idleMs and
+   * fires when no chunk arrived since its last wake-up (so the silence allowed is 1–2× idleMs).
+   */
+  watchIdle(idleMs: number): void {
+    clearTimeout(this.timer);
+    let seen = -1;
+    this.timer = setInterval(() => {
+      if (this.received === seen) this.expire(`no data for ${idleMs} ms`);
+      seen = this.received;
+    }, idleMs);
+  }
+
+  /** Throws the ModelError for a cancellation or timeout that ended the attempt, if any. */
+  check(target: ModelTarget): void {
+    if (this.outer?.aborted) throw modelError('aborted', { model: target.ref });
+    if (this.expired) throw modelError('timeout', { model: target.ref, detail: this.expired });
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    if (this.onOuterAbort) this.outer?.removeEventListener('abort', this.onOuterAbort);
+  }
+
+  private expire(reason: string): void {
+    this.expired = reason;
+    clearInterval(this.timer);
+    this.controller.abort();
+  }
+}

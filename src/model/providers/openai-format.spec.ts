@@ -1,0 +1,53 @@
+import { mapFinishReason, reasoningOf, ToolCallAssembler } from './openai-format';
+
+describe('ToolCallAssembler', () => {
+  it('concatenates argument pieces by index and keeps arrival order', () => {
+    const a = new ToolCallAssembler();
+    a.add([{ index: 1, id: 'b', type: 'function', function: { name: 'second', arguments: '{"y"' } }]);
+    a.add([{ index: 0, id: 'a', type: 'function', function: { name: 'first', arguments: '' } }]);
+    a.add([{ index: 1, function: { arguments: ':1}' } }, { index: 0, function: { arguments: '{}' } }]);
+    expect(a.finish()).toEqual([
+      { type: 'tool_call', call: { id: 'b', name: 'second', arguments: '{"y":1}' }, repaired: false },
+      { type: 'tool_call', call: { id: 'a', name: 'first', arguments: '{}' }, repaired: false },
+    ]);
+    expect(a.chars).toBe(9);
+  });
+
+  it('splits calls that reuse index 0 with distinct ids, and does not double a repeated name', () => {
+    const a = new ToolCallAssembler();
+    a.add([{ index: 0, id: 'x', function: { name: 'calc', arguments: '{"e":' } }]);
+    a.add([{ index: 0, function: { name: 'calc', arguments: '1}' } }]);
+    a.add([{ index: 0, id: 'y', function: { name: 'time', arguments: '{}' } }]);
+    expect(a.finish().map((c) => c.type === 'tool_call' && c.call)).toEqual([
+      { id: 'x', name: 'calc', arguments: '{"e":1}' },
+      { id: 'y', name: 'time', arguments: '{}' },
+    ]);
+  });
+
+  it('generates missing ids and rejects nameless calls', () => {
+    const a = new ToolCallAssembler();
+    a.add([{ index: 0, function: { name: 'calc', arguments: '' } }]);
+    a.add([{ index: 1, function: { arguments: '{}' } }]);
+    const [named, nameless] = a.finish();
+    expect(named).toMatchObject({ type: 'tool_call', call: { name: 'calc', arguments: '{}' } });
+    expect(named.type === 'tool_call' && named.call.id).toMatch(/^call_/);
+    expect(nameless).toMatchObject({ type: 'tool_call_invalid', error: expect.stringContaining('no tool name') });
+  });
+});
+
+describe('format helpers', () => {
+  it('maps finish reasons, preferring tool_calls when calls were made', () => {
+    expect(mapFinishReason('stop', true)).toBe('tool_calls');
+    expect(mapFinishReason('function_call', false)).toBe('tool_calls');
+    expect(mapFinishReason('length', false)).toBe('length');
+    expect(mapFinishReason(null, false)).toBe('stop');
+    expect(mapFinishReason('weird', false)).toBe('stop');
+  });
+
+  it('reads reasoning under either field name', () => {
+    expect(reasoningOf({ reasoning_content: 'a' })).toBe('a');
+    expect(reasoningOf({ reasoning: 'b' })).toBe('b');
+    expect(reasoningOf({ reasoning_content: 'a', reasoning: 'a' })).toBe('a');
+    expect(reasoningOf({ reasoning_content: null, reasoning: null })).toBeFalsy();
+  });
+});

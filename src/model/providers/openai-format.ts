@@ -1,0 +1,168 @@
+import type {
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import { repairToolArguments } from '../tool-args-repair';
+import type { ChatMessage, FinishReason, ModelChunk, ToolSpec, Usage } from '../model.types';
+
+/** gpt-oss (vLLM, NVIDIA) and DeepSeek send reasoning under names the SDK's types do not know. */
+export interface ReasoningFields {
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+}
+
+/**
+ * The reasoning text of a delta or message. Some servers send both names with the same text during
+ * their rename, so one is taken, never both.
+ */
+export function reasoningOf(value: ReasoningFields): string | null | undefined {
+  return value.reasoning_content;
+}
+
+export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = new Array(messages.length);
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    switch (m.role) {
+      case 'assistant':
+        out[i] = m.toolCalls?.length
+          ? {
+              role: 'assistant',
+              // OpenAI accepts null content next to tool calls; some servers reject ""
+              content: m.content || null,
+              tool_calls: m.toolCalls.map((c) => ({
+                id: c.id,
+                type: 'function' as const,
+                function: { name: c.name, arguments: c.arguments },
+              })),
+            }
+          : { role: 'assistant', content: m.content };
+        break;
+      case 'tool':
+        out[i] = { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+        break;
+      default:
+        out[i] = { role: m.role, content: m.content };
+    }
+  }
+  return out;
+}
+
+export function toOpenAiTools(tools: ToolSpec[]): ChatCompletionTool[] {
+  return tools.map((t) => ({
+    type: 'function' as const,
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
+}
+
+export function mapFinishReason(reason: string | null | undefined, hadToolCalls: boolean): FinishReason {
+  // Some servers finish a tool-calling turn with "stop"; what the caller must do is run the tools.
+  if (hadToolCalls) return 'tool_calls';
+  switch (reason) {
+    case 'length':
+    case 'content_filter':
+    case 'tool_calls':
+      return reason;
+    case 'function_call':
+      return 'tool_calls';
+    default:
+      return 'stop';
+  }
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+let callCounter = 0;
+/** For servers that send a tool call without an id (the id must pair the call with its result). */
+export function generatedCallId(): string {
+  callCounter = (callCounter + 1) % 1_000_000;
+  return `call_h${Date.now().toString(36)}${callCounter.toString(36)}`;
+}
+
+/**
+ * Assembles streamed tool-call deltas into complete calls by `index`. Tolerates servers that omit
+ * the index (treated as 0) or reuse index 0 for parallel calls with distinct ids.
+ */
+export class ToolCallAssembler {
+  private readonly calls: PendingCall[] = [];
+  private readonly slotOfIndex = new Map<number, number>();
+  /** characters of arguments received, for usage estimates */
+  chars = 0;
+
+  add(deltas: ChatCompletionChunk.Choice.Delta.ToolCall[]): void {
+    for (const delta of deltas) {
+      const index = typeof delta.index === 'number' ? delta.index : 0;
+      let slot = this.slotOfIndex.get(index);
+      let call = slot === undefined ? undefined : this.calls[slot];
+      if (!call || (delta.id && call.id && delta.id !== call.id)) {
+        call = { id: delta.id ?? '', name: '', args: '' };
+        slot = this.calls.push(call) - 1;
+        this.slotOfIndex.set(index, slot);
+      }
+      if (delta.id && !call.id) call.id = delta.id;
+      const fn = delta.function;
+      if (fn) {
+        // the name comes whole in the first delta; servers that repeat it must not double it
+        if (fn.name && !call.name) call.name = fn.name;
+        if (fn.arguments) {
+          call.args += fn.arguments;
+          this.chars += fn.arguments.length;
+        }
+      }
+    }
+  }
+
+  get size(): number {
+    return this.calls.length;
+  }
+
+  /** The assembled calls as chunks, in arrival order, arguments repaired or rejected. */
+  finish(): ModelChunk[] {
+    return this.calls.map((c) => finishToolCall(c.id || generatedCallId(), c.name, c.args));
+  }
+}
+
+/** A complete call → `tool_call` (arguments valid or repaired) or `tool_call_invalid`. */
+export function finishToolCall(id: string, name: string, rawArgs: string): ModelChunk {
+  if (!name) {
+    return {
+      type: 'tool_call_invalid',
+      call: { id, name: '', arguments: rawArgs },
+      error: 'The tool call had no tool name; call the tool again with its name.',
+    };
+  }
+  const result = repairToolArguments(rawArgs);
+  if (result.ok) return { type: 'tool_call', call: { id, name, arguments: result.json }, repaired: result.repaired };
+  return {
+    type: 'tool_call_invalid',
+    call: { id, name, arguments: rawArgs },
+    error: `The arguments for ${name} were not valid JSON (${result.reason}); call the tool again with one complete JSON object.`,
+  };
+}
+
+/** Characters of every message, for a chars/4 estimate when a provider reports no usage. */
+export function promptChars(messages: ChatMessage[]): number {
+  let n = 0;
+  for (const m of messages) {
+    n += m.content.length;
+    if (m.role === 'assistant' && m.toolCalls) for (const c of m.toolCalls) n += c.name.length + c.arguments.length;
+  }
+  return n;
+}
+
+export function estimateUsage(promptCharCount: number, completionCharCount: number): Usage {
+  const promptTokens = Math.ceil(promptCharCount / 4);
+  const completionTokens = Math.ceil(completionCharCount / 4);
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true };
+}
+
+export function fromOpenAiUsage(u: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }): Usage {
+  const promptTokens = u.prompt_tokens ?? 0;
+  const completionTokens = u.completion_tokens ?? 0;
+  return { promptTokens, completionTokens, totalTokens: u.total_tokens ?? promptTokens + completionTokens };
+}

@@ -1,0 +1,64 @@
+import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+import { AppConfig } from '../config/app-config';
+import { PrismaService } from '../database/prisma.service';
+import { AuthContext, DEFAULT_WORKSPACE_ID, IS_PUBLIC, RequestWithAuth } from './auth-context';
+
+export const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+function presentedToken(request: Request): string | undefined {
+  const header = request.headers['x-api-token'];
+  if (typeof header === 'string' && header) return header;
+  const authorization = request.headers.authorization;
+  const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+/**
+ * Authenticates every route except @Public() ones. With HELIX_API_TOKEN set, callers present it
+ * (or an API key from the api_keys table) as `X-API-Token` or `Authorization: Bearer`. With no
+ * token configured Helix runs open (main.ts then binds to loopback only) as the default admin.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  private readonly bootstrapHash?: Buffer;
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly config: AppConfig,
+    private readonly prisma: PrismaService,
+  ) {
+    if (config.HELIX_API_TOKEN) this.bootstrapHash = sha256(config.HELIX_API_TOKEN);
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (isPublic) return true;
+    const request = context.switchToHttp().getRequest<Request & RequestWithAuth>();
+    request.auth = await this.authenticate(request);
+    return true;
+  }
+
+  private async authenticate(request: Request): Promise<AuthContext> {
+    const token = presentedToken(request);
+    if (!this.bootstrapHash) {
+      return { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin' };
+    }
+    if (!token) {
+      throw new UnauthorizedException('Missing API token: send X-API-Token or Authorization: Bearer');
+    }
+    const hash = sha256(token);
+    if (timingSafeEqual(hash, this.bootstrapHash)) {
+      return { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin' };
+    }
+    const key = await this.prisma.apiKey.findUnique({ where: { hash: hash.toString('hex') } });
+    if (!key || key.revokedAt) throw new UnauthorizedException('Invalid API token');
+    return { workspaceId: key.workspaceId, role: key.role, keyId: key.id };
+  }
+}

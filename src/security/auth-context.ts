@@ -1,0 +1,28 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+
+export type Role = 'admin' | 'member';
+
+/** Who is calling: every service method takes this first and scopes its queries to the workspace. */
+export interface AuthContext {
+  workspaceId: string;
+  role: Role;
+  /** the API key used; absent for the bootstrap token and for open (no-key) mode */
+  keyId?: string;
+}
+
+/** The workspace seeded at start-up; the bootstrap token and open mode act in it. */
+export const DEFAULT_WORKSPACE_ID = 'ws_default';
+
+export interface RequestWithAuth {
+  auth?: AuthContext;
+}
+
+export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {
+  const auth = ctx.switchToHttp().getRequest<RequestWithAuth>().auth;
+  if (!auth) throw new Error('Auth() used on a route the ApiKeyGuard did not authenticate');
+  return auth;
+});
+
+export const IS_PUBLIC = 'helix:public';
+/** Marks a route that needs no credentials (health checks). */
+export const Public = () => SetMetadata(IS_PUBLIC, true);

@@ -1,0 +1,135 @@
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { PrismaService } from '../database/prisma.service';
+
+const IV_BYTES = 12; // the GCM standard nonce size
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+
+export class SecretError extends Error {}
+
+/**
+ * Secrets at rest (provider API keys, user secrets): AES-256-GCM, stored as base64 of
+ * iv | tag | ciphertext. The master key is HELIX_MASTER_KEY, or a key generated once into
+ * `$HELIX_DATA_DIR/master.key` (mode 0600) and reused, so a single-node install is encrypted
+ * without any setup. Secrets are write-only: no API returns them; only `reveal` (for the code
+ * that calls a provider) decrypts.
+ */
+@Injectable()
+export class SecretService {
+  private readonly logger = new Logger('SecretService');
+  private key?: Buffer;
+
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+  ) {}
+
+  encrypt(plain: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.masterKey(), iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  }
+
+  decrypt(ciphertext: string): string {
+    const raw = Buffer.from(ciphertext, 'base64');
+    if (raw.length < IV_BYTES + TAG_BYTES) throw new SecretError('The stored secret is malformed.');
+    const decipher = createDecipheriv('aes-256-gcm', this.masterKey(), raw.subarray(0, IV_BYTES));
+    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    try {
+      return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    } catch {
+      // GCM authentication failed: the ciphertext was altered or the master key changed
+      throw new SecretError('A stored secret could not be decrypted; was HELIX_MASTER_KEY changed?');
+    }
+  }
+
+  /**
+   * The plaintext of a secret, or undefined when it does not exist or belongs to another
+   * workspace. Global secrets (no workspace) are visible to every workspace.
+   */
+  async reveal(secretId: string, workspaceId?: string): Promise<string | undefined> {
+    const row = await this.prisma.secret.findUnique({ where: { id: secretId } });
+    if (!row) return undefined;
+    if (workspaceId !== undefined && row.workspaceId !== null && row.workspaceId !== workspaceId) {
+      return undefined;
+    }
+    return this.decrypt(row.ciphertext);
+  }
+
+  /** Creates or replaces the secret `name` of a workspace (null: global); returns its id. */
+  async store(workspaceId: string | null, name: string, plain: string): Promise<string> {
+    const ciphertext = this.encrypt(plain);
+    if (workspaceId !== null) {
+      const row = await this.prisma.secret.upsert({
+        where: { workspaceId_name: { workspaceId, name } },
+        create: { id: newSecretId(), workspaceId, name, ciphertext },
+        update: { ciphertext },
+        select: { id: true },
+      });
+      return row.id;
+    }
+    // Prisma's compound-unique `where` cannot match a NULL workspace, so look it up first.
+    const existing = await this.prisma.secret.findFirst({ where: { workspaceId: null, name }, select: { id: true } });
+    if (existing) {
+      await this.prisma.secret.update({ where: { id: existing.id }, data: { ciphertext } });
+      return existing.id;
+    }
+    const row = await this.prisma.secret.create({
+      data: { id: newSecretId(), workspaceId: null, name, ciphertext },
+      select: { id: true },
+    });
+    return row.id;
+  }
+
+  private masterKey(): Buffer {
+    if (this.key) return this.key;
+    if (this.config.HELIX_MASTER_KEY) {
+      this.key = decodeKey(this.config.HELIX_MASTER_KEY, 'HELIX_MASTER_KEY');
+    } else if (this.config.HELIX_DATA_DIR.startsWith('memory://')) {
+      // an in-memory database dies with the process, so may its key
+      this.key = randomBytes(KEY_BYTES);
+    } else {
+      this.key = loadOrCreateKeyFile(join(resolve(this.config.HELIX_DATA_DIR), 'master.key'), this.logger);
+    }
+    return this.key;
+  }
+}
+
+function newSecretId(): string {
+  return `sec_${randomBytes(15).toString('base64url')}`;
+}
+
+function decodeKey(base64: string, source: string): Buffer {
+  const key = Buffer.from(base64.trim(), 'base64');
+  if (key.length !== KEY_BYTES) throw new SecretError(`${source} must be 32 bytes encoded as base64.`);
+  return key;
+}
+
+/** Reads the key file, or creates it exclusively (two processes starting together agree). */
+export function loadOrCreateKeyFile(file: string, logger?: Logger): Buffer {
+  try {
+    return readKeyFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(file, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    logger?.log(`Generated a master key for secrets at ${file}; back it up with the data directory.`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return readKeyFile(file);
+}
+
+function readKeyFile(file: string): Buffer {
+  const key = decodeKey(readFileSync(file, 'utf8'), file);
+  // a key readable by other users protects nothing; tighten it rather than refuse to start
+  if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  return key;
+}

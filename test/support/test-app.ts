@@ -1,0 +1,37 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { createApp } from '../../src/app.factory';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { createTestDatabase, TestDatabase } from './test-database';
+
+export interface TestApp {
+  app: INestApplication;
+  config: AppConfig;
+  /** http://127.0.0.1:<port> */
+  baseUrl: string;
+  /** supertest bound to the running server, paths relative to the root */
+  http: () => ReturnType<typeof request>;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** Starts the real application on an ephemeral loopback port against a fresh database. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({ LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', ...database.env, ...env });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  return {
+    app,
+    config,
+    baseUrl,
+    http: () => request(baseUrl),
+    database,
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
