@@ -11,6 +11,8 @@ interface CatalogEntry {
   supportsTools?: boolean;
 }
 
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
 export const OFFLINE_MODEL: ModelRef = Object.freeze({ provider: 'offline', modelId: 'echo' });
 
 /**
@@ -34,6 +36,8 @@ const ENTRIES: CatalogEntry[] = [
   { id: 'minimaxai/minimax-m3', aliases: ['minimax-m3'], contextWindow: 1_000_000, inputPrice: 0.3, outputPrice: 1.2 },
   { id: 'meta/llama-3.3-70b-instruct', aliases: ['llama-3.3-70b-instruct', 'llama-3.3-70b'], contextWindow: 128_000, inputPrice: 0.6, outputPrice: 0.6 },
   { id: 'qwen/qwen3-235b-a22b', aliases: ['qwen3-235b-a22b'], contextWindow: 131_072, inputPrice: 0.2, outputPrice: 0.6 },
+  { id: 'text-embedding-3-small', contextWindow: 8_191, inputPrice: 0.02, outputPrice: 0, supportsTools: false },
+  { id: 'text-embedding-3-large', contextWindow: 8_191, inputPrice: 0.13, outputPrice: 0, supportsTools: false },
   { id: 'echo', contextWindow: 32_768, inputPrice: 0, outputPrice: 0 },
 ];
 

@@ -1,5 +1,6 @@
 import { startMockLlm, type MockLlm, type MockRequestContext } from '../../test/support/mock-llm/mock-llm';
 import { type ModelStackOptions, buildModelStack } from './model-testing';
+import { hashEmbedding } from './providers/hash-embedding';
 import { ModelError, type ModelChunk, type ModelRef, type ModelRequest } from './model.types';
 
 const model: ModelRef = { provider: 'openai', modelId: 'mock-model' };
@@ -330,6 +331,27 @@ describe('ModelGateway against the mock LLM (real SDK)', () => {
       expect(texts(chunks).join('')).toMatch(/^You said: hello/);
       expect(chunks[chunks.length - 1]).toEqual({ type: 'finish', reason: 'stop', model: { provider: 'offline', modelId: 'echo' } });
       expect(mock.requests).toHaveLength(0);
+    });
+  });
+
+  describe('embeddings', () => {
+    it('embeds through the provider, honouring dimensions', async () => {
+      const vectors = await stack().gateway.embed(['refund policy', 'kittens'], { dimensions: 32 });
+      expect(vectors.map((v) => v.length)).toEqual([32, 32]);
+      expect(vectors[0]).toEqual(Array.from(hashEmbedding('refund policy', 32)));
+      expect(mock.embeddingRequests[0]).toMatchObject({ model: 'text-embedding-3-small', dimensions: 32, input: ['refund policy', 'kittens'] });
+    });
+
+    it('hashes locally without a key', async () => {
+      const vectors = await stack({ env: { OPENAI_API_KEY: '' } }).gateway.embed(['refund policy']);
+      expect(vectors[0]).toHaveLength(1536);
+      expect(vectors[0]).toEqual(Array.from(hashEmbedding('refund policy')));
+      expect(mock.embeddingRequests).toHaveLength(0);
+    });
+
+    it('maps embedding failures to ModelErrors', async () => {
+      await expect(stack({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, gateway: { maxRetries: 0 } }).gateway.embed(['x']))
+        .rejects.toMatchObject({ code: 'provider_unavailable' });
     });
   });
 

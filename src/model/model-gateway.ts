@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ModelRouter, type ModelTarget } from './model-router';
 import type { ModelChunk, ModelError, ModelRef, ModelRequest, ModelResult } from './model.types';
 import { formatModelRef, modelError, toModelError } from './provider-errors';
+import { DEFAULT_EMBEDDING_DIMENSIONS, hashEmbedding } from './providers/hash-embedding';
 import { OfflineModel } from './providers/offline.model';
 import { type ChatProvider, OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
 
@@ -21,6 +22,16 @@ export interface ModelGatewayOptions {
 }
 
 export const MODEL_GATEWAY_OPTIONS = Symbol('MODEL_GATEWAY_OPTIONS');
+
+export interface EmbedOptions {
+  /** default `openai:text-embedding-3-small` (offline hashing without a key) */
+  model?: ModelRef;
+  /** vector size; default the model's own (1536 offline) */
+  dimensions?: number;
+  workspaceId?: string;
+}
+
+export const DEFAULT_EMBEDDING_MODEL: ModelRef = Object.freeze({ provider: 'openai', modelId: 'text-embedding-3-small' });
 
 /** Errors after which a non-streaming retry cannot help (seed: not 404/429/timeout; nor auth). */
 const NO_NON_STREAM_RETRY = new Set(['model_not_found', 'rate_limited', 'timeout', 'auth_failed', 'aborted']);
@@ -49,7 +60,7 @@ export class ModelGateway {
   private readonly maxRetries: number;
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
-  private readonly openai: ChatProvider;
+  private readonly openai: OpenAiCompatibleProvider;
   private readonly offline: ChatProvider;
 
   constructor(
@@ -144,6 +155,33 @@ export class ModelGateway {
       }
     }
     return result;
+  }
+
+  /**
+   * Embeddings for `input`, in order (the rag module batches; one provider request per call).
+   * Retryable errors are retried like chat calls; there is no fallback, because vectors of two
+   * models are not comparable. Without a key (or offline) the vectors are deterministic hashed
+   * bags of words: retrieval still works by shared words.
+   */
+  async embed(input: string[], options: EmbedOptions = {}, signal?: AbortSignal): Promise<number[][]> {
+    const ref = options.model ?? DEFAULT_EMBEDDING_MODEL;
+    const target = await this.router.target(ref, options.workspaceId);
+    if (target.kind === 'offline') {
+      return input.map((text) => Array.from(hashEmbedding(text, options.dimensions ?? DEFAULT_EMBEDDING_DIMENSIONS)));
+    }
+    for (let retries = 0; ; retries++) {
+      if (signal?.aborted) throw modelError('aborted', { model: target.ref });
+      try {
+        return await this.openai.embed(target, input, options.dimensions, signal);
+      } catch (error) {
+        const mapped = toModelError(error, target.ref);
+        if (signal?.aborted || mapped.code === 'aborted') throw modelError('aborted', { model: target.ref, cause: error });
+        const wait = mapped.retryable && retries < this.maxRetries ? this.backoff(retries, mapped.retryAfterMs) : undefined;
+        if (wait === undefined) throw mapped;
+        this.logger.warn(`embeddings ${formatModelRef(target.ref)} failed (${mapped.code}); retrying in ${wait} ms`);
+        await sleep(wait, signal);
+      }
+    }
   }
 
   /**

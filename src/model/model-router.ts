@@ -1,11 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { SecretService } from '../security/secret.service';
-import { ModelCatalog, OFFLINE_MODEL } from './model-catalog';
+import { ModelCatalog, OFFLINE_MODEL, OPENAI_DEFAULT_BASE_URL } from './model-catalog';
 import { ModelConfigService } from './model-config.service';
 import { ModelError, type ModelInfo, type ModelRef } from './model.types';
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** The built-in default when an OpenAI key is configured (seed: the env provider's small model). */
 export const BUILTIN_OPENAI_MODEL: ModelRef = Object.freeze({ provider: 'openai', modelId: 'gpt-4o-mini' });
 

@@ -1,17 +1,25 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { ModelCatalog } from './model-catalog';
 import { ModelConfigService } from './model-config.service';
-import { ModelGateway } from './model-gateway';
+import { MODEL_GATEWAY_OPTIONS, ModelGateway, type ModelGatewayOptions } from './model-gateway';
 import { ModelRouter } from './model-router';
+
+const providers = [ModelCatalog, ModelConfigService, ModelRouter, ModelGateway];
 
 /**
  * Models: catalog, ModelConfig rows, routing and the gateway every model call goes through.
  * It needs only the global AppConfig and PrismaService, and uses SecretService (global, from
  * SecurityModule) when present to decrypt provider keys referenced by ModelConfig rows.
- * Gateway tuning can be provided under MODEL_GATEWAY_OPTIONS (tests make backoff fast).
+ * Import `ModelModule` as is, or `ModelModule.forRoot({...})` to tune retries and timeouts
+ * (tests make backoff fast).
  */
-@Module({
-  providers: [ModelCatalog, ModelConfigService, ModelRouter, ModelGateway],
-  exports: [ModelCatalog, ModelConfigService, ModelRouter, ModelGateway],
-})
-export class ModelModule {}
+@Module({ providers, exports: providers })
+export class ModelModule {
+  static forRoot(options: ModelGatewayOptions = {}): DynamicModule {
+    return {
+      module: ModelModule,
+      providers: [...providers, { provide: MODEL_GATEWAY_OPTIONS, useValue: options }],
+      exports: providers,
+    };
+  }
+}

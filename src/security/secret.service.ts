@@ -1,7 +1,8 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { PrismaService } from '../database/prisma.service';
 
@@ -67,7 +68,7 @@ export class SecretService {
     if (workspaceId !== null) {
       const row = await this.prisma.secret.upsert({
         where: { workspaceId_name: { workspaceId, name } },
-        create: { id: newSecretId(), workspaceId, name, ciphertext },
+        create: { id: newId('sec'), workspaceId, name, ciphertext },
         update: { ciphertext },
         select: { id: true },
       });
@@ -80,10 +81,15 @@ export class SecretService {
       return existing.id;
     }
     const row = await this.prisma.secret.create({
-      data: { id: newSecretId(), workspaceId: null, name, ciphertext },
+      data: { id: newId('sec'), workspaceId: null, name, ciphertext },
       select: { id: true },
     });
     return row.id;
+  }
+
+  /** A key for another purpose (e.g. signing stream tokens), derived from the master key with HKDF. */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.masterKey(), Buffer.alloc(0), `helix:${purpose}`, KEY_BYTES));
   }
 
   private masterKey(): Buffer {
@@ -98,10 +104,6 @@ export class SecretService {
     }
     return this.key;
   }
-}
-
-function newSecretId(): string {
-  return `sec_${randomBytes(15).toString('base64url')}`;
 }
 
 function decodeKey(base64: string, source: string): Buffer {

@@ -1,10 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ApiKeyGuard } from './api-key.guard';
+import { SecretService } from './secret.service';
+import { StreamTokenService } from './stream-token.service';
 
-/** Cross-cutting: authentication of every route, secrets at rest. */
+/** Cross-cutting: authentication of every route, secrets at rest, stream tokens. */
 @Global()
 @Module({
-  providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
+  providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }, SecretService, StreamTokenService],
+  exports: [SecretService, StreamTokenService],
 })
 export class SecurityModule {}

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { OPENAI_DEFAULT_BASE_URL } from '../model-catalog';
 import type { ModelTarget } from '../model-router';
 import type { ModelChunk, ModelRequest, Usage } from '../model.types';
 import { modelError } from '../provider-errors';
@@ -92,7 +93,11 @@ export class OpenAiCompatibleProvider implements ChatProvider {
     const maxTokens = request.maxTokens ?? target.maxTokens;
     if (temperature !== undefined) body.temperature = temperature;
     if (topP !== undefined) body.top_p = topP;
-    if (maxTokens !== undefined) body.max_tokens = maxTokens;
+    if (maxTokens !== undefined) {
+      // OpenAI's reasoning models reject the legacy max_tokens; many compatible servers know only it
+      if (target.baseURL.startsWith(OPENAI_DEFAULT_BASE_URL)) body.max_completion_tokens = maxTokens;
+      else body.max_tokens = maxTokens;
+    }
     return body;
   }
 
@@ -150,6 +155,25 @@ export class OpenAiCompatibleProvider implements ChatProvider {
       usage: usage ?? estimateUsage(promptChars(call.request.messages), outChars + tools.chars),
     };
     yield { type: 'finish', reason: mapFinishReason(finishReason, hadTools), model: target.ref };
+  }
+
+  /** Embeddings for `input` (one request; the caller batches). Floats, in input order. */
+  async embed(target: ModelTarget, input: string[], dimensions: number | undefined, signal?: AbortSignal): Promise<number[][]> {
+    const guard = new AttemptGuard(signal, this.requestTimeoutMs);
+    try {
+      const response = await this.client(target).embeddings.create(
+        { model: target.ref.modelId, input, ...(dimensions ? { dimensions } : {}) },
+        { signal: guard.signal },
+      );
+      const out: number[][] = new Array(input.length);
+      for (const item of response.data) out[item.index] = item.embedding;
+      return out;
+    } catch (error) {
+      guard.check(target);
+      throw error;
+    } finally {
+      guard.dispose();
+    }
   }
 
   private async *single(call: ProviderCall): AsyncGenerator<ModelChunk> {

@@ -17,7 +17,7 @@ export interface ReasoningFields {
  * their rename, so one is taken, never both.
  */
 export function reasoningOf(value: ReasoningFields): string | null | undefined {
-  return value.reasoning_content;
+  return value.reasoning_content || value.reasoning;
 }
 
 export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {

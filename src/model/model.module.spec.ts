@@ -1,0 +1,66 @@
+import { Global, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { loadConfig } from '../config/app-config';
+import { ConfigModule } from '../config/config.module';
+import { PrismaService } from '../database/prisma.service';
+import { SecretService } from '../security/secret.service';
+import { ModelCatalog } from './model-catalog';
+import { ModelGateway } from './model-gateway';
+import { ModelRouter } from './model-router';
+import { ModelModule } from './model.module';
+
+const fakePrisma = {
+  modelConfig: {
+    findMany: async () => [{
+      workspaceId: null, provider: 'openai', modelId: '*', baseUrl: 'http://127.0.0.1:1/v1', apiKeySecretId: 'sec_x',
+      temperature: null, topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, inputPrice: null, outputPrice: null,
+    }],
+  },
+};
+
+@Global()
+@Module({
+  providers: [
+    { provide: PrismaService, useValue: fakePrisma },
+    { provide: SecretService, useValue: { reveal: async (id: string) => (id === 'sec_x' ? 'sk-from-secret' : undefined) } },
+  ],
+  exports: [PrismaService, SecretService],
+})
+class FakeGlobals {}
+
+describe('ModelModule', () => {
+  it('wires the gateway, router and catalog through Nest with the global config, database and secrets', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [ConfigModule.forRoot(loadConfig({ HELIX_DATA_DIR: 'memory://' })), FakeGlobals, ModelModule],
+    }).compile();
+    const gateway = moduleRef.get(ModelGateway);
+    const router = moduleRef.get(ModelRouter);
+    expect(moduleRef.get(ModelCatalog).canonicalId('gpt-oss-120b')).toBe('openai/gpt-oss-120b');
+    // the ModelConfig row supplies base URL and the key through SecretService
+    await expect(router.target({ provider: 'openai', modelId: 'gpt-4o' })).resolves.toMatchObject({
+      baseURL: 'http://127.0.0.1:1/v1', apiKey: 'sk-from-secret',
+    });
+    const result = await gateway.complete({ model: { provider: 'offline', modelId: 'echo' }, messages: [{ role: 'user', content: 'hi' }] });
+    expect(result.text).toMatch(/^You said: hi/);
+    await moduleRef.close();
+  });
+
+  it('accepts gateway options (forRoot) and works without SecretService', async () => {
+    @Global()
+    @Module({ providers: [{ provide: PrismaService, useValue: fakePrisma }], exports: [PrismaService] })
+    class OnlyDatabase {}
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        ConfigModule.forRoot(loadConfig({ HELIX_DATA_DIR: 'memory://' })),
+        OnlyDatabase,
+        ModelModule.forRoot({ baseDelayMs: 4000, maxDelayMs: 4000 }),
+      ],
+    }).compile();
+    const delay = moduleRef.get(ModelGateway).backoff(0);
+    expect(delay).toBeGreaterThanOrEqual(2000);
+    expect(delay).toBeLessThanOrEqual(4000);
+    // the row references a secret, but nothing can reveal it
+    await expect(moduleRef.get(ModelRouter).target({ provider: 'openai', modelId: 'gpt-4o' })).rejects.toMatchObject({ code: 'auth_failed' });
+    await moduleRef.close();
+  });
+});
