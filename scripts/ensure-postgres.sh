@@ -26,7 +26,7 @@
 # Environment knobs (all optional):
 #   HELIX_PG_PORT        port to use/expect (default 5432)
 #   HELIX_PG_WAIT        seconds to wait for the server to accept connections (default 30)
-set -euo pipefail
+set -Eeuo pipefail
 
 PORT="${HELIX_PG_PORT:-5432}"
 WAIT_SECS="${HELIX_PG_WAIT:-30}"
@@ -41,6 +41,8 @@ export PGCONNECT_TIMEOUT=5
 
 log() { echo "ensure-postgres: $*" >&2; }
 die() { echo "ensure-postgres: ERROR: $*" >&2; exit 1; }
+# Never fail silently under set -e: name the command and line that failed (once).
+trap 'rc=$?; [ -n "${ERR_SHOWN:-}" ] || echo "ensure-postgres: ERROR: unexpected failure (exit $rc) at line $LINENO: $BASH_COMMAND" >&2; ERR_SHOWN=1' ERR
 
 [ "$(id -u)" = 0 ] || die "must run as root (it may install packages and start PostgreSQL)"
 
@@ -88,7 +90,7 @@ newest_major() {
   # Newest installed server major version (e.g. 15), from the binaries actually present.
   local d
   for d in /usr/lib/postgresql/*/bin/postgres; do
-    [ -x "$d" ] && basename "$(dirname "$(dirname "$d")")"
+    if [ -x "$d" ]; then basename "$(dirname "$(dirname "$d")")"; fi
   done | sort -V | tail -n1
 }
 
@@ -148,7 +150,7 @@ if ! err="$(psql_admin -c 'select 1' 2>&1 >/dev/null)"; then
   esac
   log "password-less login as postgres refused ($err); adding loopback trust to pg_hba.conf"
   HBA="$(runuser -u postgres -- psql -X -Atqc 'SHOW hba_file' 2>/dev/null || true)"
-  [ -n "$HBA" ] || HBA="$(ls /etc/postgresql/*/main/pg_hba.conf 2>/dev/null | sort -V | tail -n1)"
+  [ -n "$HBA" ] || HBA="$( (ls /etc/postgresql/*/main/pg_hba.conf 2>/dev/null || true) | sort -V | tail -n1)"
   [ -n "$HBA" ] && [ -f "$HBA" ] || die "cannot find pg_hba.conf to enable trust for 127.0.0.1"
   if ! grep -q '^# helix ensure-postgres' "$HBA"; then
     cp -p "$HBA" "$HBA.helix-backup"

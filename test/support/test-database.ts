@@ -20,7 +20,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (!admin) {
     return { env: { HELIX_DATA_DIR: 'memory://' }, kind: 'embedded', drop: async () => undefined };
   }
-  const name = `helix_t_${randomBytes(6).toString('hex')}`;
+  // named after the admin database so .ci/run's cleanup sweeps what a crashed suite leaves
+  const base = new URL(admin).pathname.slice(1).replace(/\W/g, '') || 'helix';
+  const name = `${base}_t_${randomBytes(6).toString('hex')}`;
   await withClient(admin, (client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(admin);
   url.pathname = `/${name}`;
