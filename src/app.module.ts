@@ -8,6 +8,7 @@ import { ConversationModule } from './conversation/conversation.module';
 import { DatabaseHandle } from './database/database-handle';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { RuntimeModule } from './runtime/runtime.module';
 import { SecurityModule } from './security/security.module';
 
 function requestId(request: IncomingMessage): string {
@@ -39,6 +40,7 @@ export class AppModule {
         SecurityModule,
         HealthModule,
         ConversationModule,
+        RuntimeModule,
       ],
     };
   }

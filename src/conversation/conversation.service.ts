@@ -119,6 +119,18 @@ export class ConversationService {
     return row;
   }
 
+  /** The conversation row by id alone, for work that runs without a caller (the agent loop). */
+  async findById(id: string) {
+    const row = await this.prisma.conversation.findUnique({ where: { id } });
+    if (!row) throw new NotFoundException(`Conversation ${id} not found`);
+    return row;
+  }
+
+  /** Serialises writers of one conversation inside the caller's transaction (row lock). */
+  async lock(db: Db, id: string): Promise<void> {
+    await db.$queryRaw`SELECT id FROM conversations WHERE id = ${id} FOR UPDATE`;
+  }
+
   /**
    * Appends a message with the next per-conversation seq. Pass the caller's transaction client
    * to make the message part of a larger unit of work (the user message + its run).

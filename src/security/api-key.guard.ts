@@ -4,7 +4,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppConfig } from '../config/app-config';
 import { PrismaService } from '../database/prisma.service';
-import { AuthContext, DEFAULT_WORKSPACE_ID, IS_PUBLIC, RequestWithAuth } from './auth-context';
+import { ALLOWS_STREAM_TOKEN, AuthContext, DEFAULT_WORKSPACE_ID, IS_PUBLIC, RequestWithAuth } from './auth-context';
+import { StreamTokenService } from './stream-token.service';
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
@@ -29,6 +30,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly config: AppConfig,
     private readonly prisma: PrismaService,
+    private readonly streamTokens: StreamTokenService,
   ) {
     if (config.HELIX_API_TOKEN) this.bootstrapHash = sha256(config.HELIX_API_TOKEN);
   }
@@ -41,6 +43,13 @@ export class ApiKeyGuard implements CanActivate {
     ]);
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<Request & RequestWithAuth>();
+    const streamToken = typeof request.query.token === 'string' ? request.query.token : undefined;
+    const runId = typeof request.params?.id === 'string' ? request.params.id : undefined;
+    if (streamToken && runId && !presentedToken(request) && this.reflector.get<boolean>(ALLOWS_STREAM_TOKEN, context.getHandler())) {
+      if (!this.streamTokens.verify(runId, streamToken)) throw new UnauthorizedException('Invalid or expired stream token');
+      request.auth = { workspaceId: '', role: 'member', streamRunId: runId };
+      return true;
+    }
     request.auth = await this.authenticate(request);
     return true;
   }

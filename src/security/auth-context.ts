@@ -8,6 +8,8 @@ export interface AuthContext {
   role: Role;
   /** the API key used; absent for the bootstrap token and for open (no-key) mode */
   keyId?: string;
+  /** set when a signed stream token (not an API key) authenticated the request: this run only */
+  streamRunId?: string;
 }
 
 /** The workspace seeded at start-up; the bootstrap token and open mode act in it. */
@@ -26,3 +28,7 @@ export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): Au
 export const IS_PUBLIC = 'helix:public';
 /** Marks a route that needs no credentials (health checks). */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+export const ALLOWS_STREAM_TOKEN = 'helix:stream-token';
+/** The route also accepts `?token=<stream token>` for the run named by its `:id` parameter. */
+export const AllowStreamToken = () => SetMetadata(ALLOWS_STREAM_TOKEN, true);

@@ -1,0 +1,258 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ConversationService } from '../conversation/conversation.service';
+import { WorkspaceService, type WorkspaceSettings } from '../conversation/workspace.service';
+import { Prisma, PrismaService } from '../database/prisma.service';
+import type { Run } from '../generated/prisma/client';
+import { ModelCatalog } from '../model/model-catalog';
+import { ModelGateway } from '../model/model-gateway';
+import { ModelRouter } from '../model/model-router';
+import { ModelError, type ModelRef, type ToolCall, type Usage } from '../model/model.types';
+import { ToolHub } from '../tool/tool-hub';
+import { BudgetGate } from './budget-gate';
+import { parsePlan, PLAN_PROMPT, systemPrompt, toChatMessages } from './context-window';
+import { EventLog } from './event-log';
+import type { PlanStep } from './run-events';
+import { RunFsm } from './run-fsm';
+import { RunStore } from './run-store';
+import { readUsage } from './run.view';
+import { ToolStep } from './tool-step';
+
+interface RunContext {
+  workspaceId: string;
+  settings: WorkspaceSettings & { systemPrompt?: string };
+  fallbacks: ModelRef[];
+}
+
+/** Thrown inside the loop to end the run with a clear message (not a provider failure). */
+class RunStop extends Error {
+  constructor(
+    readonly state: 'FAILED' | 'BUDGET_EXCEEDED',
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Drives one run from whatever state it was persisted in until it finishes or has to wait
+ * (approval, user reply). Every step reads the persisted messages, so calling it again after
+ * a restart continues where the last committed step ended.
+ */
+@Injectable()
+export class AgentLoop {
+  private readonly logger = new Logger(AgentLoop.name);
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly runs: RunStore,
+    private readonly events: EventLog,
+    private readonly conversations: ConversationService,
+    private readonly workspaces: WorkspaceService,
+    private readonly gateway: ModelGateway,
+    private readonly router: ModelRouter,
+    private readonly tools: ToolHub,
+    private readonly toolStep: ToolStep,
+    private readonly budget: BudgetGate,
+  ) {}
+
+  async drive(runId: string, signal: AbortSignal): Promise<void> {
+    await this.events.open(runId);
+    let run = await this.runs.load(runId);
+    let partial = { text: '' };
+    try {
+      const context = await this.context(run);
+      if (run.state === 'CREATED') {
+        run = run.mode === 'plan' && !run.plan ? await this.runs.transition(run, 'PLANNING') : await this.runs.transition(run, 'EXECUTING');
+      }
+      if (run.state === 'PLANNING') {
+        await this.plan(run, context, signal);
+        return;
+      }
+      if (run.state !== 'EXECUTING') {
+        await this.events.suspend(runId);
+        return;
+      }
+      await this.execute(run, context, signal, partial);
+    } catch (error) {
+      run = await this.runs.load(runId);
+      await this.end(run, error, signal, partial.text);
+    }
+  }
+
+  private async context(run: Run): Promise<RunContext> {
+    const conversation = await this.conversations.findById(run.conversationId);
+    const workspace = await this.workspaces.settings(conversation.workspaceId);
+    const settings = { ...workspace, ...(conversation.settings as object) };
+    return { workspaceId: conversation.workspaceId, settings, fallbacks: this.router.fallbacks(workspace) };
+  }
+
+  private async plan(run: Run, context: RunContext, signal: AbortSignal): Promise<void> {
+    this.events.emit(run.id, 'status', { phase: 'planning', text: 'Planning' });
+    const history = await this.conversations.history(run.conversationId);
+    const result = await this.gateway.complete(
+      {
+        model: run.model as unknown as ModelRef,
+        fallbacks: context.fallbacks,
+        workspaceId: context.workspaceId,
+        messages: [{ role: 'system', content: PLAN_PROMPT }, ...toChatMessages(history)],
+      },
+      signal,
+    );
+    const steps = parsePlan(result.text);
+    if (!steps) throw new RunStop('FAILED', 'bad_plan', 'The model did not return a usable plan; try again or use react mode.');
+    run = await this.addUsage(run, result.usage, context);
+    this.events.emit(run.id, 'plan', { steps });
+    this.events.emit(run.id, 'status', { phase: 'waiting', text: 'Waiting for plan approval' });
+    await this.runs.transition(run, 'AWAIT_APPROVAL', { plan: { steps } as unknown as Prisma.InputJsonValue });
+    await this.events.suspend(run.id);
+  }
+
+  private async execute(run: Run, context: RunContext, signal: AbortSignal, partial: { text: string }): Promise<void> {
+    const toolsOn = run.mode !== 'direct';
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      let history = await this.conversations.history(run.conversationId);
+      const answered = await this.toolStep.answerPending(run, context.workspaceId, history, signal);
+      if (answered.kind === 'suspended') {
+        await this.events.suspend(run.id);
+        return;
+      }
+      run = answered.run;
+      if (signal.aborted) throw signal.reason;
+      if (run.step >= run.maxSteps) {
+        throw new RunStop('FAILED', 'max_steps', `The run stopped after reaching its limit of ${run.maxSteps} steps.`);
+      }
+      const budget = await this.budget.check(context.workspaceId);
+      if (!budget.allowed) throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', budget.reason ?? 'The daily budget is used up.');
+      run = await this.runs.update(run, { step: { increment: 1 } });
+      history = await this.conversations.history(run.conversationId);
+
+      this.events.emit(run.id, 'status', { phase: 'thinking', text: 'Thinking' });
+      const toolCalls: ToolCall[] = [];
+      const invalid: { call: ToolCall; error: string }[] = [];
+      let reasoning = '';
+      let usage: Usage | undefined;
+      partial.text = '';
+      const plan = (run.plan as { steps?: PlanStep[] } | null)?.steps ?? null;
+      for await (const chunk of this.gateway.stream(
+        {
+          model: run.model as unknown as ModelRef,
+          fallbacks: context.fallbacks,
+          workspaceId: context.workspaceId,
+          messages: [{ role: 'system', content: systemPrompt(context.settings.systemPrompt, plan) }, ...toChatMessages(history)],
+          tools: toolsOn ? this.tools.specs() : undefined,
+        },
+        signal,
+      )) {
+        switch (chunk.type) {
+          case 'text':
+            partial.text += chunk.text;
+            this.events.token(run.id, chunk.text);
+            break;
+          case 'reasoning':
+            reasoning += chunk.text;
+            this.events.emit(run.id, 'reasoning', { text: chunk.text });
+            break;
+          case 'tool_call':
+            toolCalls.push(chunk.call);
+            break;
+          case 'tool_call_invalid':
+            invalid.push({ call: chunk.call, error: chunk.error });
+            break;
+          case 'usage':
+            usage = chunk.usage;
+            break;
+        }
+      }
+      run = await this.addUsage(run, usage, context);
+      const text = partial.text;
+      partial.text = '';
+      const calls = [...toolCalls, ...invalid.map((i) => i.call)];
+      await this.events.flush(run.id);
+      await this.prisma.$transaction(async (tx) => {
+        await this.conversations.appendMessage(tx, {
+          conversationId: run.conversationId,
+          runId: run.id,
+          role: 'assistant',
+          content: text,
+          parts: { ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }) },
+        });
+        // a malformed call is answered at once so the model can retry it
+        for (const { call, error } of invalid) {
+          await this.conversations.appendMessage(tx, {
+            conversationId: run.conversationId,
+            runId: run.id,
+            role: 'tool',
+            content: error,
+            parts: { name: call.name, ok: false },
+            toolCallId: call.id,
+          });
+        }
+      });
+      for (const { call, error } of invalid) {
+        this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args: call.arguments });
+        this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: false, output: error, durationMs: 0 });
+      }
+      if (calls.length) continue;
+      this.emitUsage(run);
+      await this.runs.finish(run, 'SUCCEEDED');
+      return;
+    }
+  }
+
+  private async addUsage(run: Run, usage: Usage | undefined, context: RunContext): Promise<Run> {
+    if (!usage) return run;
+    const info = await this.router.describe(run.model as unknown as ModelRef, context.workspaceId);
+    const cost = ModelCatalog.cost(usage, info);
+    const total = readUsage(run.usage);
+    const next = {
+      promptTokens: total.promptTokens + usage.promptTokens,
+      completionTokens: total.completionTokens + usage.completionTokens,
+      cost: Number((total.cost + cost).toFixed(6)),
+    };
+    await this.budget.record(context.workspaceId, { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cost });
+    return this.runs.update(run, { usage: next });
+  }
+
+  private emitUsage(run: Run): void {
+    const usage = readUsage(run.usage);
+    this.events.emit(run.id, 'usage', { ...usage, totalTokens: usage.promptTokens + usage.completionTokens });
+  }
+
+  /** Ends the run after an error or a cancellation: message, state, `error`, `done`. */
+  private async end(run: Run, error: unknown, signal: AbortSignal, partialText: string): Promise<void> {
+    if (!RunFsm.isLive(run.state)) return; // already finished elsewhere (e.g. cancelled while waiting)
+    const cancelled = signal.aborted && (signal.reason as { code?: string } | undefined)?.code !== 'shutdown';
+    if (signal.aborted && !cancelled) {
+      await this.events.suspend(run.id); // process shutting down: recovery resumes the run
+      return;
+    }
+    const messages: { content: string; parts: Record<string, unknown> }[] = [];
+    // what was streamed stays the stored truth, so token events and messages agree
+    if (partialText) messages.push({ content: partialText, parts: { partial: true } });
+    let state: 'FAILED' | 'CANCELLED' | 'BUDGET_EXCEEDED' = 'CANCELLED';
+    let failure: { code: string; message: string } | undefined;
+    if (!cancelled) {
+      failure =
+        error instanceof RunStop || error instanceof ModelError
+          ? { code: error.code, message: error.message }
+          : { code: 'internal', message: 'The run failed because of an internal error.' };
+      state = error instanceof RunStop ? error.state : 'FAILED';
+      if (!(error instanceof RunStop || error instanceof ModelError)) this.logger.error(error instanceof Error ? error.stack : String(error));
+      messages.push({ content: failure.message, parts: { error: failure.code } });
+    }
+    await this.events.open(run.id);
+    await this.events.flush(run.id);
+    if (messages.length) {
+      await this.prisma.$transaction(async (tx) => {
+        for (const message of messages) {
+          await this.conversations.appendMessage(tx, { conversationId: run.conversationId, runId: run.id, role: 'assistant', ...message });
+        }
+      });
+    }
+    if (failure) this.events.emit(run.id, 'error', failure);
+    this.emitUsage(run);
+    await this.runs.finish(run, state, failure ? { error: failure } : {});
+  }
+}

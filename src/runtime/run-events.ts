@@ -1,0 +1,40 @@
+/** The pinned run event catalogue (DESIGN.md "Run events"): name → payload. */
+export interface RunEventPayloads {
+  status: { phase: 'thinking' | 'planning' | 'tool' | 'waiting' | 'summarizing'; text: string };
+  token: { text: string };
+  reasoning: { text: string };
+  plan: { steps: PlanStep[] };
+  'tool.start': { callId: string; name: string; args: unknown };
+  'tool.end': { callId: string; name: string; ok: boolean; output: string; durationMs: number };
+  approval: { approvalId: string; callId: string; name: string; args: unknown; risk: string };
+  sources: { items: { id: string; documentId: string; title: string; source: string; snippet: string; score: number }[] };
+  context: {
+    model: string;
+    contextWindow: number;
+    estimatedTokens: number;
+    historyMessages: number;
+    summarized: boolean;
+    retrieved: number;
+  };
+  token_warning: { percentage: number; estimatedTokens: number; limit: number };
+  usage: { promptTokens: number; completionTokens: number; totalTokens: number; cost: number };
+  error: { code: string; message: string };
+  done: { runId: string; state: string };
+}
+
+export type RunEventType = keyof RunEventPayloads;
+
+export interface PlanStep {
+  title: string;
+  detail?: string;
+}
+
+/** One event of a run's log: a discriminated union on `type`. */
+export type RunEvent = {
+  [K in RunEventType]: { runId: string; seq: number; type: K; data: RunEventPayloads[K]; at: Date };
+}[RunEventType];
+
+export const RUN_EVENT_TYPES: readonly RunEventType[] = [
+  'status', 'token', 'reasoning', 'plan', 'tool.start', 'tool.end', 'approval', 'sources', 'context',
+  'token_warning', 'usage', 'error', 'done',
+];

@@ -1,0 +1,185 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Subscription } from 'rxjs';
+import { AppConfig } from '../config/app-config';
+import { DatabaseHandle } from '../database/database-handle';
+import { Prisma, PrismaService } from '../database/prisma.service';
+import { AgentLoop } from './agent-loop';
+import { pendingOf, RunStore } from './run-store';
+
+const LEASE_MS = 30_000;
+const RENEW_MS = 10_000;
+const SWEEP_MS = 15_000;
+
+/**
+ * Where runs wait for a worker. The in-process queue below is the default; a BullMQ queue can
+ * replace it by implementing `submit` and calling `RunExecutor.execute` from its worker.
+ */
+export abstract class RunQueue {
+  abstract submit(runId: string): void;
+  /** removes a run that has not started yet; true if it was waiting */
+  abstract withdraw(runId: string): boolean;
+}
+
+/**
+ * Executes runs under a lease (so exactly one instance drives a run) with bounded concurrency,
+ * starts queued runs when their conversation frees up, and resumes runs a crash left behind.
+ */
+@Injectable()
+export class RunExecutor extends RunQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(RunExecutor.name);
+  readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly waiting: string[] = [];
+  private running = 0;
+  private sweep?: NodeJS.Timeout;
+  private endedSubscription?: Subscription;
+  private stopping = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly prisma: PrismaService,
+    private readonly database: DatabaseHandle,
+    private readonly loop: AgentLoop,
+    private readonly runs: RunStore,
+  ) {
+    super();
+  }
+
+  submit(runId: string): void {
+    if (this.stopping || this.active.has(runId) || this.waiting.includes(runId)) return;
+    this.waiting.push(runId);
+    this.pump();
+  }
+
+  withdraw(runId: string): boolean {
+    const index = this.waiting.indexOf(runId);
+    if (index < 0) return false;
+    this.waiting.splice(index, 1);
+    return true;
+  }
+
+  /** Aborts a run this process is driving; resolves once its loop has ended. False if not here. */
+  async cancel(runId: string): Promise<boolean> {
+    const entry = this.active.get(runId);
+    if (!entry) return false;
+    entry.controller.abort(Object.assign(new Error('Run cancelled'), { code: 'cancelled' }));
+    await entry.done;
+    return true;
+  }
+
+  isActive(runId: string): boolean {
+    return this.active.has(runId);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.endedSubscription = this.runs.ended$.subscribe((conversationId) => void this.startQueued(conversationId));
+    // the embedded database is locked to this process: every lease in it belongs to a dead one
+    if (this.database.kind === 'embedded') {
+      await this.prisma.run.updateMany({ where: { leaseOwner: { not: null } }, data: { leaseOwner: null, leaseUntil: null } });
+    }
+    await this.recover();
+    if (this.database.kind === 'postgres') {
+      this.sweep = setInterval(() => void this.recover(), SWEEP_MS);
+      this.sweep.unref();
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.sweep);
+    this.endedSubscription?.unsubscribe();
+    this.waiting.length = 0;
+    const entries = [...this.active.values()];
+    for (const { controller } of entries) {
+      controller.abort(Object.assign(new Error('Server shutting down'), { code: 'shutdown' }));
+    }
+    await Promise.race([Promise.all(entries.map((e) => e.done)), new Promise((r) => setTimeout(r, 5_000))]);
+  }
+
+  /** Runs the loop for one run if this instance can take its lease. */
+  async execute(runId: string): Promise<void> {
+    const controller = new AbortController();
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    this.active.set(runId, { controller, done });
+    let renew: NodeJS.Timeout | undefined;
+    try {
+      if (!(await this.takeLease(runId))) return;
+      renew = setInterval(() => void this.takeLease(runId).catch(() => undefined), RENEW_MS);
+      await this.loop.drive(runId, controller.signal);
+    } catch (error) {
+      this.logger.error(`Run ${runId} crashed the executor: ${error instanceof Error ? error.stack : String(error)}`);
+    } finally {
+      clearInterval(renew);
+      await this.prisma.run
+        .updateMany({ where: { id: runId, leaseOwner: this.instanceId }, data: { leaseOwner: null, leaseUntil: null } })
+        .catch(() => undefined);
+      this.active.delete(runId);
+      finish();
+    }
+  }
+
+  private pump(): void {
+    while (this.running < this.config.HELIX_MAX_CONCURRENT_RUNS && this.waiting.length) {
+      const runId = this.waiting.shift()!;
+      this.running++;
+      void this.execute(runId).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+  }
+
+  private async takeLease(runId: string): Promise<boolean> {
+    const now = new Date();
+    const { count } = await this.prisma.run.updateMany({
+      where: {
+        id: runId,
+        OR: [{ leaseOwner: null }, { leaseUntil: { lt: now } }, { leaseOwner: this.instanceId }],
+      },
+      data: { leaseOwner: this.instanceId, leaseUntil: new Date(now.getTime() + LEASE_MS) },
+    });
+    return count === 1;
+  }
+
+  /** Resumes runs that were being driven when their process died (expired or no lease). */
+  private async recover(): Promise<void> {
+    if (this.stopping) return;
+    const orphans = await this.prisma.run.findMany({
+      where: {
+        state: { in: ['CREATED', 'PLANNING', 'EXECUTING'] },
+        OR: [{ leaseOwner: null }, { leaseUntil: { lt: new Date() } }],
+      },
+      orderBy: { createdAt: 'asc' },
+    });
+    const queuedConversations = new Set<string>();
+    for (const run of orphans) {
+      if (this.active.has(run.id)) continue;
+      if (pendingOf(run)?.type === 'queued') queuedConversations.add(run.conversationId);
+      else {
+        if (run.state !== 'CREATED') this.logger.warn(`Resuming run ${run.id} (${run.state}) left by a stopped process`);
+        this.submit(run.id);
+      }
+    }
+    for (const conversationId of queuedConversations) await this.startQueued(conversationId);
+  }
+
+  /** Starts the oldest queued run of a conversation once no other run of it is live. */
+  private async startQueued(conversationId: string): Promise<void> {
+    try {
+      const live = await this.prisma.run.findMany({
+        where: { conversationId, state: { in: ['CREATED', 'PLANNING', 'EXECUTING', 'AWAIT_APPROVAL', 'AWAIT_USER'] } },
+        orderBy: { createdAt: 'asc' },
+      });
+      if (live.some((run) => pendingOf(run)?.type !== 'queued')) return;
+      const next = live[0];
+      if (!next) return;
+      await this.prisma.run.update({ where: { id: next.id }, data: { pendingAction: Prisma.DbNull } });
+      this.submit(next.id);
+    } catch (error) {
+      this.logger.error(`Could not start the queued run of ${conversationId}: ${String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { newId } from '../common/ids';
+import { AppConfig } from '../config/app-config';
+import { ConversationService } from '../conversation/conversation.service';
+import type { MessageView } from '../conversation/conversation.view';
+import { WorkspaceService } from '../conversation/workspace.service';
+import { Prisma, PrismaService } from '../database/prisma.service';
+import type { Run } from '../generated/prisma/client';
+import { ModelRouter } from '../model/model-router';
+import { ModelError } from '../model/model.types';
+import type { AuthContext } from '../security/auth-context';
+import { StreamTokenService } from '../security/stream-token.service';
+import { EventLog } from './event-log';
+import { RunExecutor } from './run-executor';
+import { RunFsm } from './run-fsm';
+import { LIVE_STATES, pendingOf, RunStore } from './run-store';
+import type { ApprovalDecisionDto, PostMessageDto, ReplyDto, ResumeRunDto } from './run.dto';
+import { RunView, toRunView } from './run.view';
+
+export interface PostedMessage {
+  message: MessageView;
+  run: { id: string; state: Run['state']; streamToken: string };
+}
+
+/** The runtime's use cases: post a message (start a run), read, cancel, resume, approve, reply. */
+@Injectable()
+export class RunService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly conversations: ConversationService,
+    private readonly workspaces: WorkspaceService,
+    private readonly router: ModelRouter,
+    private readonly runs: RunStore,
+    private readonly events: EventLog,
+    private readonly executor: RunExecutor,
+    private readonly streamTokens: StreamTokenService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
+    const conversation = await this.conversations.find(auth, conversationId);
+    const workspace = await this.workspaces.settings(auth.workspaceId);
+    const settings = { ...workspace, ...(conversation.settings as object) } as typeof workspace;
+    let model;
+    try {
+      model = await this.router.resolve(dto.modelOverride, conversation.model, workspace, auth.workspaceId);
+    } catch (error) {
+      if (error instanceof ModelError) throw new BadRequestException(`modelOverride: ${error.message}`);
+      throw error;
+    }
+    const policy = settings.multitask ?? 'reject';
+    const runId = newId('run');
+    const { message, live } = await this.prisma.$transaction(async (tx) => {
+      await this.conversations.lock(tx, conversationId);
+      const live = await tx.run.findFirst({
+        where: { conversationId, state: { in: LIVE_STATES } },
+        orderBy: { createdAt: 'desc' },
+      });
+      if (live && policy === 'reject') {
+        throw new ConflictException(
+          `Conversation ${conversationId} already has a live run ${live.id} in state ${live.state}; wait for it, cancel it, or set settings.multitask to enqueue or interrupt`,
+        );
+      }
+      await tx.run.create({
+        data: {
+          id: runId,
+          conversationId,
+          mode: dto.mode ?? 'react',
+          goal: dto.text,
+          model: { provider: model.provider, modelId: model.modelId },
+          maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
+          ...(live && { pendingAction: { type: 'queued' } }),
+        },
+      });
+      const message = await this.conversations.appendMessage(tx, { conversationId, runId, role: 'user', content: dto.text });
+      return { message, live };
+    });
+    if (!live) this.executor.submit(runId);
+    else if (policy === 'interrupt') await this.cancelRun(await this.runs.load(live.id));
+    // enqueue: the executor starts it when the live run ends
+    return { message, run: { id: runId, state: 'CREATED', streamToken: this.streamTokens.issue(runId) } };
+  }
+
+  async get(auth: AuthContext, runId: string): Promise<RunView> {
+    return toRunView(await this.find(auth, runId));
+  }
+
+  async latest(auth: AuthContext, conversationId: string): Promise<RunView> {
+    await this.conversations.find(auth, conversationId);
+    const run = await this.prisma.run.findFirst({ where: { conversationId }, orderBy: { createdAt: 'desc' } });
+    if (!run) throw new NotFoundException(`Conversation ${conversationId} has no runs`);
+    return toRunView(run);
+  }
+
+  async cancel(auth: AuthContext, runId: string): Promise<RunView> {
+    const run = await this.find(auth, runId);
+    if (!RunFsm.isLive(run.state)) throw new ConflictException(`Run ${runId} is already ${run.state}`);
+    return toRunView(await this.cancelRun(run));
+  }
+
+  /** Plan approval: approve (optionally with an edited plan) to execute, or reject to cancel. */
+  async resume(auth: AuthContext, runId: string, dto: ResumeRunDto): Promise<RunView> {
+    const run = await this.find(auth, runId);
+    if (run.state !== 'AWAIT_APPROVAL' || pendingOf(run) || !run.plan) {
+      throw new ConflictException(`Run ${runId} is ${run.state}${pendingOf(run) ? ' on a tool approval' : ''}; only a run awaiting plan approval can be resumed`);
+    }
+    if (!dto.approve) {
+      await this.events.open(runId);
+      this.events.emit(runId, 'status', { phase: 'waiting', text: dto.reason ? `Plan rejected: ${dto.reason}` : 'Plan rejected' });
+      return toRunView(await this.runs.finish(run, 'CANCELLED'));
+    }
+    const plan = dto.plan ? { steps: dto.plan.steps.map((s) => ({ title: s.title, ...(s.detail && { detail: s.detail }) })) } : undefined;
+    const resumed = await this.runs.transition(run, 'EXECUTING', plan ? { plan } : {});
+    this.executor.submit(runId);
+    return toRunView(resumed);
+  }
+
+  async decide(auth: AuthContext, runId: string, approvalId: string, dto: ApprovalDecisionDto): Promise<RunView> {
+    const run = await this.find(auth, runId);
+    const approval = await this.prisma.approval.findFirst({ where: { id: approvalId, runId } });
+    if (!approval) throw new NotFoundException(`Approval ${approvalId} not found for run ${runId}`);
+    const pending = pendingOf(run);
+    if (run.state !== 'AWAIT_APPROVAL' || pending?.type !== 'approval' || pending.approvalId !== approvalId || approval.status !== 'pending') {
+      throw new ConflictException(`Approval ${approvalId} is ${approval.status} and run ${runId} is ${run.state}`);
+    }
+    await this.prisma.approval.update({
+      where: { id: approvalId },
+      data: { status: dto.decision === 'approve' ? 'approved' : 'rejected', reason: dto.reason ?? null, decidedBy: auth.keyId ?? 'admin', decidedAt: new Date() },
+    });
+    const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: Prisma.DbNull });
+    this.executor.submit(runId);
+    return toRunView(resumed);
+  }
+
+  /** The user's answer to ask_user becomes the tool result; the run continues. */
+  async reply(auth: AuthContext, runId: string, dto: ReplyDto): Promise<RunView> {
+    const run = await this.find(auth, runId);
+    const pending = pendingOf(run);
+    if (run.state !== 'AWAIT_USER' || pending?.type !== 'user_reply') {
+      throw new ConflictException(`Run ${runId} is ${run.state}; only a run awaiting a user reply accepts one`);
+    }
+    await this.prisma.$transaction(async (tx) => {
+      await this.conversations.appendMessage(tx, {
+        conversationId: run.conversationId, runId, role: 'tool', content: dto.text,
+        parts: { name: 'ask_user', ok: true }, toolCallId: pending.callId,
+      });
+    });
+    await this.events.open(runId);
+    this.events.emit(runId, 'tool.end', { callId: pending.callId, name: 'ask_user', ok: true, output: dto.text, durationMs: 0 });
+    const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: Prisma.DbNull });
+    this.executor.submit(runId);
+    return toRunView(resumed);
+  }
+
+  /** Stops a live run wherever it is: aborts its loop here, or ends it directly if it is waiting. */
+  private async cancelRun(run: Run): Promise<Run> {
+    if (this.executor.withdraw(run.id) || !(await this.executor.cancel(run.id))) {
+      const current = await this.runs.load(run.id);
+      if (RunFsm.isLive(current.state)) {
+        await this.events.open(run.id);
+        await this.prisma.approval.updateMany({ where: { runId: run.id, status: 'pending' }, data: { status: 'rejected', reason: 'run cancelled' } });
+        return this.runs.finish(current, 'CANCELLED');
+      }
+    }
+    return this.runs.load(run.id);
+  }
+
+  private async find(auth: AuthContext, runId: string): Promise<Run> {
+    const run = await this.prisma.run.findUnique({ where: { id: runId } });
+    if (!run) throw new NotFoundException(`Run ${runId} not found`);
+    if (auth.streamRunId !== runId) await this.conversations.find(auth, run.conversationId).catch(() => {
+      throw new NotFoundException(`Run ${runId} not found`);
+    });
+    return run;
+  }
+}

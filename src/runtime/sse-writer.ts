@@ -1,0 +1,53 @@
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { Observable } from 'rxjs';
+import type { RunEvent } from './run-events';
+
+export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT = 'event: heartbeat\ndata: {}\n\n';
+
+/**
+ * Writes an event stream straight to the response (about 3× the throughput and half the memory
+ * per connection of Nest's @Sse, per RECIPES.md). `id:` is the event's seq, so EventSource
+ * clients resume with Last-Event-ID. Open streams are ended at shutdown so it does not hang.
+ */
+@Injectable()
+export class SseWriter implements OnApplicationShutdown {
+  private readonly open = new Set<Response>();
+
+  stream(request: Request, response: Response, events: Observable<RunEvent>): void {
+    response.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Accel-Buffering': 'no',
+      Connection: 'keep-alive',
+    });
+    response.socket?.setNoDelay(true);
+    response.write(HEARTBEAT);
+    this.open.add(response);
+    const heartbeat = setInterval(() => response.write(HEARTBEAT), HEARTBEAT_MS);
+    const end = () => {
+      clearInterval(heartbeat);
+      subscription.unsubscribe();
+      this.open.delete(response);
+      if (!response.writableEnded) response.end();
+    };
+    const subscription = events.subscribe({
+      next: (event) => {
+        response.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      },
+      complete: end,
+      error: (error: unknown) => {
+        response.write(`event: error\ndata: ${JSON.stringify({ code: 'stream_failed', message: String(error) })}\n\n`);
+        end();
+      },
+    });
+    // a client going away never touches the run: only this subscription ends
+    request.on('close', end);
+  }
+
+  onApplicationShutdown(): void {
+    for (const response of this.open) response.end();
+    this.open.clear();
+  }
+}

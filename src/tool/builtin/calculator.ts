@@ -1,0 +1,81 @@
+import type { Tool } from '../tool.types';
+
+/**
+ * Evaluates arithmetic (+ - * / % ^, parentheses, unary minus, decimals) with a small
+ * recursive-descent parser: never `eval`, never anything but numbers.
+ */
+export function evaluate(expression: string): number {
+  const tokens = expression.match(/\d+(?:\.\d+)?(?:e[+-]?\d+)?|[-+*/%^()]|\S/gi) ?? [];
+  let pos = 0;
+  const peek = () => tokens[pos];
+  const take = () => tokens[pos++];
+
+  const primary = (): number => {
+    const token = take();
+    if (token === undefined) throw new Error('unexpected end of expression');
+    if (token === '(') {
+      const value = sum();
+      if (take() !== ')') throw new Error('missing closing parenthesis');
+      return value;
+    }
+    if (token === '-') return -primary();
+    if (token === '+') return primary();
+    const value = Number(token);
+    if (Number.isNaN(value)) throw new Error(`unexpected "${token}"`);
+    return value;
+  };
+  const power = (): number => {
+    const base = primary();
+    if (peek() === '^') {
+      take();
+      return base ** power();
+    }
+    return base;
+  };
+  const product = (): number => {
+    let value = power();
+    while (peek() === '*' || peek() === '/' || peek() === '%') {
+      const op = take();
+      const right = power();
+      if ((op === '/' || op === '%') && right === 0) throw new Error('division by zero');
+      value = op === '*' ? value * right : op === '/' ? value / right : value % right;
+    }
+    return value;
+  };
+  const sum = (): number => {
+    let value = product();
+    while (peek() === '+' || peek() === '-') {
+      const op = take();
+      const right = product();
+      value = op === '+' ? value + right : value - right;
+    }
+    return value;
+  };
+
+  const result = sum();
+  if (pos < tokens.length) throw new Error(`unexpected "${tokens[pos]}"`);
+  if (!Number.isFinite(result)) throw new Error('result is not a finite number');
+  return result;
+}
+
+export const calculator: Tool = {
+  spec: {
+    name: 'calculator',
+    description: 'Evaluate an arithmetic expression, e.g. "(2+3)*4" or "2^10".',
+    parameters: {
+      type: 'object',
+      properties: { expression: { type: 'string', description: 'the expression to evaluate' } },
+      required: ['expression'],
+      additionalProperties: false,
+    },
+  },
+  risk: 'low',
+  run: async (args) => {
+    try {
+      const value = evaluate(String(args.expression));
+      return { ok: true, output: String(Number(value.toPrecision(15))) };
+    } catch (error) {
+      return { ok: false, error: `Cannot evaluate "${String(args.expression)}": ${(error as Error).message}` };
+    }
+  },
+};

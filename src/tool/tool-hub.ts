@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../database/prisma.service';
+import type { ToolSpec } from '../model/model.types';
+import { askUser } from './builtin/ask-user';
+import { calculator } from './builtin/calculator';
+import { currentTime } from './builtin/current-time';
+import type { Tool, ToolContext, ToolPolicyMode, ToolResult } from './tool.types';
+
+const BUILTINS: Tool[] = [calculator, currentTime, askUser];
+
+/**
+ * The registry of tools the agent may call: their specs for the model, the policy that applies
+ * to a call (conversation rule > workspace rule > the tool's default), argument checks and
+ * invocation. Tool failures are results (`ok: false`), never exceptions.
+ */
+@Injectable()
+export class ToolHub {
+  private readonly tools = new Map(BUILTINS.map((tool) => [tool.spec.name, tool]));
+
+  constructor(private readonly prisma: PrismaService) {}
+
+  specs(): ToolSpec[] {
+    return [...this.tools.values()].map((tool) => tool.spec);
+  }
+
+  get(name: string): Tool | undefined {
+    return this.tools.get(name);
+  }
+
+  async policy(workspaceId: string, conversationId: string, name: string): Promise<ToolPolicyMode> {
+    const rules = await this.prisma.toolPolicy.findMany({
+      where: { workspaceId, tool: name, OR: [{ conversationId }, { conversationId: null }] },
+    });
+    const rule = rules.find((r) => r.conversationId === conversationId) ?? rules.find((r) => r.conversationId === null);
+    if (rule) return rule.mode;
+    return this.tools.get(name)?.risk === 'high' ? 'confirm' : 'always';
+  }
+
+  async invoke(name: string, rawArgs: string, context: ToolContext): Promise<ToolResult> {
+    const tool = this.tools.get(name);
+    if (!tool) return { ok: false, error: `Unknown tool "${name}". Available: ${[...this.tools.keys()].join(', ')}` };
+    const args = parseArgs(rawArgs);
+    if (typeof args === 'string') return { ok: false, error: args };
+    const problem = checkArgs(tool.spec, args);
+    if (problem) return { ok: false, error: `Invalid arguments for ${name}: ${problem}` };
+    try {
+      return await tool.run(args, context);
+    } catch (error) {
+      return { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+}
+
+function parseArgs(raw: string): Record<string, unknown> | string {
+  try {
+    const value: unknown = raw.trim() ? JSON.parse(raw) : {};
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    return 'Tool arguments must be a JSON object';
+  } catch {
+    return 'Tool arguments are not valid JSON';
+  }
+}
+
+/** Required properties and primitive types of the spec's top level (the built-ins need no more). */
+function checkArgs(spec: ToolSpec, args: Record<string, unknown>): string | undefined {
+  const schema = spec.parameters as { properties?: Record<string, { type?: string }>; required?: string[] };
+  for (const name of schema.required ?? []) {
+    if (args[name] === undefined) return `"${name}" is required`;
+  }
+  for (const [name, value] of Object.entries(args)) {
+    const expected = schema.properties?.[name]?.type;
+    if (!schema.properties?.[name]) return `unknown argument "${name}"`;
+    if (expected && expected !== 'integer' && typeof value !== expected) return `"${name}" must be a ${expected}`;
+  }
+  return undefined;
+}
