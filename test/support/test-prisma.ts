@@ -1,0 +1,17 @@
+import { DatabaseHandle } from '../../src/database/database-handle';
+import type { PrismaService } from '../../src/database/prisma.service';
+import { createTestDatabase } from './test-database';
+
+/** A migrated database (PGlite in memory, or a throwaway PostgreSQL database) for service tests. */
+export async function openTestDatabase(): Promise<{ prisma: PrismaService; close: () => Promise<void> }> {
+  const db = await createTestDatabase();
+  const handle = await DatabaseHandle.open({ databaseUrl: db.env.DATABASE_URL, dataDir: db.env.HELIX_DATA_DIR ?? 'memory://' });
+  await handle.migrate();
+  return {
+    prisma: handle.prisma as PrismaService,
+    close: async () => {
+      await handle.close();
+      await db.drop();
+    },
+  };
+}
