@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
+import type { MessageView } from '../conversation/conversation.view';
 import { WorkspaceService, type WorkspaceSettings } from '../conversation/workspace.service';
 import { Prisma, PrismaService } from '../database/prisma.service';
 import type { Run } from '../generated/prisma/client';
@@ -73,6 +74,7 @@ export class AgentLoop {
         await this.events.suspend(runId);
         return;
       }
+      await this.salvageInterruptedAnswer(run);
       await this.execute(run, context, signal, partial);
     } catch (error) {
       run = await this.runs.load(runId);
@@ -176,7 +178,7 @@ export class AgentLoop {
           runId: run.id,
           role: 'assistant',
           content: text,
-          parts: { ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }) },
+          parts: { step: run.step, ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }) },
         });
         // a malformed call is answered at once so the model can retry it
         for (const { call, error } of invalid) {
@@ -199,6 +201,32 @@ export class AgentLoop {
       await this.runs.finish(run, 'SUCCEEDED');
       return;
     }
+  }
+
+  /**
+   * A process that died while a model answer was streaming left token events without the
+   * assistant message. Store what was streamed as a partial message, so the messages keep
+   * matching the token events; the step is then asked again.
+   */
+  private async salvageInterruptedAnswer(run: Run): Promise<void> {
+    const thinking = await this.prisma.runEvent.findFirst({ where: { runId: run.id, type: 'status' }, orderBy: { seq: 'desc' } });
+    if (!thinking || (thinking.data as { phase?: string }).phase !== 'thinking') return;
+    const tokens = await this.prisma.runEvent.findMany({
+      where: { runId: run.id, type: 'token', seq: { gt: thinking.seq } },
+      orderBy: { seq: 'asc' },
+    });
+    if (!tokens.length) return;
+    const history = await this.conversations.history(run.conversationId);
+    const answered = (m: MessageView) => m.runId === run.id && m.role === 'assistant' && m.parts.step === run.step && !m.parts.partial;
+    if (history.some(answered)) return;
+    const text = tokens.map((t) => (t.data as { text: string }).text).join('');
+    await this.prisma.$transaction((tx) =>
+      this.conversations.appendMessage(tx, {
+        conversationId: run.conversationId, runId: run.id, role: 'assistant', content: text,
+        parts: { partial: true, interrupted: true, step: run.step },
+      }),
+    );
+    this.events.emit(run.id, 'status', { phase: 'thinking', text: 'Resumed after a restart; answering again' });
   }
 
   private async addUsage(run: Run, usage: Usage | undefined, context: RunContext): Promise<Run> {

@@ -19,6 +19,8 @@ export function toChatMessages(history: MessageView[]): ChatMessage[] {
         out.push({ role: message.role, content: message.content });
         break;
       case 'assistant': {
+        // a partial answer (cancelled, or cut by a restart) is the user's record, not context
+        if (message.parts.partial) break;
         const toolCalls = message.parts.toolCalls as ToolCall[] | undefined;
         out.push({ role: 'assistant', content: message.content, ...(toolCalls?.length && { toolCalls }) });
         break;

@@ -7,35 +7,28 @@ import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
 
 /** Token deltas are coalesced into one event per interval (the first one goes out at once). */
 export const TOKEN_FLUSH_MS = 30;
-/** Write-behind: events reach the run_events table in batches at most this far apart. */
-const PERSIST_MS = 50;
 /** A finished run's events stay in memory this long for quick reconnects, then come from the table. */
 const RETAIN_MS = 30_000;
+const RETRY_MS = 500;
 const PAGE = 1000;
 
 /** Per-run state of the process that is writing the run (the lease holder). */
 interface Writer {
   seq: number;
-  /** events of this process, contiguous, starting after the last seq persisted before it opened */
+  /** persisted events of this process, contiguous, starting after the seq the run had when opened */
   history: RunEvent[];
   pendingText: string;
   lastTokenAt: number;
   tokenTimer?: NodeJS.Timeout;
-  unpersisted: RunEvent[];
-  persistTimer?: NodeJS.Timeout;
-  persisting: Promise<void>;
   done: boolean;
 }
 
-/**
- * The durable, gap-free event log of every run: seq assignment, token coalescing, write-behind
- * persistence, and subscriptions that replay from memory or the table and then follow live
- * events, so a reader that reconnects at any moment sees every event exactly once.
- */
 @Injectable()
 export class EventLog implements OnApplicationShutdown {
   private readonly logger = new Logger(EventLog.name);
   private readonly writers = new Map<string, Writer>();
+  private queue: RunEvent[] = [];
+  private draining?: Promise<void>;
 
   constructor(
     private readonly prisma: PrismaService,
@@ -56,8 +49,6 @@ export class EventLog implements OnApplicationShutdown {
       history: [],
       pendingText: '',
       lastTokenAt: 0,
-      unpersisted: [],
-      persisting: Promise.resolve(),
       done: false,
     });
   }
@@ -82,10 +73,8 @@ export class EventLog implements OnApplicationShutdown {
   /** Emits buffered tokens and waits until every event so far is in the table. */
   async flush(runId: string): Promise<void> {
     const writer = this.writers.get(runId);
-    if (!writer) return;
-    this.flushTokens(runId, writer);
-    this.persist(runId, writer);
-    await writer.persisting;
+    if (writer) this.flushTokens(runId, writer);
+    while (this.draining) await this.draining;
   }
 
   /** Emits `done`, persists everything and releases the run's live channel. */
@@ -180,7 +169,8 @@ export class EventLog implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.writers.keys()].map((runId) => this.flush(runId).catch(() => undefined)));
+    for (const [runId, writer] of this.writers) if (!writer.done) this.flushTokens(runId, writer);
+    while (this.draining) await this.draining;
   }
 
   private writer(runId: string): Writer {
@@ -191,10 +181,8 @@ export class EventLog implements OnApplicationShutdown {
 
   private append<K extends RunEventType>(runId: string, writer: Writer, type: K, data: RunEventPayloads[K]): RunEvent {
     const event = { runId, seq: ++writer.seq, type, data, at: new Date() } as RunEvent;
-    writer.history.push(event);
-    writer.unpersisted.push(event);
-    if (!writer.persistTimer) writer.persistTimer = setTimeout(() => this.persist(runId, writer), PERSIST_MS);
-    this.bus.publish(event);
+    this.queue.push(event);
+    this.draining ??= this.drain();
     return event;
   }
 
@@ -208,47 +196,48 @@ export class EventLog implements OnApplicationShutdown {
     this.append(runId, writer, 'token', { text });
   }
 
-  /** Chains one batch insert after the previous one, so the table fills in seq order. */
-  private persist(runId: string, writer: Writer): void {
-    clearTimeout(writer.persistTimer);
-    writer.persistTimer = undefined;
-    if (!writer.unpersisted.length) return;
-    const batch = writer.unpersisted;
-    writer.unpersisted = [];
-    const rows = batch.map((event) => ({
-      runId,
-      seq: event.seq,
-      type: event.type,
-      data: event.data as Prisma.InputJsonValue,
-      at: event.at,
-    }));
-    // a failed batch is reported to whoever awaits it (flush) but does not block later batches
-    writer.persisting = writer.persisting.catch(() => undefined).then(async () => {
+  /** Inserts queued events batch after batch (in seq order), then makes them visible. */
+  private async drain(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue;
+      this.queue = [];
       try {
-        await this.prisma.runEvent.createMany({ data: rows, skipDuplicates: true });
+        await this.prisma.runEvent.createMany({
+          data: batch.map((e) => ({ runId: e.runId, seq: e.seq, type: e.type, data: e.data as Prisma.InputJsonValue, at: e.at })),
+          skipDuplicates: true,
+        });
       } catch (error) {
-        this.logger.error(`Could not persist ${rows.length} events of run ${runId}: ${String(error)}`);
-        throw error;
+        // keep the events and their order; the database may come back
+        this.logger.error(`Could not persist ${batch.length} run events, retrying: ${String(error)}`);
+        this.queue = batch.concat(this.queue);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        continue;
       }
-    });
+      for (const event of batch) {
+        this.writers.get(event.runId)?.history.push(event);
+        this.bus.publish(event);
+      }
+    }
+    this.draining = undefined;
   }
 
   private async readAfter(runId: string, after: number, limit: number): Promise<RunEvent[]> {
-    const writer = this.writers.get(runId);
-    const first = writer?.history[0]?.seq;
-    if (writer && (first === undefined ? writer.seq <= after : first <= after + 1)) {
-      const start = first === undefined ? 0 : after + 1 - first;
-      return writer.history.slice(start, start + limit);
+    const history = this.writers.get(runId)?.history ?? [];
+    const first = history[0]?.seq;
+    if (first !== undefined && first <= after + 1) {
+      const start = after + 1 - first;
+      return history.slice(start, start + limit);
     }
     const rows = await this.prisma.runEvent.findMany({
       where: { runId, seq: { gt: after } },
       orderBy: { seq: 'asc' },
       take: limit,
     });
-    const stored = rows.map((row) => ({ ...row, data: row.data }) as unknown as RunEvent);
-    if (writer && stored.length < limit) {
-      const next = (stored[stored.length - 1]?.seq ?? after) + 1;
-      if (first !== undefined && first <= next) stored.push(...writer.history.slice(next - first, next - first + limit - stored.length));
+    const stored = rows as unknown as RunEvent[];
+    // events persisted since the query started are in memory: continue from there
+    const next = (stored[stored.length - 1]?.seq ?? after) + 1;
+    if (first !== undefined && first <= next && stored.length < limit) {
+      stored.push(...history.slice(next - first, next - first + limit - stored.length));
     }
     return stored;
   }
