@@ -10,7 +10,7 @@ import { ModelRouter } from '../model/model-router';
 import { ModelError, type ModelRef, type ToolCall, type Usage } from '../model/model.types';
 import { ToolHub } from '../tool/tool-hub';
 import { BudgetGate } from './budget-gate';
-import { parsePlan, PLAN_PROMPT, systemPrompt, toChatMessages } from './context-window';
+import { parsePlan, PLAN_PROMPT, runView, systemPrompt, toChatMessages } from './context-window';
 import { EventLog } from './event-log';
 import type { PlanStep } from './run-events';
 import { RunFsm } from './run-fsm';
@@ -97,7 +97,7 @@ export class AgentLoop {
         model: run.model as unknown as ModelRef,
         fallbacks: context.fallbacks,
         workspaceId: context.workspaceId,
-        messages: [{ role: 'system', content: PLAN_PROMPT }, ...toChatMessages(history)],
+        messages: [{ role: 'system', content: PLAN_PROMPT }, ...toChatMessages(runView(history, run.id))],
       },
       signal,
     );
@@ -142,7 +142,7 @@ export class AgentLoop {
           model: run.model as unknown as ModelRef,
           fallbacks: context.fallbacks,
           workspaceId: context.workspaceId,
-          messages: [{ role: 'system', content: systemPrompt(context.settings.systemPrompt, plan) }, ...toChatMessages(history)],
+          messages: [{ role: 'system', content: systemPrompt(context.settings.systemPrompt, plan) }, ...toChatMessages(runView(history, run.id))],
           tools: toolsOn ? this.tools.specs() : undefined,
         },
         signal,

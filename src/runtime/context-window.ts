@@ -8,6 +8,16 @@ const MAX_HISTORY = 40;
 export const BASE_SYSTEM_PROMPT =
   'You are Helix, a helpful assistant. Use the tools offered when they help; answer concisely.';
 
+/**
+ * The conversation as this run should see it: earlier runs' messages, then its own. A queued
+ * run's user message was stored while the previous run was still answering, so by seq it sits
+ * before that answer; later runs' messages are not this run's business.
+ */
+export function runView(history: MessageView[], runId: string): MessageView[] {
+  const earlier = history.filter((m) => m.runId !== runId && (!m.runId || m.runId < runId));
+  return earlier.concat(history.filter((m) => m.runId === runId));
+}
+
 export function toChatMessages(history: MessageView[]): ChatMessage[] {
   let start = Math.max(0, history.length - MAX_HISTORY);
   while (start > 0 && history[start].role === 'tool') start--;

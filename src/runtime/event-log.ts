@@ -128,6 +128,11 @@ export class EventLog implements OnApplicationShutdown {
           do {
             again = false;
             const batch = await this.readAfter(runId, cursor, PAGE);
+            if (!batch.length && (await this.endedAtOrBefore(runId, cursor))) {
+              closed = true;
+              subscriber.complete();
+              return;
+            }
             let gap = false;
             for (const event of batch) {
               if (closed) return;
@@ -219,6 +224,14 @@ export class EventLog implements OnApplicationShutdown {
       }
     }
     this.draining = undefined;
+  }
+
+  /** True when the run's `done` is at or before `seq`: nothing more will ever come. */
+  private async endedAtOrBefore(runId: string, seq: number): Promise<boolean> {
+    const writer = this.writers.get(runId);
+    if (writer && !writer.done) return false;
+    const last = await this.prisma.runEvent.findFirst({ where: { runId }, orderBy: { seq: 'desc' }, select: { seq: true, type: true } });
+    return last?.type === 'done' && last.seq <= seq;
   }
 
   private async readAfter(runId: string, after: number, limit: number): Promise<RunEvent[]> {
