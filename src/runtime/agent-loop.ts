@@ -16,6 +16,7 @@ import type { PlanStep } from './run-events';
 import { RunFsm } from './run-fsm';
 import { RunStore } from './run-store';
 import { readUsage } from './run.view';
+import { StreamedAnswer } from './streamed-answer';
 import { ToolStep } from './tool-step';
 
 interface RunContext {
@@ -60,7 +61,7 @@ export class AgentLoop {
   async drive(runId: string, signal: AbortSignal): Promise<void> {
     await this.events.open(runId);
     let run = await this.runs.load(runId);
-    let partial = { text: '' };
+    const partial = { text: '' };
     try {
       const context = await this.context(run);
       if (run.state === 'CREATED') {
@@ -74,8 +75,7 @@ export class AgentLoop {
         await this.events.suspend(runId);
         return;
       }
-      await this.salvageInterruptedAnswer(run);
-      await this.execute(run, context, signal, partial);
+      await this.execute(run, context, signal, partial, await this.interruptedAnswer(run));
     } catch (error) {
       run = await this.runs.load(runId);
       await this.end(run, error, signal, partial.text);
@@ -110,7 +110,11 @@ export class AgentLoop {
     await this.events.suspend(run.id);
   }
 
-  private async execute(run: Run, context: RunContext, signal: AbortSignal, partial: { text: string }): Promise<void> {
+  /**
+   * @param echo the text a crash cut off in the middle of the current step: that step is asked
+   *   again (without counting a new step) and its answer reconciled with what was shown.
+   */
+  private async execute(run: Run, context: RunContext, signal: AbortSignal, partial: { text: string }, echo?: string): Promise<void> {
     const toolsOn = run.mode !== 'direct';
     for (;;) {
       if (signal.aborted) throw signal.reason;
@@ -122,15 +126,17 @@ export class AgentLoop {
       }
       run = answered.run;
       if (signal.aborted) throw signal.reason;
-      if (run.step >= run.maxSteps) {
+      if (echo === undefined && run.step >= run.maxSteps) {
         throw new RunStop('FAILED', 'max_steps', `The run stopped after reaching its limit of ${run.maxSteps} steps.`);
       }
       const budget = await this.budget.check(context.workspaceId);
       if (!budget.allowed) throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', budget.reason ?? 'The daily budget is used up.');
-      run = await this.runs.update(run, { step: { increment: 1 } });
+      if (echo === undefined) run = await this.runs.update(run, { step: { increment: 1 } });
       history = await this.conversations.history(run.conversationId);
 
-      this.events.emit(run.id, 'status', { phase: 'thinking', text: 'Thinking' });
+      this.events.emit(run.id, 'status', { phase: 'thinking', text: echo === undefined ? 'Thinking' : 'Resuming after a restart' });
+      const answer = new StreamedAnswer(echo);
+      echo = undefined;
       const toolCalls: ToolCall[] = [];
       const invalid: { call: ToolCall; error: string }[] = [];
       let reasoning = '';
@@ -148,10 +154,13 @@ export class AgentLoop {
         signal,
       )) {
         switch (chunk.type) {
-          case 'text':
-            partial.text += chunk.text;
-            this.events.token(run.id, chunk.text);
+          case 'text': {
+            const out = answer.push(chunk.text);
+            if (out.diverged !== undefined) await this.keepCutOffAnswer(run, out.diverged);
+            if (out.emit) this.events.token(run.id, out.emit);
+            partial.text = answer.shown;
             break;
+          }
           case 'reasoning':
             reasoning += chunk.text;
             this.events.emit(run.id, 'reasoning', { text: chunk.text });
@@ -167,8 +176,11 @@ export class AgentLoop {
             break;
         }
       }
+      const last = answer.end();
+      if (last.diverged !== undefined) await this.keepCutOffAnswer(run, last.diverged);
+      if (last.emit) this.events.token(run.id, last.emit);
       run = await this.addUsage(run, usage, context);
-      const text = partial.text;
+      const text = answer.text;
       partial.text = '';
       const calls = [...toolCalls, ...invalid.map((i) => i.call)];
       await this.events.flush(run.id);
@@ -204,29 +216,33 @@ export class AgentLoop {
   }
 
   /**
-   * A process that died while a model answer was streaming left token events without the
-   * assistant message. Store what was streamed as a partial message, so the messages keep
-   * matching the token events; the step is then asked again.
+   * The text a step was streaming when its process died: token events after the step's
+   * `thinking` status with no stored answer for that step. Undefined when nothing was cut off.
    */
-  private async salvageInterruptedAnswer(run: Run): Promise<void> {
+  private async interruptedAnswer(run: Run): Promise<string | undefined> {
     const thinking = await this.prisma.runEvent.findFirst({ where: { runId: run.id, type: 'status' }, orderBy: { seq: 'desc' } });
-    if (!thinking || (thinking.data as { phase?: string }).phase !== 'thinking') return;
+    if (!thinking || (thinking.data as { phase?: string }).phase !== 'thinking') return undefined;
     const tokens = await this.prisma.runEvent.findMany({
       where: { runId: run.id, type: 'token', seq: { gt: thinking.seq } },
       orderBy: { seq: 'asc' },
     });
-    if (!tokens.length) return;
+    if (!tokens.length) return undefined;
     const history = await this.conversations.history(run.conversationId);
-    const answered = (m: MessageView) => m.runId === run.id && m.role === 'assistant' && m.parts.step === run.step && !m.parts.partial;
-    if (history.some(answered)) return;
-    const text = tokens.map((t) => (t.data as { text: string }).text).join('');
+    const answered = (m: MessageView) => m.runId === run.id && m.role === 'assistant' && m.parts.step === run.step;
+    if (history.some(answered)) return undefined;
+    return tokens.map((t) => (t.data as { text: string }).text).join('');
+  }
+
+  /** Keeps what clients were shown of an answer that was then given differently. */
+  private async keepCutOffAnswer(run: Run, text: string): Promise<void> {
+    await this.events.flush(run.id);
     await this.prisma.$transaction((tx) =>
       this.conversations.appendMessage(tx, {
         conversationId: run.conversationId, runId: run.id, role: 'assistant', content: text,
-        parts: { partial: true, interrupted: true, step: run.step },
+        parts: { partial: true, interrupted: true },
       }),
     );
-    this.events.emit(run.id, 'status', { phase: 'thinking', text: 'Resumed after a restart; answering again' });
+    this.events.emit(run.id, 'status', { phase: 'thinking', text: 'The answer changed after a restart; starting it over' });
   }
 
   private async addUsage(run: Run, usage: Usage | undefined, context: RunContext): Promise<Run> {
