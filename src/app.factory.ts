@@ -2,6 +2,7 @@ import { INestApplication, RequestMethod, ValidationPipe } from '@nestjs/common'
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import pino from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { openDatabase } from './database/database.module';
@@ -11,7 +12,9 @@ export const API_PREFIX = 'api/v1';
 
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
 export async function createApp(config: AppConfig): Promise<INestApplication> {
-  const database = await openDatabase(config);
+  // Nest's logger is not up yet: log the database start-up as the same JSON lines
+  const startup = pino({ level: config.LOG_LEVEL }).child({ context: 'Database' });
+  const database = await openDatabase(config, { log: (msg: string) => startup.info(msg), warn: (msg: string) => startup.warn(msg) });
   let app: NestExpressApplication;
   try {
     app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {

@@ -16,7 +16,10 @@ class DatabaseCloser implements OnApplicationShutdown {
  * Nest starts so a locked data directory or a failing migration stops start-up with one clear
  * line and nothing else running.
  */
-export async function openDatabase(config: AppConfig, logger = new Logger('Database')): Promise<DatabaseHandle> {
+export async function openDatabase(
+  config: AppConfig,
+  logger: Pick<Logger, 'log' | 'warn'> = new Logger('Database'),
+): Promise<DatabaseHandle> {
   const handle = await DatabaseHandle.open({ databaseUrl: config.DATABASE_URL, dataDir: config.HELIX_DATA_DIR });
   try {
     const report = await handle.migrate();

@@ -1,4 +1,4 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import type { RunEvent } from './run-events';
@@ -12,7 +12,7 @@ const HEARTBEAT = 'event: heartbeat\ndata: {}\n\n';
  * clients resume with Last-Event-ID. Open streams are ended at shutdown so it does not hang.
  */
 @Injectable()
-export class SseWriter implements OnApplicationShutdown {
+export class SseWriter implements BeforeApplicationShutdown {
   private readonly open = new Set<Response>();
 
   stream(request: Request, response: Response, events: Observable<RunEvent>): void {
@@ -46,7 +46,8 @@ export class SseWriter implements OnApplicationShutdown {
     request.on('close', end);
   }
 
-  onApplicationShutdown(): void {
+  /** Before the HTTP server closes: it would otherwise wait for every open stream to end. */
+  beforeApplicationShutdown(): void {
     for (const response of this.open) response.end();
     this.open.clear();
   }
