@@ -5,6 +5,7 @@ import { formatModelRef, modelError, toModelError } from './provider-errors';
 import { DEFAULT_EMBEDDING_DIMENSIONS, hashEmbedding } from './providers/hash-embedding';
 import { OfflineModel } from './providers/offline.model';
 import { type ChatProvider, OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
+import { sleep } from '../common/sleep';
 
 export interface ModelGatewayOptions {
   /** retries of a retryable error (429, 5xx, network) per model, before the next fallback */
@@ -213,15 +214,3 @@ function candidates(request: ModelRequest): ModelRef[] {
   return out;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}

@@ -4,6 +4,7 @@ import type { ChatMessage, ModelChunk, ModelRequest, ToolCall } from '../model.t
 import { modelError } from '../provider-errors';
 import type { ChatProvider, ProviderCall } from './openai-compatible.provider';
 import { promptChars } from './openai-format';
+import { sleep } from '../../common/sleep';
 
 export interface OfflineModelOptions {
   /** pause between streamed words; 0 (default) streams as fast as the consumer reads */
@@ -211,14 +212,3 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
