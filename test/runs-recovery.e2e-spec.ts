@@ -1,7 +1,7 @@
 /**
  * Crash recovery: kill -9 of a real Helix process in the middle of a run; a new process on the
  * same data directory finishes the run on its own at start-up, with no message lost or
- * duplicated and a gap-free event log.
+ * duplicated, a gap-free event log, and token events that still spell the stored answer.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,11 +10,13 @@ import { freePort, HelixProcess, spawnHelix, waitUntilReady } from './support/he
 import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
 import {
   describeEvents,
+  FINISHED_STATES,
   HelixApi,
   MessageItem,
   mockModelEnv,
   mockTokensText,
   NO_SEQ_PROBLEMS,
+  PostedMessage,
   RunEvent,
   seqProblems,
   tokenText,
@@ -23,21 +25,27 @@ import {
 const TOKEN = 'runs-recovery-token';
 jest.setTimeout(240_000);
 
+/** A readable failure when the token events do not spell `expected`. */
+function expectTokenText(events: RunEvent[], expected: string, what: string): void {
+  const text = tokenText(events);
+  if (text === expected) return;
+  const firstDiff = [...text].findIndex((c, i) => c !== expected[i]);
+  throw new Error(
+    `token text (${text.length} chars) != ${what} (${expected.length} chars); first difference at char ${firstDiff}: ` +
+      `…${JSON.stringify(text.slice(Math.max(0, firstDiff - 30), firstDiff + 30))}…\nevents:\n${describeEvents(events)}`,
+  );
+}
+
+/** Assistant messages of a run, in a form that prints well in a failed expectation. */
+const assistantsOf = (messages: MessageItem[], runId: string) =>
+  messages
+    .filter((m) => m.role === 'assistant' && m.runId === runId)
+    .map(({ seq, content, parts }) => ({ seq, content, partial: parts.partial === true, interrupted: parts.interrupted === true }));
+
 describe('runs: recovery after kill -9', () => {
   let mock: MockLlm;
   let dataDir: string;
   const processes: HelixProcess[] = [];
-  let afterCrash:
-    | {
-        runId: string;
-        messages: MessageItem[];
-        replay: RunEvent[];
-        seenBeforeCrash: number;
-        logs: string;
-        /** the messages of the model call for the next user message, after recovery */
-        followUp?: Array<{ role: string; content: string }>;
-      }
-    | undefined;
 
   beforeAll(async () => {
     mock = await startMockLlm();
@@ -61,102 +69,116 @@ describe('runs: recovery after kill -9', () => {
     return { helix, api: new HelixApi(helix.baseUrl, TOKEN) };
   }
 
-  it('a run interrupted by kill -9 finishes SUCCEEDED on its own after restart: one user message, a complete final answer, a gap-free log', async () => {
+  /**
+   * Starts a run of `text` on a fresh process, kills it with SIGKILL once a few token events have
+   * been seen, runs `beforeRestart`, and starts a new process on the same data directory.
+   */
+  async function crashMidRun(text: string, beforeRestart: () => void = () => undefined) {
     const first = await start();
     const conversationId = await first.api.createConversation({ title: 'crash' });
-    const text = 'survive MOCK:{"tokens":400,"delayMs":10}';
-    const posted = await first.api.postMessage(conversationId, { text });
+    const posted: PostedMessage = await first.api.postMessage(conversationId, { text });
     const stream = first.api.stream(posted.run.id, { autoReconnect: true });
     let seenBeforeCrash: number;
+    let textBeforeCrash: string;
     try {
       await stream.waitForEvents(5, 'token', 60_000);
       await first.helix.kill('SIGKILL');
       seenBeforeCrash = stream.lastSeq;
+      textBeforeCrash = tokenText(stream.events);
       expect(stream.done).toBeUndefined(); // it really was mid-run
     } finally {
       stream.close();
     }
-
+    beforeRestart();
     const second = await start();
-    // the run finishes by itself: nobody posts, resumes or reconnects before it is over
-    const run = await second.api.waitForRun(posted.run.id, ['SUCCEEDED', 'FAILED', 'CANCELLED', 'BUDGET_EXCEEDED'], 120_000);
-    const messages = await second.api.messages(conversationId);
-    const replay = await second.api.collect(posted.run.id, { timeoutMs: 60_000 });
-    afterCrash = { runId: posted.run.id, messages, replay: replay.events, seenBeforeCrash: seenBeforeCrash!, logs: second.helix.output() };
+    return { conversationId, posted, seenBeforeCrash: seenBeforeCrash!, textBeforeCrash: textBeforeCrash!, second };
+  }
 
+  /** The messages of the model call that answered the user message containing `marker`. */
+  function modelCallFor(marker: string) {
+    const request = [...mock.requests].reverse().find((r) => JSON.stringify(r.messages ?? []).includes(marker));
+    return (request?.messages ?? []).map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' }));
+  }
+
+  it('a run cut by kill -9 finishes SUCCEEDED on its own after restart: one user and one assistant message, token text = answer, gap-free log', async () => {
+    const text = 'survive MOCK:{"tokens":400,"delayMs":10}';
+    const { conversationId, posted, seenBeforeCrash, textBeforeCrash, second } = await crashMidRun(text);
+    const answer = mockTokensText(400);
+
+    // the run finishes by itself: nobody posts, resumes or reconnects before it is over
+    const run = await second.api.waitForRun(posted.run.id, FINISHED_STATES, 120_000);
     expect({ state: run.state, error: run.error }).toEqual({ state: 'SUCCEEDED', error: null });
     expect(run.finishedAt).toEqual(expect.any(String));
+    expect(run.step).toBe(1); // the cut-off step is asked again, not counted twice
 
-    // the conversation: one user message, seqs 1..n unique, the final answer complete
+    // the conversation: exactly one user message and one assistant message, seqs 1..n unique
+    const messages = await second.api.messages(conversationId);
     const seqs = messages.map((m) => m.seq);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     const users = messages.filter((m) => m.role === 'user');
     expect(users).toHaveLength(1);
     expect(users[0]).toMatchObject({ content: text, runId: posted.run.id, id: posted.message.id });
-    const final = messages.filter((m) => m.role === 'assistant' && m.runId === posted.run.id).at(-1);
-    expect(final?.content).toBe(mockTokensText(400));
+    expect(assistantsOf(messages, posted.run.id)).toEqual([{ seq: 2, content: answer, partial: false, interrupted: false }]);
 
-    // the event log: gap-free from 1, exactly one done (last), SUCCEEDED; closes
+    // the event log: gap-free from 1, exactly one done (last), SUCCEEDED; the stream closes;
+    // its token events spell exactly the stored answer (what was shown before the crash is not repeated)
+    const replay = await second.api.collect(posted.run.id, { timeoutMs: 60_000 });
     expect(replay.closedByServer).toBe(true);
     expect(seqProblems(replay.events)).toEqual(NO_SEQ_PROBLEMS);
     expect(replay.events[0].seq).toBe(1);
     expect(replay.events.filter((e) => e.type === 'done')).toHaveLength(1);
     expect(replay.done.data).toEqual({ runId: posted.run.id, state: 'SUCCEEDED' });
+    expectTokenText(replay.events, answer, 'the stored answer');
     const json = await second.api.jsonEvents(posted.run.id);
     expect(json.map((e) => e.seq)).toEqual(replay.events.map((e) => e.seq));
 
-    // a client that was watching when the server died resumes from its last seen id and gets the end
-    const resumed = await second.api.collect(posted.run.id, { lastEventId: seenBeforeCrash!, timeoutMs: 60_000 });
+    // a client that was watching when the server died resumes from its last seen id: what it
+    // had plus what it gets spells the answer, and it gets done
+    const resumed = await second.api.collect(posted.run.id, { lastEventId: seenBeforeCrash, timeoutMs: 60_000 });
     expect(resumed.done.data.state).toBe('SUCCEEDED');
-    expect(resumed.events.every((e) => e.seq > seenBeforeCrash!)).toBe(true);
-    expect(seqProblems(resumed.events, seenBeforeCrash!)).toEqual(NO_SEQ_PROBLEMS);
+    expect(seqProblems(resumed.events, seenBeforeCrash)).toEqual(NO_SEQ_PROBLEMS);
+    expect(textBeforeCrash + tokenText(resumed.events)).toBe(answer);
 
-    // and the conversation takes new messages on the new process
+    // the conversation takes new messages on the new process; the model sees the answer once
     const next = await second.api.converse(conversationId, { text: 'MOCK:{"text":"still here"}' });
     expect(next.done.data.state).toBe('SUCCEEDED');
-    const followUp = [...mock.requests].reverse().find((r) => JSON.stringify(r.messages ?? []).includes('still here'));
-    afterCrash.followUp = (followUp?.messages ?? []).map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' }));
+    const context = modelCallFor('still here');
+    expect(context.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([answer]);
     await second.helix.kill();
   });
 
-  // The two checks below use the run of the test above. The runtime's design (commit 308264f):
-  // what a dead process had already streamed is salvaged as an assistant message flagged
-  // parts.partial + parts.interrupted, kept out of the model context, and the step is asked again.
+  it('if the answer asked again differs from what clients saw, the cut-off text is kept as one flagged partial message, out of the model context', async () => {
+    const text = 'diverge MOCK:{"tokens":400,"delayMs":10}';
+    const different = 'A different answer after the restart.';
+    // the first model call after the restart answers something else than before
+    const { conversationId, posted, second } = await crashMidRun(text, () => mock.enqueue({ text: different }));
 
-  it('no message lost or duplicated: one complete answer; the cut-off attempt is at most one flagged partial, kept out of the model context', () => {
-    expect(afterCrash).toBeDefined();
-    const { messages, runId, followUp } = afterCrash!;
-    const assistants = messages.filter((m) => m.role === 'assistant' && m.runId === runId);
-    const brief = JSON.stringify(assistants.map(({ seq, content, parts }) => ({ seq, content: content.slice(0, 50), parts })), null, 1);
-    const answers = assistants.filter((m) => !m.parts.partial);
-    expect({ answers: answers.map((m) => m.content), brief }).toEqual({ answers: [mockTokensText(400)], brief });
-    const partials = assistants.filter((m) => m.parts.partial);
-    expect(partials.length).toBeLessThanOrEqual(1);
-    for (const partial of partials) {
-      expect(partial.parts.interrupted).toBe(true);
-      expect(mockTokensText(400).startsWith(partial.content)).toBe(true);
-      expect(partial.seq).toBeLessThan(answers[0].seq);
-    }
-    // the next model call sees the answer once, not the salvaged fragment beside it
-    expect(followUp).toBeDefined();
-    const echoes = (followUp ?? []).filter((m) => m.role === 'assistant' && /^t1 /.test(m.content));
-    expect(echoes.map((m) => m.content.length)).toEqual([mockTokensText(400).length]);
-  });
+    const run = await second.api.waitForRun(posted.run.id, FINISHED_STATES, 120_000);
+    expect({ state: run.state, error: run.error }).toEqual({ state: 'SUCCEEDED', error: null });
 
-  // DESIGN.md "The event log": a client replaying the log sees token text equal to the stored
-  // messages. Across a crash the log holds the cut-off attempt and the answer, so the token text
-  // equals the run's assistant messages (partial + final) in order.
-  it("after recovery, the replayed token text equals the run's stored assistant messages, in order", () => {
-    expect(afterCrash).toBeDefined();
-    const { replay, messages, runId } = afterCrash!;
-    const stored = messages.filter((m) => m.role === 'assistant' && m.runId === runId).map((m) => m.content).join('');
-    const text = tokenText(replay);
-    if (text !== stored) {
-      const firstDiff = [...text].findIndex((c, i) => c !== stored[i]);
-      throw new Error(
-        `token text (${text.length} chars) != stored assistant messages (${stored.length} chars); first difference at char ${firstDiff}: ` +
-          `…${JSON.stringify(text.slice(Math.max(0, firstDiff - 30), firstDiff + 30))}…\nevents:\n${describeEvents(replay)}`,
-      );
-    }
+    const messages = await second.api.messages(conversationId);
+    const seqs = messages.map((m) => m.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(messages.filter((m) => m.role === 'user')).toHaveLength(1);
+    const assistants = assistantsOf(messages, posted.run.id);
+    // [the text clients saw before the crash, flagged] then [the answer]
+    expect(assistants).toEqual([
+      { seq: 2, content: expect.stringMatching(/^t1 /), partial: true, interrupted: true },
+      { seq: 3, content: different, partial: false, interrupted: false },
+    ]);
+    expect(mockTokensText(400).startsWith(assistants[0].content)).toBe(true);
+
+    // the token events spell the stored messages in order: what was shown, then the answer
+    const replay = await second.api.collect(posted.run.id, { timeoutMs: 60_000 });
+    expect(seqProblems(replay.events)).toEqual(NO_SEQ_PROBLEMS);
+    expect(replay.done.data.state).toBe('SUCCEEDED');
+    expectTokenText(replay.events, assistants.map((m) => m.content).join(''), 'the partial message + the answer');
+
+    // the fragment stays out of what the model is told later
+    const next = await second.api.converse(conversationId, { text: 'MOCK:{"text":"next turn"}' });
+    expect(next.done.data.state).toBe('SUCCEEDED');
+    const context = modelCallFor('next turn');
+    expect(context.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([different]);
+    await second.helix.kill();
   });
 });
