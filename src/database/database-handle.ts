@@ -60,9 +60,11 @@ export class DatabaseHandle {
       const pglite = await PGlite.create(location === 'memory://' ? undefined : location, {
         extensions: { vector },
       });
-      const prisma = new PrismaClient({ adapter: new PrismaPg(new pg.Pool(pgliteConfig(pglite))) });
+      const pool = new pg.Pool(pgliteConfig(pglite));
+      const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
       return new DatabaseHandle('embedded', prisma, pgliteSession(pglite), location, async () => {
         await prisma.$disconnect();
+        await pool.end().catch(() => undefined);
         await pglite.close();
         release();
       });

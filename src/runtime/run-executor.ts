@@ -95,7 +95,9 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     for (const { controller } of entries) {
       controller.abort(Object.assign(new Error('Server shutting down'), { code: 'shutdown' }));
     }
-    await Promise.race([Promise.all(entries.map((e) => e.done)), new Promise((r) => setTimeout(r, 5_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(entries.map((e) => e.done)), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
+    clearTimeout(timer);
   }
 
   /** Runs the loop for one run if this instance can take its lease. */
