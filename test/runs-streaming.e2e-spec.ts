@@ -3,6 +3,7 @@
  * completeness and order, reconnection with Last-Event-ID / ?after=, replay of finished runs,
  * the JSON polling fallback, stream tokens. Contract: DESIGN.md "The event log" and "Contracts".
  */
+import { SseWriter } from '../src/runtime/sse-writer';
 import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
 import {
   describeEvents,
@@ -13,6 +14,7 @@ import {
   RunEvent,
   RunStream,
   seqProblems,
+  sleep,
   tokenText,
 } from './support/sse-client';
 import { startTestApp, TestApp } from './support/test-app';
@@ -325,5 +327,34 @@ describe('runs: streaming over SSE (mock LLM)', () => {
     const assistant = await api.finalAssistantMessage(conversationId, posted.run.id);
     expect(assistant?.content).toBeTruthy();
     if (events.length > 50) throw new Error(describeEvents(events)); // sanity: a failure is short
+  });
+});
+
+describe('runs: clients that leave', () => {
+  it('a client disconnecting releases its stream and never stops the run', async () => {
+    const mock = await startMockLlm();
+    const t = await startTestApp(mockModelEnv(mock.url));
+    try {
+      const api = new HelixApi(t.baseUrl);
+      const sse = t.app.get(SseWriter);
+      const conversationId = await api.createConversation();
+      const posted = await api.postMessage(conversationId, { text: 'MOCK:{"tokens":200,"delayMs":5}' });
+      const controllers = [0, 1, 2].map(() => new AbortController());
+      const responses = await Promise.all(
+        controllers.map((c) => fetch(`${t.baseUrl}/api/v1/runs/${posted.run.id}/events`, { signal: c.signal })),
+      );
+      expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
+      await sleep(100);
+      expect(sse.openStreams).toBe(3);
+      for (const c of controllers) c.abort();
+      for (let i = 0; i < 50 && sse.openStreams > 0; i++) await sleep(20);
+      expect(sse.openStreams).toBe(0);
+      const run = await api.waitForRun(posted.run.id);
+      expect(run.state).toBe('SUCCEEDED');
+      expect((await api.finalAssistantMessage(conversationId, posted.run.id))?.content).toBe(mockTokensText(200));
+    } finally {
+      await t.close();
+      await mock.close();
+    }
   });
 });

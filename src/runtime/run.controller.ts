@@ -51,7 +51,7 @@ export class RunController {
       response.json({ events: events.map(({ seq, type, data, at }) => ({ seq, type, data, at })) });
       return;
     }
-    this.sse.stream(request, response, this.events.subscribe(id, after));
+    this.sse.stream(response, this.events.subscribe(id, after));
   }
 
   @Post(':id/cancel')

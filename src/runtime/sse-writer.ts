@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { Observable } from 'rxjs';
 import type { RunEvent } from './run-events';
 
@@ -15,7 +15,12 @@ const HEARTBEAT = 'event: heartbeat\ndata: {}\n\n';
 export class SseWriter implements BeforeApplicationShutdown {
   private readonly open = new Set<Response>();
 
-  stream(request: Request, response: Response, events: Observable<RunEvent>): void {
+  /** streams currently open (for metrics, and to check clients that leave are released) */
+  get openStreams(): number {
+    return this.open.size;
+  }
+
+  stream(response: Response, events: Observable<RunEvent>): void {
     response.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -43,7 +48,7 @@ export class SseWriter implements BeforeApplicationShutdown {
       },
     });
     // a client going away never touches the run: only this subscription ends
-    request.on('close', end);
+    response.on('close', end);
   }
 
   /** Before the HTTP server closes: it would otherwise wait for every open stream to end. */
