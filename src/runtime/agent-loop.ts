@@ -124,6 +124,7 @@ export class AgentLoop {
         await this.events.suspend(run.id);
         return;
       }
+      if (answered.run !== run) history = await this.conversations.history(run.conversationId);
       run = answered.run;
       if (signal.aborted) throw signal.reason;
       if (echo === undefined && run.step >= run.maxSteps) {
@@ -132,7 +133,6 @@ export class AgentLoop {
       const budget = await this.budget.check(context.workspaceId);
       if (!budget.allowed) throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', budget.reason ?? 'The daily budget is used up.');
       if (echo === undefined) run = await this.runs.update(run, { step: { increment: 1 } });
-      history = await this.conversations.history(run.conversationId);
 
       this.events.emit(run.id, 'status', { phase: 'thinking', text: echo === undefined ? 'Thinking' : 'Resuming after a restart' });
       const answer = new StreamedAnswer(echo);
@@ -220,6 +220,7 @@ export class AgentLoop {
    * `thinking` status with no stored answer for that step. Undefined when nothing was cut off.
    */
   private async interruptedAnswer(run: Run): Promise<string | undefined> {
+    if (run.step === 0) return undefined; // no step has started
     const thinking = await this.prisma.runEvent.findFirst({ where: { runId: run.id, type: 'status' }, orderBy: { seq: 'desc' } });
     if (!thinking || (thinking.data as { phase?: string }).phase !== 'thinking') return undefined;
     const tokens = await this.prisma.runEvent.findMany({

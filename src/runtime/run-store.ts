@@ -47,19 +47,20 @@ export class RunStore {
     RunFsm.assertTransition(run.state, to);
     await this.events.flush(run.id);
     const terminal = RunFsm.isTerminal(to);
-    const { count } = await this.prisma.run.updateMany({
-      where: { id: run.id, state: run.state },
-      data: {
-        ...data,
-        state: to,
-        ...(terminal && { finishedAt: new Date(), pendingAction: Prisma.DbNull, leaseOwner: null, leaseUntil: null }),
-      } as Prisma.RunUncheckedUpdateManyInput,
-    });
-    if (count !== 1) {
+    try {
+      return await this.prisma.run.update({
+        where: { id: run.id, state: run.state },
+        data: {
+          ...data,
+          state: to,
+          ...(terminal && { finishedAt: new Date(), pendingAction: Prisma.DbNull, leaseOwner: null, leaseUntil: null }),
+        } as Prisma.RunUncheckedUpdateInput,
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'P2025') throw error;
       const current = await this.load(run.id);
       throw new ConflictException(`Run ${run.id} is ${current.state}, not ${run.state}`);
     }
-    return this.load(run.id);
   }
 
   /** Moves the run to a terminal state, then emits `done` and closes its event stream. */
