@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
-import type { MessageView } from '../conversation/conversation.view';
 import { WorkspaceService, type WorkspaceSettings } from '../conversation/workspace.service';
 import { Prisma, PrismaService } from '../database/prisma.service';
 import type { Run } from '../generated/prisma/client';
@@ -16,6 +15,7 @@ import type { PlanStep } from './run-events';
 import { RunFsm } from './run-fsm';
 import { RunStore } from './run-store';
 import { readUsage } from './run.view';
+import { InterruptedAnswers } from './interrupted-answers';
 import { StreamedAnswer } from './streamed-answer';
 import { ToolStep } from './tool-step';
 
@@ -56,6 +56,7 @@ export class AgentLoop {
     private readonly tools: ToolHub,
     private readonly toolStep: ToolStep,
     private readonly budget: BudgetGate,
+    private readonly interrupted: InterruptedAnswers,
   ) {}
 
   async drive(runId: string, signal: AbortSignal): Promise<void> {
@@ -75,7 +76,7 @@ export class AgentLoop {
         await this.events.suspend(runId);
         return;
       }
-      await this.execute(run, context, signal, partial, await this.interruptedAnswer(run));
+      await this.execute(run, context, signal, partial, await this.interrupted.find(run));
     } catch (error) {
       run = await this.runs.load(runId);
       await this.end(run, error, signal, partial.text);
@@ -156,7 +157,7 @@ export class AgentLoop {
         switch (chunk.type) {
           case 'text': {
             const out = answer.push(chunk.text);
-            if (out.diverged !== undefined) await this.keepCutOffAnswer(run, out.diverged);
+            if (out.diverged !== undefined) await this.interrupted.keep(run, out.diverged);
             if (out.emit) this.events.token(run.id, out.emit);
             partial.text = answer.shown;
             break;
@@ -177,7 +178,7 @@ export class AgentLoop {
         }
       }
       const last = answer.end();
-      if (last.diverged !== undefined) await this.keepCutOffAnswer(run, last.diverged);
+      if (last.diverged !== undefined) await this.interrupted.keep(run, last.diverged);
       if (last.emit) this.events.token(run.id, last.emit);
       run = await this.addUsage(run, usage, context);
       const text = answer.text;
@@ -213,37 +214,6 @@ export class AgentLoop {
       await this.runs.finish(run, 'SUCCEEDED');
       return;
     }
-  }
-
-  /**
-   * The text a step was streaming when its process died: token events after the step's
-   * `thinking` status with no stored answer for that step. Undefined when nothing was cut off.
-   */
-  private async interruptedAnswer(run: Run): Promise<string | undefined> {
-    if (run.step === 0) return undefined; // no step has started
-    const thinking = await this.prisma.runEvent.findFirst({ where: { runId: run.id, type: 'status' }, orderBy: { seq: 'desc' } });
-    if (!thinking || (thinking.data as { phase?: string }).phase !== 'thinking') return undefined;
-    const tokens = await this.prisma.runEvent.findMany({
-      where: { runId: run.id, type: 'token', seq: { gt: thinking.seq } },
-      orderBy: { seq: 'asc' },
-    });
-    if (!tokens.length) return undefined;
-    const history = await this.conversations.history(run.conversationId);
-    const answered = (m: MessageView) => m.runId === run.id && m.role === 'assistant' && m.parts.step === run.step;
-    if (history.some(answered)) return undefined;
-    return tokens.map((t) => (t.data as { text: string }).text).join('');
-  }
-
-  /** Keeps what clients were shown of an answer that was then given differently. */
-  private async keepCutOffAnswer(run: Run, text: string): Promise<void> {
-    await this.events.flush(run.id);
-    await this.prisma.$transaction((tx) =>
-      this.conversations.appendMessage(tx, {
-        conversationId: run.conversationId, runId: run.id, role: 'assistant', content: text,
-        parts: { partial: true, interrupted: true },
-      }),
-    );
-    this.events.emit(run.id, 'status', { phase: 'thinking', text: 'The answer changed after a restart; starting it over' });
   }
 
   private async addUsage(run: Run, usage: Usage | undefined, context: RunContext): Promise<Run> {

@@ -6,6 +6,7 @@ import { AgentLoop } from './agent-loop';
 import { BudgetGate, UnlimitedBudgetGate } from './budget-gate';
 import { EventBus, InProcessEventBus } from './event-bus';
 import { EventLog } from './event-log';
+import { InterruptedAnswers } from './interrupted-answers';
 import { MessageController } from './message.controller';
 import { RunController } from './run.controller';
 import { RunExecutor, RunQueue } from './run-executor';
@@ -24,6 +25,7 @@ import { ToolStep } from './tool-step';
     EventLog,
     RunStore,
     ToolStep,
+    InterruptedAnswers,
     AgentLoop,
     RunExecutor,
     { provide: RunQueue, useExisting: RunExecutor },
