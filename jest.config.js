@@ -18,6 +18,7 @@ module.exports = {
   testEnvironment: 'node',
   rootDir: '.',
   testRegex: ['src/.*\\.spec\\.ts$', 'test/.*\\.e2e-spec\\.ts$'],
+  testPathIgnorePatterns: ['/node_modules/', '/\\.bench/', '/dist/'],
   transform: { '^.+\\.(t|j|mj)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
