@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -24,6 +24,8 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot({
+          // event streams stay open for minutes by the thousand: no per-request logger for them
+          exclude: [{ method: RequestMethod.GET, path: 'api/v1/runs/:id/events' }],
           pinoHttp: {
             level: config.LOG_LEVEL,
             genReqId: (request, response) => {

@@ -25,6 +25,13 @@ interface RunContext {
   fallbacks: ModelRef[];
 }
 
+/** What the caller that just created a run already knows: saves the loop re-reading it. */
+export interface RunStart {
+  run: Run;
+  workspaceId: string;
+  settings: WorkspaceSettings & { systemPrompt?: string };
+}
+
 /** Thrown inside the loop to end the run with a clear message (not a provider failure). */
 class RunStop extends Error {
   constructor(
@@ -59,12 +66,14 @@ export class AgentLoop {
     private readonly interrupted: InterruptedAnswers,
   ) {}
 
-  async drive(runId: string, signal: AbortSignal): Promise<void> {
-    await this.events.open(runId);
-    let run = await this.runs.load(runId);
+  async drive(runId: string, signal: AbortSignal, start?: RunStart): Promise<void> {
+    await this.events.open(runId, start ? 0 : undefined);
+    let run = start?.run ?? (await this.runs.load(runId));
     const partial = { text: '' };
     try {
-      const context = await this.context(run);
+      const context = start
+        ? { workspaceId: start.workspaceId, settings: start.settings, fallbacks: this.router.fallbacks(start.settings) }
+        : await this.context(run);
       if (run.state === 'CREATED') {
         run = run.mode === 'plan' && !run.plan ? await this.runs.transition(run, 'PLANNING') : await this.runs.transition(run, 'EXECUTING');
       }

@@ -6,7 +6,7 @@ import { EventBus } from './event-bus';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
 
 /** Token deltas are coalesced into one event per interval (the first one goes out at once). */
-export const TOKEN_FLUSH_MS = 30;
+export const TOKEN_FLUSH_MS = 20;
 /** A finished run's events stay in memory this long for quick reconnects, then come from the table. */
 const RETAIN_MS = 30_000;
 const RETRY_MS = 500;
@@ -35,17 +35,17 @@ export class EventLog implements OnApplicationShutdown {
     private readonly bus: EventBus,
   ) {}
 
-  /** Starts (or resumes) writing a run: seq continues after the last persisted event. */
-  async open(runId: string): Promise<void> {
+  /**
+   * Starts (or resumes) writing a run: seq continues after the last persisted event.
+   * @param lastSeq the caller knows it (0 for a run just created): saves the lookup
+   */
+  async open(runId: string, lastSeq?: number): Promise<void> {
     const existing = this.writers.get(runId);
     if (existing && !existing.done) return;
-    const last = await this.prisma.runEvent.findFirst({
-      where: { runId },
-      orderBy: { seq: 'desc' },
-      select: { seq: true },
-    });
+    const last =
+      lastSeq ?? (await this.prisma.runEvent.findFirst({ where: { runId }, orderBy: { seq: 'desc' }, select: { seq: true } }))?.seq;
     this.writers.set(runId, {
-      seq: last?.seq ?? 0,
+      seq: last ?? 0,
       history: [],
       pendingText: '',
       lastTokenAt: 0,

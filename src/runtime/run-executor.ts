@@ -5,7 +5,7 @@ import { Subscription } from 'rxjs';
 import { AppConfig } from '../config/app-config';
 import { DatabaseHandle } from '../database/database-handle';
 import { Prisma, PrismaService } from '../database/prisma.service';
-import { AgentLoop } from './agent-loop';
+import { AgentLoop, type RunStart } from './agent-loop';
 import { pendingOf, RunStore } from './run-store';
 
 const LEASE_MS = 30_000;
@@ -17,7 +17,8 @@ const SWEEP_MS = 15_000;
  * replace it by implementing `submit` and calling `RunExecutor.execute` from its worker.
  */
 export abstract class RunQueue {
-  abstract submit(runId: string): void;
+  /** `start` carries what the creator of a fresh run already read, to skip reading it again */
+  abstract submit(runId: string, start?: RunStart): void;
   /** removes a run that has not started yet; true if it was waiting */
   abstract withdraw(runId: string): boolean;
 }
@@ -32,6 +33,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly waiting: string[] = [];
+  private readonly starts = new Map<string, RunStart>();
   private running = 0;
   private sweep?: NodeJS.Timeout;
   private endedSubscription?: Subscription;
@@ -47,8 +49,9 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     super();
   }
 
-  submit(runId: string): void {
+  submit(runId: string, start?: RunStart): void {
     if (this.stopping || this.active.has(runId) || this.waiting.includes(runId)) return;
+    if (start) this.starts.set(runId, start);
     this.waiting.push(runId);
     this.pump();
   }
@@ -57,6 +60,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     const index = this.waiting.indexOf(runId);
     if (index < 0) return false;
     this.waiting.splice(index, 1);
+    this.starts.delete(runId);
     return true;
   }
 
@@ -107,10 +111,12 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     const done = new Promise<void>((resolve) => (finish = resolve));
     this.active.set(runId, { controller, done });
     let renew: NodeJS.Timeout | undefined;
+    const start = this.starts.get(runId);
+    this.starts.delete(runId);
     try {
       if (!(await this.takeLease(runId))) return;
       renew = setInterval(() => void this.takeLease(runId).catch(() => undefined), RENEW_MS);
-      await this.loop.drive(runId, controller.signal);
+      await this.loop.drive(runId, controller.signal, start);
     } catch (error) {
       this.logger.error(`Run ${runId} crashed the executor: ${error instanceof Error ? error.stack : String(error)}`);
     } finally {

@@ -50,7 +50,7 @@ export class RunService {
     }
     const policy = settings.multitask ?? 'reject';
     const runId = newId('run');
-    const { message, live } = await this.prisma.$transaction(async (tx) => {
+    const { message, live, run } = await this.prisma.$transaction(async (tx) => {
       await this.conversations.lock(tx, conversationId);
       const live = await tx.run.findFirst({
         where: { conversationId, state: { in: LIVE_STATES } },
@@ -61,7 +61,7 @@ export class RunService {
           `Conversation ${conversationId} already has a live run ${live.id} in state ${live.state}; wait for it, cancel it, or set settings.multitask to enqueue or interrupt`,
         );
       }
-      await tx.run.create({
+      const run = await tx.run.create({
         data: {
           id: runId,
           conversationId,
@@ -73,9 +73,9 @@ export class RunService {
         },
       });
       const message = await this.conversations.appendMessage(tx, { conversationId, runId, role: 'user', content: dto.text });
-      return { message, live };
+      return { message, live, run };
     });
-    if (!live) this.executor.submit(runId);
+    if (!live) this.executor.submit(runId, { run, workspaceId: auth.workspaceId, settings });
     else if (policy === 'interrupt') await this.cancelRun(await this.runs.load(live.id));
     // enqueue: the executor starts it when the live run ends
     return { message, run: { id: runId, state: 'CREATED', streamToken: this.streamTokens.issue(runId) } };

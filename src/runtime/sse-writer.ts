@@ -11,9 +11,22 @@ const HEARTBEAT = 'event: heartbeat\ndata: {}\n\n';
  * per connection of Nest's @Sse, per RECIPES.md). `id:` is the event's seq, so EventSource
  * clients resume with Last-Event-ID. Open streams are ended at shutdown so it does not hang.
  */
+/** Each event is serialised once, however many subscribers it goes to. */
+const frames = new WeakMap<RunEvent, string>();
+function frame(event: RunEvent): string {
+  let text = frames.get(event);
+  if (text === undefined) {
+    text = `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+    frames.set(event, text);
+  }
+  return text;
+}
+
 @Injectable()
 export class SseWriter implements BeforeApplicationShutdown {
   private readonly open = new Set<Response>();
+  /** one timer for every open stream, not one per connection */
+  private heartbeat?: NodeJS.Timeout;
 
   /** streams currently open (for metrics, and to check clients that leave are released) */
   get openStreams(): number {
@@ -30,17 +43,20 @@ export class SseWriter implements BeforeApplicationShutdown {
     response.socket?.setNoDelay(true);
     response.write(HEARTBEAT);
     this.open.add(response);
-    const heartbeat = setInterval(() => response.write(HEARTBEAT), HEARTBEAT_MS);
+    this.heartbeat ??= setInterval(() => {
+      for (const open of this.open) open.write(HEARTBEAT);
+    }, HEARTBEAT_MS).unref();
     const end = () => {
-      clearInterval(heartbeat);
       subscription.unsubscribe();
       this.open.delete(response);
+      if (!this.open.size) {
+        clearInterval(this.heartbeat);
+        this.heartbeat = undefined;
+      }
       if (!response.writableEnded) response.end();
     };
     const subscription = events.subscribe({
-      next: (event) => {
-        response.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
-      },
+      next: (event) => response.write(frame(event)),
       complete: end,
       error: (error: unknown) => {
         response.write(`event: error\ndata: ${JSON.stringify({ code: 'stream_failed', message: String(error) })}\n\n`);
@@ -55,5 +71,6 @@ export class SseWriter implements BeforeApplicationShutdown {
   beforeApplicationShutdown(): void {
     for (const response of this.open) response.end();
     this.open.clear();
+    clearInterval(this.heartbeat);
   }
 }
