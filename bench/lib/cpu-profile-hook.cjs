@@ -1,0 +1,55 @@
+/*
+ * Preloaded into Helix by `npm run bench -- --profile` (node -r …). Equivalent to --cpu-prof,
+ * but scoped to the measured window and driven over the IPC channel the benchmark opens:
+ * {benchProfile: 'start'} starts the V8 sampling profiler; {benchProfile: 'stop', file} writes
+ * the .cpuprofile and answers {benchProfileWritten: file}; {benchMemory: true} forces a full
+ * garbage collection and answers {benchMemoryUsage: process.memoryUsage()};
+ * {benchHeap: 'start'} starts the sampling heap profiler, {benchHeap: 'stop', file} writes the
+ * allocations still live (after a full GC) as a .heapprofile and answers {benchHeapWritten: file}.
+ * (--cpu-prof itself writes nothing here: Nest re-raises SIGTERM after its shutdown hooks, which
+ * ends the process without Node's exit handlers; and SIGUSR2 is one of Nest's shutdown signals.)
+ */
+'use strict';
+const inspector = require('node:inspector');
+const fs = require('node:fs');
+
+if (process.send) {
+  const session = new inspector.Session();
+  session.connect();
+  session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: 200 }));
+  process.on('message', (message) => {
+    if (message && message.benchMemory) {
+      session.post('HeapProfiler.collectGarbage', () => process.send({ benchMemoryUsage: process.memoryUsage() }));
+      return;
+    }
+    if (message && message.benchHeap === 'start') {
+      session.post('HeapProfiler.enable', () => session.post('HeapProfiler.startSampling', { samplingInterval: 4096 }));
+      return;
+    }
+    if (message && message.benchHeap === 'stop') {
+      session.post('HeapProfiler.collectGarbage', () =>
+        session.post('HeapProfiler.stopSampling', (error, result) => {
+          if (error) return void process.send({ benchHeapWritten: null });
+          fs.writeFileSync(message.file, JSON.stringify(result.profile));
+          process.send({ benchHeapWritten: message.file });
+        }),
+      );
+      return;
+    }
+    if (!message || typeof message.benchProfile !== 'string') return;
+    if (message.benchProfile === 'start') {
+      session.post('Profiler.start');
+    } else if (message.benchProfile === 'stop') {
+      session.post('Profiler.stop', (error, result) => {
+        if (error) {
+          process.stderr.write(`cpu profile: ${error.message}\n`);
+          process.send({ benchProfileWritten: null });
+          return;
+        }
+        fs.writeFileSync(message.file, JSON.stringify(result.profile));
+        process.send({ benchProfileWritten: message.file });
+      });
+    }
+  });
+  process.channel?.unref();
+}

@@ -1,0 +1,138 @@
+/**
+ * Helix as a child process for the benchmarks, built once into .bench/build (so that a
+ * concurrent `npm run build` or an edit in src/ mid-run does not change what is measured), and
+ * its client calls: conversation, message → run, run events over SSE.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expectJson, openSse, type SseEvent, type SseStream } from './http';
+import { ROOT, SCRATCH, spawnLogged, waitReady, type Child } from './procs';
+
+const BUILD = join(SCRATCH, 'build');
+const run = promisify(execFile);
+
+/**
+ * Compiles src/ (or `srcDir`, a patched copy for an experiment) into .bench/build/dist. The
+ * migration runner finds prisma/migrations two levels above its own file, so a prisma link to the
+ * repository's prisma/ folder sits beside dist/.
+ * Returns the entry file, or undefined (with the reason) when the build fails.
+ */
+export async function buildHelix(srcDir?: string): Promise<{ entry?: string; error?: string }> {
+  // an alternative source tree (an experiment) builds in its own folder beside it
+  const base = srcDir ? join(srcDir, '..', '.bench-build') : BUILD;
+  rmSync(join(base, 'dist'), { recursive: true, force: true });
+  mkdirSync(base, { recursive: true });
+  const link = join(base, 'prisma');
+  if (!existsSync(link)) symlinkSync(join(ROOT, 'prisma'), link, 'dir');
+  let project = 'tsconfig.build.json';
+  if (srcDir) {
+    project = join(base, 'tsconfig.json');
+    writeFileSync(project, JSON.stringify({
+      extends: join(ROOT, 'tsconfig.build.json'),
+      compilerOptions: { rootDir: srcDir, outDir: join(base, 'dist'), types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')] },
+      include: [join(srcDir, '**', '*')],
+      exclude: ['**/*.spec.ts'],
+    }));
+  }
+  try {
+    await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project, '--outDir', join(base, 'dist'), '--sourceMap', 'true'], {
+      cwd: ROOT, timeout: 300_000, maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (error) {
+    const e = error as Error & { stdout?: string };
+    return { error: (e.stdout || e.message).trim().split('\n').slice(0, 5).join(' | ') };
+  }
+  return { entry: join(base, 'dist', 'main.js') };
+}
+
+export interface HelixOptions {
+  /** compiled entry; undefined runs src/main.ts through @swc-node/register */
+  entry?: string;
+  port: number;
+  mockUrl: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  /** extra node flags, e.g. --cpu-prof */
+  nodeArgs?: string[];
+  name?: string;
+  env?: Record<string, string>;
+  /** open an IPC channel (the CPU-profile hook listens on it) */
+  ipc?: boolean;
+}
+
+export interface Helix {
+  child: Child;
+  port: number;
+  pid: number;
+}
+
+export async function startHelix(options: HelixOptions): Promise<Helix> {
+  const args = options.entry
+    ? [...(options.nodeArgs ?? []), options.entry]
+    : [...(options.nodeArgs ?? []), '-r', '@swc-node/register', join(ROOT, 'src', 'main.ts')];
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PORT: String(options.port),
+    HOST: '127.0.0.1',
+    OPENAI_API_KEY: 'bench',
+    OPENAI_BASE_URL: options.mockUrl,
+    HELIX_DEFAULT_MODEL: 'openai:mock-model',
+    HELIX_MAX_CONCURRENT_RUNS: '200',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    ...options.env,
+  };
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  if (options.dataDir) env.HELIX_DATA_DIR = options.dataDir;
+  const child = spawnLogged(options.name ?? 'helix', process.execPath, args, {
+    cwd: ROOT, env, ...(options.ipc && { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] as const }),
+  });
+  try {
+    await waitReady(child, options.port, '/health/ready', 120_000);
+  } catch (error) {
+    await child.stop(3000);
+    throw error;
+  }
+  return { child, port: options.port, pid: child.pid };
+}
+
+export interface StartedRun {
+  id: string;
+  state: string;
+  streamToken?: string;
+}
+
+export async function newConversation(port: number): Promise<string> {
+  const conversation = await expectJson<{ id: string }>(port, 'POST', '/api/v1/conversations', {});
+  return conversation.id;
+}
+
+export async function postMessage(port: number, conversationId: string, text: string, mode?: string): Promise<StartedRun> {
+  const body = await expectJson<{ run: StartedRun }>(port, 'POST', `/api/v1/conversations/${conversationId}/messages`, {
+    text, ...(mode && { mode }),
+  });
+  return body.run;
+}
+
+export function runEvents(
+  port: number,
+  runId: string,
+  onEvent: (event: SseEvent, at: number) => void,
+  options: { onOpen?: (at: number) => void; after?: number } = {},
+): SseStream {
+  return openSse({
+    port,
+    path: `/api/v1/runs/${runId}/events${options.after !== undefined ? `?after=${options.after}` : ''}`,
+    onEvent,
+    onOpen: options.onOpen,
+  });
+}
+
+/** Text of a Helix `token` event. */
+export function helixText(event: SseEvent): string {
+  if (event.event !== 'token') return '';
+  return (JSON.parse(event.data) as { text?: string }).text ?? '';
+}

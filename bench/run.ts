@@ -1,0 +1,912 @@
+/**
+ * `npm run bench` — Helix's end-to-end benchmark (issue 5). Starts the mock provider, Helix and
+ * (optionally) the LangGraph.js API server as a peer, all on loopback, and prints one table:
+ *
+ *   1. added time to first token at 50 concurrent runs (p50, p99) vs the bare openai SDK
+ *   2. streaming throughput at 1 and 100 concurrent runs, as a fraction of the bare SDK rate
+ *   3. fan-out: events/s to 1,000 SSE subscribers of one run
+ *   4. RSS per idle SSE connection with 5,000 open
+ *   5. database rows and transactions per 1,000-token answer (PostgreSQL through a counting proxy)
+ *   6. the peer measured with the same client for 1–2, and Helix/peer ratios
+ *
+ * Every figure is the median of several repetitions; baselines are measured in the same run,
+ * interleaved. Nothing here asserts timings: it reports. See docs/BENCHMARKS.md.
+ *
+ * Options: --quick (fewer repetitions, for trying it out) · --only=ttft,throughput,fanout,rss,db
+ * · --no-peer · --profile (V8 CPU profiles of Helix per section, summarised, in .bench/prof)
+ * · --src (run src/main.ts through swc instead of a fresh build) · --helix-src=<dir> (build and
+ * measure a patched copy of src/, for before/after experiments) · --markdown (also print the
+ * table as Markdown) · --json=<file> (write all results).
+ * Env: BENCH_PG_URL (admin URL of a PostgreSQL server for section 5; default DATABASE_URL or
+ * postgresql://postgres@127.0.0.1:5432/postgres).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import OpenAI from 'openai';
+import pg from 'pg';
+import { buildHelix, helixText, newConversation, postMessage, runEvents, startHelix, type Helix } from './lib/helix';
+import { countTokens, expectJson, jsonAgent, openSse, type SseEvent, type SseStream } from './lib/http';
+import { startMockProcess, type MockProcess } from './lib/mock';
+import { ensurePeerInstalled, peerRun, peerText, peerThread, startPeer, PEER_VERSIONS, type Peer } from './lib/peer';
+import { startPgProxy } from './lib/pg-proxy';
+import { cpuSeconds, freePort, ROOT, rssKb, SCRATCH, sleep, spawnLogged, stopAll, waitReady } from './lib/procs';
+import { summariseHeapProfile, summariseProfile } from './lib/profile-summary';
+import { fmt, median, percentile, sum, table } from './lib/stats';
+
+// ---------------------------------------------------------------------------------------------
+// options
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=').slice(1).join('=');
+const QUICK = flag('quick');
+const ONLY = new Set((option('only') ?? 'ttft,throughput,fanout,rss,db').split(',').map((s) => s.trim()));
+const WITH_PEER = !flag('no-peer') && (ONLY.has('ttft') || ONLY.has('throughput'));
+const PROFILE = flag('profile');
+const FROM_SRC = flag('src');
+/** development aid: measure only the baseline and the peer in sections 1–2 */
+const NO_HELIX = flag('no-helix');
+
+/** Helix's token coalescing interval (TOKEN_FLUSH_MS in src/runtime/event-log.ts), for the notes */
+const TOKEN_FLUSH_MS = (() => {
+  try {
+    const source = readFileSync(join(ROOT, 'src', 'runtime', 'event-log.ts'), 'utf8');
+    return Number(/TOKEN_FLUSH_MS\s*=\s*(\d+)/.exec(source)?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+})();
+
+const CFG = {
+  ttft: { concurrency: 50, tokens: 20, reps: QUICK ? 2 : 5, solo: QUICK ? 10 : 30 },
+  tp1: { tokens: 10_000, reps: QUICK ? 2 : 7 },
+  tp100: { concurrency: 100, tokens: 500, reps: QUICK ? 1 : 3 },
+  fanout: { subscribers: 1_000, tokens: 20_000, perTick: 20, tickMs: 5, reps: QUICK ? 1 : 3 },
+  rss: { connections: 5_000, reps: QUICK ? 1 : 3 },
+  db: { tokens: Number(process.env.BENCH_DB_TOKENS ?? 1_000), reps: QUICK ? 1 : 3, pacedDelayMs: 10 },
+};
+
+const TARGETS = {
+  ttftP50: 5, // ms added
+  ttftP99: 25,
+  tpRatio1: 0.8,
+  fanout: 50_000, // events/s
+  rssKb: 25,
+  rows: 60,
+};
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+/** Undo steps that must run even when the benchmark is interrupted (Ctrl-C). */
+const cleanups = new Set<() => Promise<void>>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    void Promise.allSettled([...cleanups].map((undo) => undo()))
+      .then(() => stopAll())
+      .finally(() => process.exit(130));
+  });
+}
+const now = () => performance.now();
+
+// ---------------------------------------------------------------------------------------------
+// runners: one streamed answer, timed at the client
+
+interface Timing {
+  start: number;
+  first: number;
+  last: number;
+  tokens: number;
+  error?: string;
+}
+
+interface Runner {
+  name: string;
+  /** per-run context created before the clock starts (a conversation, a thread) */
+  prepare(count: number): Promise<string[]>;
+  run(context: string, tokens: number): Promise<Timing>;
+}
+
+const directive = (tokens: number) => `bench MOCK:{"tokens":${tokens}}`;
+
+function bareRunner(mockUrl: string): Runner {
+  const sdk = new OpenAI({ apiKey: 'bench', baseURL: mockUrl, maxRetries: 0 });
+  return {
+    name: 'bare SDK',
+    prepare: async (count) => Array.from({ length: count }, () => ''),
+    run: async (_context, tokens) => {
+      const timing: Timing = { start: now(), first: 0, last: 0, tokens: 0 };
+      const stream = await sdk.chat.completions.create({
+        model: 'mock-model',
+        messages: [{ role: 'user', content: directive(tokens) }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      for await (const chunk of stream) {
+        const text = chunk.choices[0]?.delta?.content;
+        if (!text) continue;
+        const at = now();
+        const n = countTokens(text);
+        if (n && !timing.first) timing.first = at;
+        if (n) timing.last = at;
+        timing.tokens += n;
+      }
+      return timing;
+    },
+  };
+}
+
+function helixRunner(port: number): Runner {
+  return {
+    name: 'Helix',
+    prepare: async (count) => {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) ids.push(await newConversation(port));
+      return ids;
+    },
+    run: async (conversationId, tokens) => {
+      const timing: Timing = { start: now(), first: 0, last: 0, tokens: 0 };
+      const run = await postMessage(port, conversationId, directive(tokens));
+      const stream = runEvents(port, run.id, (event, at) => {
+        if (event.event === 'token') {
+          const n = countTokens(helixText(event));
+          if (n && !timing.first) timing.first = at;
+          if (n) timing.last = at;
+          timing.tokens += n;
+        } else if (event.event === 'error') {
+          timing.error = `run error: ${event.data.slice(0, 200)}`;
+        }
+      });
+      await stream.done;
+      return timing;
+    },
+  };
+}
+
+function peerRunner(port: number): Runner {
+  return {
+    name: 'LangGraph',
+    prepare: async (count) => {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) ids.push(await peerThread(port));
+      return ids;
+    },
+    run: async (threadId, tokens) => {
+      const timing: Timing = { start: now(), first: 0, last: 0, tokens: 0 };
+      const stream = peerRun(port, threadId, directive(tokens), (event, at) => {
+        if (event.event === 'messages') {
+          const n = countTokens(peerText(event));
+          if (n && !timing.first) timing.first = at;
+          if (n) timing.last = at;
+          timing.tokens += n;
+        } else if (event.event === 'error') {
+          timing.error = `run error: ${event.data.slice(0, 200)}`;
+        }
+      });
+      await stream.done;
+      return timing;
+    },
+  };
+}
+
+/** `count` runs at once, each of `tokens` tokens; checks that every token arrived. */
+async function batch(runner: Runner, count: number, tokens: number): Promise<Timing[]> {
+  const contexts = await runner.prepare(count).catch((error: unknown) => {
+    throw new Error(`${runner.name}: preparing ${count} runs failed: ${String(error)}`);
+  });
+  const timings = await Promise.all(
+    contexts.map((context) =>
+      runner.run(context, tokens).catch((error: unknown) => ({ start: 0, first: 0, last: 0, tokens: 0, error: String(error) }) as Timing),
+    ),
+  );
+  for (const t of timings) {
+    if (!t.error && t.tokens !== tokens) t.error = `received ${t.tokens} of ${tokens} tokens`;
+  }
+  const failed = timings.filter((t) => t.error);
+  if (failed.length) throw new Error(`${runner.name}: ${failed.length}/${count} runs failed, e.g. ${failed[0].error}`);
+  return timings;
+}
+
+const ttfts = (timings: Timing[]) => timings.map((t) => t.first - t.start);
+function rate(timings: Timing[]): number {
+  const start = Math.min(...timings.map((t) => t.start));
+  const end = Math.max(...timings.map((t) => t.last));
+  return (sum(timings.map((t) => t.tokens)) / (end - start)) * 1000;
+}
+
+// ---------------------------------------------------------------------------------------------
+// results
+
+interface Row {
+  section: string;
+  metric: string;
+  helix?: number;
+  baseline?: number;
+  ratio?: number;
+  peer?: number;
+  helixPerPeer?: number;
+  unit: string;
+  target?: string;
+  pass?: boolean;
+  note?: string;
+  decimals?: number;
+}
+const rows: Row[] = [];
+const notes: string[] = [];
+const details: Record<string, unknown> = {};
+
+// ---------------------------------------------------------------------------------------------
+// profiling (optional)
+
+const PROF_DIR = join(SCRATCH, 'prof');
+async function profiled<T>(helix: Helix | undefined, label: string, body: () => Promise<T>): Promise<T> {
+  if (!PROFILE || !helix) return body();
+  const proc = helix.child.proc;
+  proc.send({ benchProfile: 'start' });
+  try {
+    return await body();
+  } finally {
+    const file = join(PROF_DIR, `${label}.cpuprofile`);
+    const written = await new Promise<string | null>((resolve) => {
+      const timer = setTimeout(() => resolve(null), 30_000);
+      const onMessage = (message: { benchProfileWritten?: string | null }) => {
+        if (message && 'benchProfileWritten' in message) {
+          clearTimeout(timer);
+          proc.off('message', onMessage);
+          resolve(message.benchProfileWritten ?? null);
+        }
+      };
+      proc.on('message', onMessage);
+      proc.send({ benchProfile: 'stop', file });
+    });
+    if (written) notes.push(`CPU profile of Helix during ${label} (${file}):\n${summariseProfile(written, 15)}`);
+    else notes.push(`CPU profile of Helix during ${label}: not written`);
+  }
+}
+
+/** With --profile: a full GC in Helix, then its process.memoryUsage() (heap, external, RSS). */
+async function helixMemory(helix: Helix): Promise<NodeJS.MemoryUsage | undefined> {
+  if (!PROFILE) return undefined;
+  const proc = helix.child.proc;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 30_000);
+    const onMessage = (message: { benchMemoryUsage?: NodeJS.MemoryUsage }) => {
+      if (message && message.benchMemoryUsage) {
+        clearTimeout(timer);
+        proc.off('message', onMessage);
+        resolve(message.benchMemoryUsage);
+      }
+    };
+    proc.on('message', onMessage);
+    proc.send({ benchMemory: true });
+  });
+}
+
+function helixNodeArgs(): string[] {
+  return PROFILE ? ['-r', join(__dirname, 'lib', 'cpu-profile-hook.cjs')] : [];
+}
+function helixIpc(): boolean {
+  return PROFILE;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sections
+
+async function sectionTtft(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
+  const { concurrency, tokens, reps } = CFG.ttft;
+  log(`1. time to first token: ${reps} × ${concurrency} concurrent runs of ${tokens} tokens`);
+  const bare = bareRunner(mock.url);
+  const hx = helix && helixRunner(helix.port);
+  const lg = peer && peerRunner(peer.port);
+  // warm-up
+  await batch(bare, 10, tokens);
+  if (hx) await batch(hx, 10, tokens);
+  if (lg) await batch(lg, 10, tokens);
+  // one run at a time: the latency floor without contention
+  const solo = { bare: [] as number[], helix: [] as number[], peer: [] as number[] };
+  for (let r = 0; r < CFG.ttft.solo; r++) {
+    solo.bare.push(...ttfts(await batch(bare, 1, tokens)));
+    if (hx) solo.helix.push(...ttfts(await batch(hx, 1, tokens)));
+    if (lg) solo.peer.push(...ttfts(await batch(lg, 1, tokens)));
+  }
+  {
+    const b = median(solo.bare);
+    const h = hx ? median(solo.helix) - b : Number.NaN;
+    const l = lg ? median(solo.peer) - b : undefined;
+    rows.push({
+      section: '1', metric: 'added TTFT p50, 1 run at a time (ms)', helix: h, peer: l,
+      helixPerPeer: l !== undefined ? h / l : undefined, unit: 'ms', decimals: 2,
+      note: `${CFG.ttft.solo} sequential runs; bare SDK TTFT ${fmt(b, 2)} ms, Helix ${fmt(median(solo.helix), 2)} ms${lg ? `, LangGraph ${fmt(median(solo.peer), 2)} ms` : ''}`,
+    });
+  }
+  const per = { bare: [] as number[][], helix: [] as number[][], peer: [] as number[][] };
+  const cpu0 = helix ? cpuSeconds(helix.pid) : 0;
+  await profiled(helix, 'ttft', async () => {
+    for (let r = 0; r < reps; r++) {
+      per.bare.push(ttfts(await batch(bare, concurrency, tokens)));
+      if (hx) per.helix.push(ttfts(await batch(hx, concurrency, tokens)));
+      if (lg) per.peer.push(ttfts(await batch(lg, concurrency, tokens)));
+    }
+  });
+  const cpuPerRun = helix ? ((cpuSeconds(helix.pid) - cpu0) * 1000) / (reps * concurrency) : Number.NaN;
+  for (const [p, target] of [[50, TARGETS.ttftP50], [99, TARGETS.ttftP99]] as const) {
+    const b = median(per.bare.map((x) => percentile(x, p)));
+    const h = median(per.helix.map((x) => percentile(x, p)));
+    const l = lg ? median(per.peer.map((x) => percentile(x, p))) : undefined;
+    const added = hx ? median(per.helix.map((x, i) => percentile(x, p) - percentile(per.bare[i], p))) : Number.NaN;
+    const peerAdded = lg ? median(per.peer.map((x, i) => percentile(x, p) - percentile(per.bare[i], p))) : undefined;
+    rows.push({
+      section: '1', metric: `TTFT p${p} @${concurrency} (ms)`, helix: h, baseline: b, ratio: h / b, peer: l,
+      helixPerPeer: l !== undefined ? h / l : undefined, unit: 'ms', decimals: 2,
+    });
+    rows.push({
+      section: '1', metric: `added TTFT p${p} @${concurrency} (ms)`, helix: added, peer: peerAdded,
+      helixPerPeer: peerAdded !== undefined ? added / peerAdded : undefined, unit: 'ms',
+      target: `≤ ${target} ms`, pass: hx ? added <= target : undefined, decimals: 2,
+      ...(p === 50 && hx && { note: `Helix used ${fmt(cpuPerRun, 1)} ms of CPU per ${tokens}-token run (conversation + message + run + stream; ${concurrency} runs at once queue behind each other on its one event loop)` }),
+    });
+  }
+  details.ttft = per;
+}
+
+async function sectionThroughput(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
+  const bare = bareRunner(mock.url);
+  const hx = helix && helixRunner(helix.port);
+  const lg = peer && peerRunner(peer.port);
+  const cases = [
+    { concurrency: 1, tokens: CFG.tp1.tokens, reps: CFG.tp1.reps, target: TARGETS.tpRatio1 },
+    { concurrency: CFG.tp100.concurrency, tokens: CFG.tp100.tokens, reps: CFG.tp100.reps, target: undefined },
+  ];
+  for (const c of cases) {
+    log(`2. throughput: ${c.reps} × ${c.concurrency} concurrent run(s) of ${c.tokens} tokens`);
+    await batch(bare, Math.min(c.concurrency, 10), c.tokens);
+    if (hx) await batch(hx, Math.min(c.concurrency, 10), c.tokens);
+    if (lg) await batch(lg, Math.min(c.concurrency, 10), Math.min(c.tokens, 1000));
+    const rates = { bare: [] as number[], helix: [] as number[], peer: [] as number[] };
+    await profiled(helix, `throughput-${c.concurrency}`, async () => {
+      for (let r = 0; r < c.reps; r++) {
+        rates.bare.push(rate(await batch(bare, c.concurrency, c.tokens)));
+        if (hx) rates.helix.push(rate(await batch(hx, c.concurrency, c.tokens)));
+        if (lg) rates.peer.push(rate(await batch(lg, c.concurrency, c.tokens)));
+      }
+    });
+    const b = median(rates.bare);
+    const h = median(rates.helix);
+    const ratio = median(rates.helix.map((x, i) => x / rates.bare[i]));
+    const l = lg ? median(rates.peer) : undefined;
+    rows.push({
+      section: '2', metric: `throughput ×${c.concurrency} (tokens/s)`, helix: h, baseline: b, ratio, peer: l,
+      helixPerPeer: l !== undefined ? h / l : undefined, unit: 'tokens/s',
+      target: c.target !== undefined ? `ratio ≥ ${c.target}` : undefined,
+      pass: c.target !== undefined && hx ? ratio >= c.target : undefined, decimals: 0,
+    });
+    details[`throughput${c.concurrency}`] = rates;
+  }
+}
+
+async function sectionFanout(mock: MockProcess, helix: Helix): Promise<void> {
+  const { subscribers, tokens, perTick, tickMs, reps } = CFG.fanout;
+  log(`3. fan-out: ${reps} × one run of ${tokens} tokens to ${subscribers} SSE subscribers`);
+  const results: Array<{ rate: number; perCpu: number; events: number; seconds: number; cpu: number; spreadP99: number; perSub: number; bytes: number }> = [];
+  for (let r = 0; r < reps; r++) {
+    const key = `fanout-${r}`;
+    const conversation = await newConversation(helix.port);
+    await mock.hold(key, tokens, perTick, tickMs);
+    const run = await postMessage(helix.port, conversation, 'fan-out bench');
+    await mock.held(key);
+    const streams: SseStream[] = [];
+    const counts = new Array<number>(subscribers).fill(0);
+    const tokenCounts = new Array<number>(subscribers).fill(0);
+    const firstSeen = new Map<string, number>();
+    const lastSeen = new Map<string, number>();
+    let released = Number.POSITIVE_INFINITY;
+    let lastAt = 0;
+    let tokenBytes = 0;
+    let tokenEvents = 0;
+    const opened: Array<Promise<void>> = [];
+    for (let i = 0; i < subscribers; i++) {
+      let resolveOpen!: () => void;
+      opened.push(new Promise<void>((resolve) => (resolveOpen = resolve)));
+      const stream = runEvents(helix.port, run.id, (event, at) => {
+        resolveOpen();
+        if (at < released) return; // replayed before the stream started
+        counts[i]++;
+        lastAt = Math.max(lastAt, at);
+        if (event.event === 'token') {
+          tokenBytes += event.data.length;
+          tokenEvents++;
+          tokenCounts[i] += countTokens(helixText(event));
+          if (event.id) {
+            if (!firstSeen.has(event.id)) firstSeen.set(event.id, at);
+            lastSeen.set(event.id, at);
+          }
+        }
+      });
+      streams.push(stream);
+      if (i % 100 === 99) await Promise.all(opened.slice(i - 99, i + 1));
+    }
+    await Promise.all(opened);
+    await sleep(200);
+    const cpu0 = cpuSeconds(helix.pid);
+    released = now();
+    const done = Promise.all(streams.map((s) => s.done));
+    await profiled(helix, `fanout-${r}`, async () => {
+      mock.release(key);
+      await done;
+    });
+    const cpu = cpuSeconds(helix.pid) - cpu0;
+    const events = sum(counts);
+    const seconds = (lastAt - released) / 1000;
+    const incomplete = tokenCounts.filter((n) => n !== tokens).length;
+    if (incomplete) throw new Error(`fan-out: ${incomplete} subscribers did not receive all ${tokens} tokens`);
+    const spreads = [...firstSeen.keys()].map((id) => (lastSeen.get(id) ?? 0) - (firstSeen.get(id) ?? 0));
+    results.push({
+      rate: events / seconds, perCpu: events / cpu, events, seconds, cpu,
+      spreadP99: percentile(spreads, 99), perSub: events / subscribers, bytes: tokenBytes / Math.max(1, tokenEvents),
+    });
+  }
+  // baseline: a bare node:http SSE server broadcasting as many events of the same size at the
+  // coalescing cadence to the same number of subscribers, through the same client
+  const baseline: typeof results = [];
+  const server = await startBaselineSse();
+  try {
+    for (let r = 0; r < reps; r++) {
+      const perSubscriber = Math.round(median(results.map((x) => x.perSub)));
+      const bytes = Math.round(median(results.map((x) => x.bytes)));
+      let released = Number.POSITIVE_INFINITY;
+      let lastAt = 0;
+      let events = 0;
+      const streams = await openMany(subscribers, (onEvent) =>
+        openSse({ port: server.port, path: '/events', onEvent: (event, at) => {
+          onEvent(event, at);
+          if (at < released) return;
+          events++;
+          lastAt = Math.max(lastAt, at);
+        } }),
+      );
+      await sleep(200);
+      const cpu0 = cpuSeconds(server.pid);
+      released = now();
+      await expectJson(server.port, 'POST', '/broadcast', { events: perSubscriber - 1, intervalMs: TOKEN_FLUSH_MS, bytes });
+      await Promise.all(streams.map((s) => s.done));
+      const cpu = cpuSeconds(server.pid) - cpu0;
+      const seconds = (lastAt - released) / 1000;
+      baseline.push({ rate: events / seconds, perCpu: events / cpu, events, seconds, cpu, spreadP99: Number.NaN, perSub: events / subscribers, bytes });
+    }
+  } finally {
+    await server.stop();
+  }
+  const delivered = median(results.map((x) => x.rate));
+  const perCpu = median(results.map((x) => x.perCpu));
+  const perSub = median(results.map((x) => x.perSub));
+  const seconds = median(results.map((x) => x.seconds));
+  const cpu = median(results.map((x) => x.cpu));
+  const baseDelivered = median(baseline.map((x) => x.rate));
+  const basePerCpu = median(baseline.map((x) => x.perCpu));
+  rows.push({
+    section: '3', metric: `fan-out to ${subscribers} subs, delivered (events/s)`, helix: delivered, unit: 'events/s',
+    baseline: baseDelivered, ratio: delivered / baseDelivered,
+    target: `≥ ${TARGETS.fanout.toLocaleString('en-US')}`, pass: delivered >= TARGETS.fanout, decimals: 0,
+    note: `${fmt(perSub, 0)} events per subscriber in ${fmt(seconds, 2)} s (token events are coalesced every ${TOKEN_FLUSH_MS} ms, so one live run yields at most ~${fmt(1000 / TOKEN_FLUSH_MS, 0)} events/s per subscriber: ceiling ${fmt((subscribers * 1000) / TOKEN_FLUSH_MS, 0)} events/s); Helix CPU ${fmt((cpu / seconds) * 100, 0)}% of one core`,
+  });
+  rows.push({
+    section: '3', metric: 'fan-out capacity (events per server CPU-s)', helix: perCpu, unit: 'events/s', decimals: 0,
+    baseline: basePerCpu, ratio: perCpu / basePerCpu,
+    target: `≥ ${TARGETS.fanout.toLocaleString('en-US')}`, pass: perCpu >= TARGETS.fanout,
+    note: `p99 spread of one event across subscribers ${fmt(median(results.map((x) => x.spreadP99)), 1)} ms`,
+  });
+  details.fanout = { helix: results, baseline };
+}
+
+/** Opens `count` streams, `step` at a time, each counted as open at its first event (the heartbeat). */
+async function openMany(count: number, open: (onEvent: (event: SseEvent, at: number) => void) => SseStream): Promise<SseStream[]> {
+  const streams: SseStream[] = [];
+  const step = 250;
+  for (let i = 0; i < count; i += step) {
+    const opened: Array<Promise<void>> = [];
+    for (let k = i; k < Math.min(count, i + step); k++) {
+      let resolveOpen!: () => void;
+      let rejectOpen!: (error: Error) => void;
+      opened.push(new Promise<void>((resolve, reject) => ((resolveOpen = resolve), (rejectOpen = reject))));
+      const stream = open(() => resolveOpen());
+      stream.done.then(() => rejectOpen(new Error('stream ended early')), rejectOpen);
+      streams.push(stream);
+    }
+    await Promise.all(opened);
+  }
+  return streams;
+}
+
+function openIdle(port: number, runId: string, count: number): Promise<SseStream[]> {
+  return openMany(count, (onEvent) => runEvents(port, runId, onEvent));
+}
+
+async function startBaselineSse(): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawnLogged('baseline-sse', process.execPath, ['-r', '@swc-node/register', join(__dirname, 'lib', 'baseline-sse.ts')], {
+    cwd: ROOT, env: { ...process.env, PORT: String(port), NODE_OPTIONS: '' },
+  });
+  await waitReady(child, port, '/ok', 30_000);
+  return { port, pid: child.pid, stop: () => child.stop() };
+}
+
+async function waitState(port: number, runId: string, state: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    const run = await expectJson<{ state: string }>(port, 'GET', `/api/v1/runs/${runId}`);
+    if (run.state === state) return;
+    last = run.state;
+    await sleep(50);
+  }
+  throw new Error(`run ${runId} is ${last}, not ${state}, after ${timeoutMs} ms`);
+}
+
+async function sectionRss(mock: MockProcess, entry: string | undefined, dataDir: string): Promise<void> {
+  const { connections, reps } = CFG.rss;
+  log(`4. idle connections: ${reps} × ${connections} SSE streams on a run awaiting approval (fresh Helix each)`);
+  const perConn: number[] = [];
+  const raw: Array<{ before: number; after: number }> = [];
+  for (let r = 0; r < reps; r++) {
+    const helix = await startHelix({ entry, port: await freePort(), mockUrl: mock.url, dataDir, name: `helix-rss-${r}`, nodeArgs: helixNodeArgs(), ipc: helixIpc() });
+    try {
+      const conversation = await newConversation(helix.port);
+      const run = await postMessage(helix.port, conversation, 'MOCK:{"plan":true}', 'plan');
+      await waitState(helix.port, run.id, 'AWAIT_APPROVAL');
+      // warm up the SSE path (code, JIT, pools), then let it settle
+      const warm = await openIdle(helix.port, run.id, 200);
+      warm.forEach((s) => s.close());
+      await sleep(1500);
+      const before = rssKb(helix.pid);
+      const streams = await openIdle(helix.port, run.id, connections);
+      await sleep(3000);
+      const after = rssKb(helix.pid);
+      raw.push({ before, after });
+      perConn.push((after - before) / connections);
+      if (PROFILE) {
+        // diagnostics only (after the figure was taken): what is live after a full GC
+        streams.forEach((s) => s.close());
+        await sleep(1000);
+        const idle = await helixMemory(helix);
+        helix.child.proc.send({ benchHeap: 'start' });
+        const again = await openIdle(helix.port, run.id, connections);
+        await sleep(1000);
+        const heapFile = join(PROF_DIR, `idle-connections-${r}.heapprofile`);
+        const written = await new Promise<string | null>((resolve) => {
+          const timer = setTimeout(() => resolve(null), 60_000);
+          const onMessage = (message: { benchHeapWritten?: string | null }) => {
+            if (message && 'benchHeapWritten' in message) {
+              clearTimeout(timer);
+              helix.child.proc.off('message', onMessage);
+              resolve(message.benchHeapWritten ?? null);
+            }
+          };
+          helix.child.proc.on('message', onMessage);
+          helix.child.proc.send({ benchHeap: 'stop', file: heapFile });
+        });
+        if (written) notes.push(`live heap allocated while opening ${connections} idle connections:\n${summariseHeapProfile(written, 15, connections)}`);
+        const open = await helixMemory(helix);
+        if (idle && open) {
+          const per = (k: keyof NodeJS.MemoryUsage) => fmt((open[k] - idle[k]) / 1024 / connections, 1);
+          notes.push(`memory per idle connection after a forced full GC (rep ${r + 1}): rss ${per('rss')} KB, V8 heap used ${per('heapUsed')} KB, heap total ${per('heapTotal')} KB, external ${per('external')} KB, array buffers ${per('arrayBuffers')} KB`);
+        }
+        again.forEach((s) => s.close());
+        await sleep(300);
+        continue;
+      }
+      streams.forEach((s) => s.close());
+      await sleep(300);
+    } finally {
+      await helix.child.stop();
+    }
+  }
+  const basePerConn: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const server = await startBaselineSse();
+    try {
+      const warm = await openMany(200, (onEvent) => openSse({ port: server.port, path: '/events', onEvent }));
+      warm.forEach((s) => s.close());
+      await sleep(1500);
+      const before = rssKb(server.pid);
+      const streams = await openMany(connections, (onEvent) => openSse({ port: server.port, path: '/events', onEvent }));
+      await sleep(3000);
+      basePerConn.push((rssKb(server.pid) - before) / connections);
+      streams.forEach((s) => s.close());
+      await sleep(300);
+    } finally {
+      await server.stop();
+    }
+  }
+  const kb = median(perConn);
+  const baseKb = median(basePerConn);
+  rows.push({
+    section: '4', metric: `RSS per idle SSE connection @${connections} (KB)`, helix: kb, unit: 'KB', decimals: 1,
+    baseline: baseKb, ratio: kb / baseKb,
+    target: `≤ ${TARGETS.rssKb} KB`, pass: kb <= TARGETS.rssKb,
+    note: `RSS ${fmt(median(raw.map((x) => x.before)) / 1024, 0)} → ${fmt(median(raw.map((x) => x.after)) / 1024, 0)} MB`,
+  });
+  details.rss = { helix: raw, helixPerConnection: perConn, baselinePerConnection: basePerConn };
+}
+
+const COUNTED_TABLES = ['runs', 'messages', 'run_events', 'spans', 'approvals', 'usage_daily', 'conversations'];
+
+async function tableCounts(client: pg.Client): Promise<Record<string, number>> {
+  const res = await client.query<{ relname: string }>(
+    `SELECT relname FROM pg_stat_user_tables WHERE schemaname = 'public' AND relname <> '_prisma_migrations'`,
+  );
+  const counts: Record<string, number> = {};
+  for (const { relname } of res.rows) {
+    const c = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM "${relname}"`);
+    counts[relname] = Number(c.rows[0].n);
+  }
+  return counts;
+}
+
+async function sectionDb(mock: MockProcess, entry: string | undefined): Promise<void> {
+  const { tokens, reps, pacedDelayMs } = CFG.db;
+  const adminUrl = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  log(`5. persistence: ${tokens}-token answers on PostgreSQL (${adminUrl.replace(/\/\/[^@/]*@/, '//***@')}) through a counting proxy`);
+  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    rows.push({ section: '5', metric: 'rows per answer', unit: 'rows', note: `skipped: PostgreSQL not reachable at ${adminUrl.replace(/\/\/[^@/]*@/, '//***@')} (${(error as Error).message}); set BENCH_PG_URL` });
+    return;
+  }
+  const dbName = `helix_bench_${process.pid}`;
+  const url = new URL(adminUrl);
+  const proxy = await startPgProxy(url.hostname, Number(url.port || 5432));
+  let helix: Helix | undefined;
+  let client: pg.Client | undefined;
+  try {
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    const drop = async () => {
+      const other = new pg.Client({ connectionString: adminUrl });
+      await other.connect();
+      await other.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).finally(() => other.end());
+    };
+    cleanups.add(drop);
+    const direct = new URL(adminUrl);
+    direct.pathname = `/${dbName}`;
+    const viaProxy = new URL(direct.toString());
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    viaProxy.searchParams.set('sslmode', 'disable');
+    helix = await startHelix({ entry, port: await freePort(), mockUrl: mock.url, databaseUrl: viaProxy.toString(), name: 'helix-pg', nodeArgs: helixNodeArgs(), ipc: helixIpc() });
+    client = new pg.Client({ connectionString: direct.toString() });
+    await client.connect();
+    const hx = helixRunner(helix.port);
+    await batch(hx, 1, 10); // warm-up
+
+    const measure = async (text: string) => {
+      const [conversation] = await hx.prepare(1);
+      const before = await tableCounts(client!);
+      // let the write-behind of earlier work drain, then count from zero
+      await sleep(300);
+      proxy.reset();
+      const run = await postMessage(helix!.port, conversation, text);
+      let received = 0;
+      const stream = runEvents(helix!.port, run.id, (event) => {
+        if (event.event === 'token') received += countTokens(helixText(event));
+      });
+      await stream.done;
+      // the run may still write after `done` (final state, usage): wait for quiet
+      let last = -1;
+      for (let i = 0; i < 50; i++) {
+        await sleep(200);
+        const c = proxy.counts().roundTrips;
+        if (c === last) break;
+        last = c;
+      }
+      const counts = proxy.counts();
+      const after = await tableCounts(client!);
+      const added: Record<string, number> = {};
+      for (const [name, n] of Object.entries(after)) if (n !== (before[name] ?? 0)) added[name] = n - (before[name] ?? 0);
+      if (received !== tokens) throw new Error(`persistence run received ${received} of ${tokens} tokens`);
+      const events = await client!.query<{ n: string }>(`SELECT count(*)::text AS n FROM run_events WHERE run_id = $1`, [run.id]);
+      return { rows: sum(Object.values(added)), added, counts, events: Number(events.rows[0].n) };
+    };
+
+    const fast: Array<Awaited<ReturnType<typeof measure>>> = [];
+    for (let r = 0; r < reps; r++) fast.push(await measure(directive(tokens)));
+    log(`5. persistence: one ${tokens}-token answer paced at ${pacedDelayMs} ms per token (~${Math.round(1000 / pacedDelayMs)} tokens/s, like a hosted model)`);
+    const paced = await measure(`bench MOCK:{"tokens":${tokens},"delayMs":${pacedDelayMs}}`);
+    const describe = (m: (typeof fast)[number]) =>
+      `${Object.entries(m.added).map(([k, v]) => `${k} ${v}`).join(', ')}; statements ${Object.entries(m.counts.statements).map(([k, v]) => `${k} ${v}`).join(', ')}`;
+    const fastRows = median(fast.map((m) => m.rows));
+    const fastTx = median(fast.map((m) => m.counts.transactions));
+    const fastWrites = median(fast.map((m) => m.counts.writeTransactions));
+    rows.push({
+      section: '5', metric: `rows per ${tokens}-token answer, mock at full speed`, helix: fastRows, unit: 'rows', decimals: 0,
+      target: `≤ ${TARGETS.rows}`, pass: fastRows <= TARGETS.rows, note: describe(fast[Math.floor(fast.length / 2)]),
+    });
+    rows.push({
+      section: '5', metric: 'transactions (writes) per answer, full speed', helix: fastTx, unit: 'tx', decimals: 0,
+      note: `${fmt(fastWrites, 0)} write transactions, ${fmt(median(fast.map((m) => m.counts.roundTrips)), 0)} round trips`,
+    });
+    rows.push({
+      section: '5', metric: `rows per ${tokens}-token answer, paced ${Math.round(1000 / pacedDelayMs)} tok/s`, helix: paced.rows, unit: 'rows', decimals: 0,
+      target: `≤ ${TARGETS.rows}`, pass: paced.rows <= TARGETS.rows, note: describe(paced),
+    });
+    rows.push({
+      section: '5', metric: 'transactions (writes) per answer, paced', helix: paced.counts.transactions, unit: 'tx', decimals: 0,
+      note: `${paced.counts.writeTransactions} write transactions, ${paced.counts.roundTrips} round trips`,
+    });
+    details.db = { fast, paced };
+    const texts = Object.entries(fast[Math.floor(fast.length / 2)].counts.byText).sort((a, b) => b[1] - a[1]);
+    notes.push(`statements of one ${tokens}-token answer at full speed (PostgreSQL wire protocol, count × text):\n${texts.map(([t, n]) => `  ${String(n).padStart(3)} × ${t}`).join('\n')}`);
+    if (proxy.counts().unparsedConnections) notes.push('warning: some PostgreSQL connections used TLS and were not counted');
+  } finally {
+    await client?.end().catch(() => undefined);
+    await helix?.child.stop();
+    await proxy.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await admin.end().catch(() => undefined);
+    cleanups.clear();
+  }
+}
+
+/** Runs one section; a failure is reported in the table instead of ending the benchmark. */
+async function section(id: string, name: string, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    const message = (error as Error).message.split('\n').slice(0, 6).join(' | ');
+    rows.push({ section: id, metric: name, unit: '', note: `FAILED: ${message}` });
+    log(`section ${id} (${name}) failed: ${message}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// machine and output
+
+function machine(): Record<string, string> {
+  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
+  let commit = '?';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    if (dirty) commit += ' (+ uncommitted changes in src/)';
+  } catch {
+    /* not a git checkout */
+  }
+  return {
+    cpu: `${cpu}, ${os.cpus().length} cores`,
+    memory: `${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    helix: commit,
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  };
+}
+
+function render(markdown: boolean): string {
+  const header = ['#', 'metric', 'Helix', 'baseline', 'Helix/baseline', 'LangGraph', 'Helix/LangGraph', 'target', 'result'];
+  const body = rows.map((r) => [
+    r.section,
+    r.metric,
+    fmt(r.helix, r.decimals ?? 1),
+    r.baseline !== undefined ? fmt(r.baseline, r.decimals ?? 1) : '',
+    r.ratio !== undefined ? fmt(r.ratio, 2) : '',
+    r.peer !== undefined ? fmt(r.peer, r.decimals ?? 1) : '',
+    r.helixPerPeer !== undefined ? fmt(r.helixPerPeer, 2) : '',
+    r.target ?? '',
+    r.pass === undefined ? '' : r.pass ? 'PASS' : 'MISS',
+  ]);
+  const withNotes = rows.filter((r) => r.note).map((r) => `${r.section} ${r.metric}: ${r.note}`);
+  return [table([header, ...body], markdown), '', ...withNotes].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function raiseFdLimitOrReexec(): Promise<boolean> {
+  if (process.env.HELIX_BENCH_REEXEC) return false;
+  const soft = Number(execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim());
+  const needed = CFG.rss.connections * 2 + 2000;
+  if (!ONLY.has('rss') || !Number.isFinite(soft) || soft >= needed) return false;
+  log(`raising the open-file limit (ulimit -n ${soft} < ${needed}) and restarting`);
+  const child = spawn('sh', ['-c', `ulimit -n ${needed} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"`, process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit', env: { ...process.env, HELIX_BENCH_REEXEC: '1' },
+  });
+  const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  if (await raiseFdLimitOrReexec()) return;
+  const started = Date.now();
+  mkdirSync(SCRATCH, { recursive: true });
+  if (PROFILE) {
+    rmSync(PROF_DIR, { recursive: true, force: true });
+    mkdirSync(PROF_DIR, { recursive: true });
+  }
+  const soft = Number(execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim());
+  if (ONLY.has('rss') && soft < CFG.rss.connections + 500) {
+    CFG.rss.connections = Math.max(100, soft - 500);
+    notes.push(`open-file limit ${soft}: idle connections measured with ${CFG.rss.connections} instead of 5,000`);
+  }
+  const info = machine();
+  log(`machine: ${Object.entries(info).map(([k, v]) => `${k} ${v}`).join(' · ')}`);
+
+  let entry: string | undefined;
+  if (!FROM_SRC) {
+    log(`building Helix${option('helix-src') ? ` from ${option('helix-src')}` : ''} …`);
+    const built = await buildHelix(option('helix-src'));
+    if (built.error) {
+      notes.push(`build failed (${built.error}); Helix ran from src/ through @swc-node/register`);
+      log(`build failed, running src/ through swc: ${built.error}`);
+    }
+    entry = built.entry && !built.error ? built.entry : undefined;
+  }
+  const mock = await startMockProcess();
+  log(`mock provider at ${mock.url}`);
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'helix-bench-'));
+  let helix: Helix | undefined;
+  let peer: Peer | undefined;
+  try {
+    if (WITH_PEER) {
+      try {
+        await ensurePeerInstalled(log);
+        log('starting the peer (LangGraph.js API server, in-memory) …');
+        peer = await startPeer(mock.url, await freePort(), 100);
+      } catch (error) {
+        const reason = (error as Error).message.split('\n').slice(0, 8).join(' | ');
+        notes.push(`peer not measured: ${reason}`);
+        log(`peer could not run: ${reason}`);
+      }
+    }
+    if (ONLY.has('ttft') || ONLY.has('throughput') || ONLY.has('fanout')) {
+      if (!NO_HELIX) {
+        log('starting Helix (embedded PGlite) …');
+        helix = await startHelix({ entry, port: await freePort(), mockUrl: mock.url, dataDir, nodeArgs: helixNodeArgs(), ipc: helixIpc() });
+      }
+      if (ONLY.has('ttft')) await section('1', 'time to first token', () => sectionTtft(mock, helix, peer));
+      if (ONLY.has('throughput')) await section('2', 'throughput', () => sectionThroughput(mock, helix, peer));
+      await peer?.child.stop();
+      peer = undefined;
+      const h = helix;
+      if (ONLY.has('fanout') && h) await section('3', 'fan-out', () => sectionFanout(mock, h));
+      await helix?.child.stop();
+      helix = undefined;
+    }
+    await peer?.child.stop();
+    if (ONLY.has('rss')) await section('4', 'idle connections', () => sectionRss(mock, entry, dataDir));
+    if (ONLY.has('db')) await section('5', 'persistence', () => sectionDb(mock, entry));
+  } finally {
+    jsonAgent.destroy();
+    await helix?.child.stop();
+    await peer?.child.stop();
+    await stopAll();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const peerLine = WITH_PEER
+    ? peer !== undefined || !notes.some((n) => n.startsWith('peer not measured'))
+      ? `peer: LangGraph.js API server ${PEER_VERSIONS['@langchain/langgraph-api']} (langgraph ${PEER_VERSIONS['@langchain/langgraph']}, @langchain/openai ${PEER_VERSIONS['@langchain/openai']}), in-memory, createReactAgent, stream_mode messages-tuple, 100 jobs per worker`
+      : ''
+    : 'peer: not run (--no-peer)';
+  const out = [
+    '',
+    `Helix benchmark — ${Object.entries(info).map(([k, v]) => `${k}: ${v}`).join(' · ')}`,
+    `median of repetitions (TTFT ${CFG.ttft.reps}×${CFG.ttft.concurrency} runs of ${CFG.ttft.tokens} tokens; throughput ${CFG.tp1.reps}×1×${CFG.tp1.tokens} and ${CFG.tp100.reps}×${CFG.tp100.concurrency}×${CFG.tp100.tokens} tokens; fan-out ${CFG.fanout.reps}×; RSS ${CFG.rss.reps}×; persistence ${CFG.db.reps}×)${QUICK ? ' — QUICK MODE, indicative only' : ''}`,
+    peerLine,
+    '',
+    render(false),
+    ...(notes.length ? ['', ...notes] : []),
+    '',
+    `total ${fmt((Date.now() - started) / 1000, 0)} s`,
+  ].join('\n');
+  process.stdout.write(`${out}\n`);
+  if (flag('markdown')) process.stdout.write(`\n${render(true)}\n`);
+  const jsonFile = option('json');
+  if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ machine: info, config: CFG, rows, notes, details }, null, 2));
+}
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+  await stopAll();
+  process.exit(1);
+});
