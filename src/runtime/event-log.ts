@@ -1,7 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import { PrismaService } from '../database/prisma.service';
-import type { Prisma } from '../generated/prisma/client';
 import { EventBus } from './event-bus';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
 
@@ -10,6 +9,8 @@ export const TOKEN_FLUSH_MS = 20;
 /** A finished run's events stay in memory this long for quick reconnects, then come from the table. */
 const RETAIN_MS = 30_000;
 const RETRY_MS = 500;
+/** events per INSERT (5 parameters each, well under PostgreSQL's 65,535) */
+const MAX_BATCH = 1000;
 const PAGE = 1000;
 
 /** Per-run state of the process that is writing the run (the lease holder). */
@@ -204,13 +205,9 @@ export class EventLog implements OnApplicationShutdown {
   /** Inserts queued events batch after batch (in seq order), then makes them visible. */
   private async drain(): Promise<void> {
     while (this.queue.length) {
-      const batch = this.queue;
-      this.queue = [];
+      const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        await this.prisma.runEvent.createMany({
-          data: batch.map((e) => ({ runId: e.runId, seq: e.seq, type: e.type, data: e.data as Prisma.InputJsonValue, at: e.at })),
-          skipDuplicates: true,
-        });
+        await this.insert(batch);
       } catch (error) {
         // keep the events and their order; the database may come back
         this.logger.error(`Could not persist ${batch.length} run events, retrying: ${String(error)}`);
@@ -232,6 +229,22 @@ export class EventLog implements OnApplicationShutdown {
     if (writer && !writer.done) return false;
     const last = await this.prisma.runEvent.findFirst({ where: { runId }, orderBy: { seq: 'desc' }, select: { seq: true, type: true } });
     return last?.type === 'done' && last.seq <= seq;
+  }
+
+  /**
+   * One multi-row INSERT, written as SQL: on the hottest path of every run it costs about a
+   * third of the equivalent createMany (no query compilation, no wrapping transaction).
+   */
+  private async insert(batch: RunEvent[]): Promise<void> {
+    const params: unknown[] = [];
+    const rows = batch.map((event) => {
+      const n = params.push(event.runId, event.seq, event.type, JSON.stringify(event.data), event.at);
+      return `($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}::jsonb, $${n})`;
+    });
+    await this.prisma.$executeRawUnsafe(
+      `INSERT INTO run_events (run_id, seq, type, data, at) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`,
+      ...params,
+    );
   }
 
   private async readAfter(runId: string, after: number, limit: number): Promise<RunEvent[]> {
