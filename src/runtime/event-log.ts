@@ -80,21 +80,23 @@ export class EventLog implements OnApplicationShutdown {
 
   /** Emits `done`, persists everything and releases the run's live channel. */
   async finish(runId: string, state: string): Promise<void> {
-    const writer = this.writer(runId);
     this.emit(runId, 'done', { runId, state });
+    await this.suspend(runId);
+    this.bus.end(runId);
+  }
+
+  /**
+   * Stops writing (after `done`, or while the run waits for approval or a reply, or this process
+   * stops). Its events stay in memory a while for reconnects, then readers use the table.
+   */
+  async suspend(runId: string): Promise<void> {
+    const writer = this.writers.get(runId);
+    if (!writer) return;
     writer.done = true;
     await this.flush(runId);
-    this.bus.end(runId);
     setTimeout(() => {
       if (this.writers.get(runId) === writer) this.writers.delete(runId);
     }, RETAIN_MS).unref();
-  }
-
-  /** Stops writing without `done` (the run waits for approval / a reply, or this process stops). */
-  async suspend(runId: string): Promise<void> {
-    await this.flush(runId);
-    const writer = this.writers.get(runId);
-    if (writer) writer.done = true;
   }
 
   /**

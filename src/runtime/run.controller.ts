@@ -44,7 +44,7 @@ export class RunController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    await this.runs.get(auth, id);
+    await this.runs.assertVisible(auth, id);
     const after = resumePoint(query, request);
     if (wantsJson(request)) {
       const events = await this.events.page(id, after, query.limit);

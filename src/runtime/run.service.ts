@@ -85,6 +85,13 @@ export class RunService {
     return toRunView(await this.find(auth, runId));
   }
 
+  /** 404 unless the caller may read the run (one small query: event streams connect by the thousand). */
+  async assertVisible(auth: AuthContext, runId: string): Promise<void> {
+    const where = auth.streamRunId === runId ? { id: runId } : { id: runId, conversation: { workspaceId: auth.workspaceId, deletedAt: null } };
+    const run = await this.prisma.run.findFirst({ where, select: { id: true } });
+    if (!run) throw new NotFoundException(`Run ${runId} not found`);
+  }
+
   async latest(auth: AuthContext, conversationId: string): Promise<RunView> {
     await this.conversations.find(auth, conversationId);
     const run = await this.prisma.run.findFirst({ where: { conversationId }, orderBy: { createdAt: 'desc' } });
