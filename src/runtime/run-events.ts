@@ -33,8 +33,3 @@ export interface PlanStep {
 export type RunEvent = {
   [K in RunEventType]: { runId: string; seq: number; type: K; data: RunEventPayloads[K]; at: Date };
 }[RunEventType];
-
-export const RUN_EVENT_TYPES: readonly RunEventType[] = [
-  'status', 'token', 'reasoning', 'plan', 'tool.start', 'tool.end', 'approval', 'sources', 'context',
-  'token_warning', 'usage', 'error', 'done',
-];

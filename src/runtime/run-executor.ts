@@ -73,10 +73,6 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     return true;
   }
 
-  isActive(runId: string): boolean {
-    return this.active.has(runId);
-  }
-
   async onApplicationBootstrap(): Promise<void> {
     this.endedSubscription = this.runs.ended$.subscribe((conversationId) => void this.startQueued(conversationId));
     // the embedded database is locked to this process: every lease in it belongs to a dead one
