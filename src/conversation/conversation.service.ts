@@ -27,6 +27,18 @@ export interface NewMessage {
 
 const DEFAULT_TITLE = 'New conversation';
 
+interface RawMessage {
+  id: string;
+  conversation_id: string;
+  run_id: string | null;
+  seq: number;
+  role: MessageRole;
+  content: string;
+  parts: MessageParts | null;
+  tool_call_id: string | null;
+  created_at: Date | string;
+}
+
 @Injectable()
 export class ConversationService {
   constructor(private readonly prisma: PrismaService) {}
@@ -136,24 +148,30 @@ export class ConversationService {
    * to make the message part of a larger unit of work (the user message + its run).
    */
   async appendMessage(db: Db, message: NewMessage): Promise<MessageView> {
-    const { lastSeq } = await db.conversation.update({
-      where: { id: message.conversationId },
-      data: { lastSeq: { increment: 1 } },
-      select: { lastSeq: true },
-    });
-    const row = await db.message.create({
-      data: {
-        id: newId('msg'),
-        conversationId: message.conversationId,
-        runId: message.runId ?? null,
-        seq: lastSeq,
-        role: message.role,
-        content: message.content,
-        parts: (message.parts ?? {}) as Prisma.InputJsonObject,
-        toolCallId: message.toolCallId ?? null,
-      },
-    });
-    return toMessageView(row);
+    // one statement for the seq bump and the insert: this runs several times on every run
+    const [row] = await db.$queryRaw<RawMessage[]>`
+      WITH bumped AS (
+        UPDATE conversations SET last_seq = last_seq + 1, updated_at = now()
+        WHERE id = ${message.conversationId} RETURNING last_seq
+      )
+      INSERT INTO messages (id, conversation_id, run_id, seq, role, content, parts, tool_call_id)
+      SELECT ${newId('msg')}, ${message.conversationId}, ${message.runId ?? null}, bumped.last_seq,
+             ${message.role}::"MessageRole", ${message.content}, ${JSON.stringify(message.parts ?? {})}::jsonb,
+             ${message.toolCallId ?? null}
+      FROM bumped
+      RETURNING id, conversation_id, run_id, seq, role::text AS role, content, parts, tool_call_id, created_at`;
+    if (!row) throw new NotFoundException(`Conversation ${message.conversationId} not found`);
+    return {
+      id: row.id,
+      conversationId: row.conversation_id,
+      runId: row.run_id,
+      seq: row.seq,
+      role: row.role,
+      content: row.content,
+      parts: row.parts ?? {},
+      toolCallId: row.tool_call_id,
+      createdAt: new Date(row.created_at).toISOString(),
+    };
   }
 
   /** Every message of a conversation in order, for building the model's context window. */

@@ -14,7 +14,7 @@ import { EventLog } from './event-log';
 import type { PlanStep } from './run-events';
 import { RunFsm } from './run-fsm';
 import { RunStore } from './run-store';
-import { readUsage } from './run.view';
+import { readUsage, type RunUsage } from './run.view';
 import { InterruptedAnswers } from './interrupted-answers';
 import { StreamedAnswer } from './streamed-answer';
 import { ToolStep } from './tool-step';
@@ -113,10 +113,10 @@ export class AgentLoop {
     );
     const steps = parsePlan(result.text);
     if (!steps) throw new RunStop('FAILED', 'bad_plan', 'The model did not return a usable plan; try again or use react mode.');
-    run = await this.addUsage(run, result.usage, context);
+    const usage = await this.addUsage(run, result.usage, context);
     this.events.emit(run.id, 'plan', { steps });
     this.events.emit(run.id, 'status', { phase: 'waiting', text: 'Waiting for plan approval' });
-    await this.runs.transition(run, 'AWAIT_APPROVAL', { plan: { steps } as unknown as Prisma.InputJsonValue });
+    await this.runs.transition(run, 'AWAIT_APPROVAL', { plan: { steps } as unknown as Prisma.InputJsonValue, usage: { ...usage } });
     await this.events.suspend(run.id);
   }
 
@@ -189,12 +189,14 @@ export class AgentLoop {
       const last = answer.end();
       if (last.diverged !== undefined) await this.interrupted.keep(run, last.diverged);
       if (last.emit) this.events.token(run.id, last.emit);
-      run = await this.addUsage(run, usage, context);
+      const total = await this.addUsage(run, usage, context);
       const text = answer.text;
       partial.text = '';
       const calls = [...toolCalls, ...invalid.map((i) => i.call)];
       await this.events.flush(run.id);
-      await this.prisma.$transaction(async (tx) => {
+      const write = <T>(fn: (tx: Prisma.TransactionClient) => Promise<T>) =>
+        invalid.length ? this.prisma.$transaction(fn) : fn(this.prisma);
+      await write(async (tx) => {
         await this.conversations.appendMessage(tx, {
           conversationId: run.conversationId,
           runId: run.id,
@@ -218,29 +220,31 @@ export class AgentLoop {
         this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args: call.arguments });
         this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: false, output: error, durationMs: 0 });
       }
-      if (calls.length) continue;
-      this.emitUsage(run);
-      await this.runs.finish(run, 'SUCCEEDED');
+      if (calls.length) {
+        run = await this.runs.update(run, { usage: { ...total } });
+        continue;
+      }
+      this.emitUsage(run, total);
+      await this.runs.finish(run, 'SUCCEEDED', { usage: { ...total } });
       return;
     }
   }
 
-  private async addUsage(run: Run, usage: Usage | undefined, context: RunContext): Promise<Run> {
-    if (!usage) return run;
+  /** The run's usage with this call's added (and the budget charged); written with the next run update. */
+  private async addUsage(run: Run, usage: Usage | undefined, context: RunContext): Promise<RunUsage> {
+    const total = readUsage(run.usage);
+    if (!usage) return total;
     const info = await this.router.describe(run.model as unknown as ModelRef, context.workspaceId);
     const cost = ModelCatalog.cost(usage, info);
-    const total = readUsage(run.usage);
-    const next = {
+    await this.budget.record(context.workspaceId, { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cost });
+    return {
       promptTokens: total.promptTokens + usage.promptTokens,
       completionTokens: total.completionTokens + usage.completionTokens,
       cost: Number((total.cost + cost).toFixed(6)),
     };
-    await this.budget.record(context.workspaceId, { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cost });
-    return this.runs.update(run, { usage: next });
   }
 
-  private emitUsage(run: Run): void {
-    const usage = readUsage(run.usage);
+  private emitUsage(run: Run, usage = readUsage(run.usage)): void {
     this.events.emit(run.id, 'usage', { ...usage, totalTokens: usage.promptTokens + usage.completionTokens });
   }
 
