@@ -142,7 +142,7 @@ export class AgentLoop {
       }
       const budget = await this.budget.check(context.workspaceId);
       if (!budget.allowed) throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', budget.reason ?? 'The daily budget is used up.');
-      if (echo === undefined) run = await this.runs.update(run, { step: { increment: 1 } });
+      if (echo === undefined) run = await this.runs.nextStep(run);
 
       this.events.emit(run.id, 'status', { phase: 'thinking', text: echo === undefined ? 'Thinking' : 'Resuming after a restart' });
       const answer = new StreamedAnswer(echo);

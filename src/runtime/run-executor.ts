@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseHandle } from '../database/database-handle';
 import { Prisma, PrismaService } from '../database/prisma.service';
 import { AgentLoop, type RunStart } from './agent-loop';
-import { pendingOf, RunStore } from './run-store';
+import { pendingOf, type PendingAction, RunStore } from './run-store';
 
 const LEASE_MS = 30_000;
 const RENEW_MS = 10_000;
@@ -117,8 +117,8 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
       this.logger.error(`Run ${runId} crashed the executor: ${error instanceof Error ? error.stack : String(error)}`);
     } finally {
       clearInterval(renew);
-      await this.prisma.run
-        .updateMany({ where: { id: runId, leaseOwner: this.instanceId }, data: { leaseOwner: null, leaseUntil: null } })
+      await this.prisma
+        .$executeRaw`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ${runId} AND lease_owner = ${this.instanceId}`
         .catch(() => undefined);
       this.active.delete(runId);
       finish();
@@ -136,15 +136,12 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     }
   }
 
+  /** Hand-written SQL: it runs at every start and every renewal of every run. */
   private async takeLease(runId: string): Promise<boolean> {
     const now = new Date();
-    const { count } = await this.prisma.run.updateMany({
-      where: {
-        id: runId,
-        OR: [{ leaseOwner: null }, { leaseUntil: { lt: now } }, { leaseOwner: this.instanceId }],
-      },
-      data: { leaseOwner: this.instanceId, leaseUntil: new Date(now.getTime() + LEASE_MS) },
-    });
+    const count = await this.prisma.$executeRaw`
+      UPDATE runs SET lease_owner = ${this.instanceId}, lease_until = ${new Date(now.getTime() + LEASE_MS)}
+      WHERE id = ${runId} AND (lease_owner IS NULL OR lease_until < ${now} OR lease_owner = ${this.instanceId})`;
     return count === 1;
   }
 
@@ -173,11 +170,12 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   /** Starts the oldest queued run of a conversation once no other run of it is live. */
   private async startQueued(conversationId: string): Promise<void> {
     try {
-      const live = await this.prisma.run.findMany({
-        where: { conversationId, state: { in: ['CREATED', 'PLANNING', 'EXECUTING', 'AWAIT_APPROVAL', 'AWAIT_USER'] } },
-        orderBy: { createdAt: 'asc' },
-      });
-      if (live.some((run) => pendingOf(run)?.type !== 'queued')) return;
+      // runs every time a run ends: hand-written SQL, only the two columns it needs
+      const live = await this.prisma.$queryRaw<{ id: string; pending_action: PendingAction | null }[]>`
+        SELECT id, pending_action FROM runs
+        WHERE conversation_id = ${conversationId} AND state::text IN ('CREATED', 'PLANNING', 'EXECUTING', 'AWAIT_APPROVAL', 'AWAIT_USER')
+        ORDER BY created_at ASC`;
+      if (live.some((run) => run.pending_action?.type !== 'queued')) return;
       const next = live[0];
       if (!next) return;
       await this.prisma.run.update({ where: { id: next.id }, data: { pendingAction: Prisma.DbNull } });

@@ -43,6 +43,14 @@ export class RunStore {
     return this.prisma.run.update({ where: { id: run.id }, data });
   }
 
+  /** Counts a new step (hand-written SQL: once per model call of every run). */
+  async nextStep(run: Run): Promise<Run> {
+    const [row] = await this.prisma.$queryRaw<{ step: number }[]>`
+      UPDATE runs SET step = step + 1, updated_at = now() WHERE id = ${run.id} RETURNING step`;
+    if (!row) throw new NotFoundException(`Run ${run.id} not found`);
+    return { ...run, step: row.step };
+  }
+
   async transition(run: Run, to: RunState, data: Prisma.RunUncheckedUpdateInput = {}): Promise<Run> {
     RunFsm.assertTransition(run.state, to);
     await this.events.flush(run.id);
