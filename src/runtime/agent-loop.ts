@@ -96,7 +96,7 @@ export class AgentLoop {
     const conversation = await this.conversations.findById(run.conversationId);
     const workspace = await this.workspaces.settings(conversation.workspaceId);
     const settings = { ...workspace, ...(conversation.settings as object) };
-    return { workspaceId: conversation.workspaceId, settings, fallbacks: this.router.fallbacks(workspace) };
+    return { workspaceId: conversation.workspaceId, settings, fallbacks: this.router.fallbacks(settings) };
   }
 
   private async plan(run: Run, context: RunContext, signal: AbortSignal): Promise<void> {
