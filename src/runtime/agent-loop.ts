@@ -116,7 +116,7 @@ export class AgentLoop {
     const usage = await this.addUsage(run, result.usage, context);
     this.events.emit(run.id, 'plan', { steps });
     this.events.emit(run.id, 'status', { phase: 'waiting', text: 'Waiting for plan approval' });
-    await this.runs.transition(run, 'AWAIT_APPROVAL', { plan: { steps } as unknown as Prisma.InputJsonValue, usage: { ...usage } });
+    await this.runs.transition(run, 'AWAIT_APPROVAL', { plan: { steps }, usage });
     await this.events.suspend(run.id);
   }
 
@@ -221,11 +221,11 @@ export class AgentLoop {
         this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: false, output: error, durationMs: 0 });
       }
       if (calls.length) {
-        run = await this.runs.update(run, { usage: { ...total } });
+        run = await this.runs.update(run, { usage: total });
         continue;
       }
       this.emitUsage(run, total);
-      await this.runs.finish(run, 'SUCCEEDED', { usage: { ...total } });
+      await this.runs.finish(run, 'SUCCEEDED', { usage: total });
       return;
     }
   }

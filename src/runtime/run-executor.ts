@@ -4,9 +4,10 @@ import { hostname } from 'node:os';
 import { Subscription } from 'rxjs';
 import { AppConfig } from '../config/app-config';
 import { DatabaseHandle } from '../database/database-handle';
-import { Prisma, PrismaService } from '../database/prisma.service';
+import { PrismaService } from '../database/prisma.service';
 import { AgentLoop, type RunStart } from './agent-loop';
-import { pendingOf, type PendingAction, RunStore } from './run-store';
+import { pendingOf, RunStore } from './run-store';
+import { liveRunsOf, updateRun } from './run-sql';
 
 const LEASE_MS = 30_000;
 const RENEW_MS = 10_000;
@@ -170,15 +171,11 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   /** Starts the oldest queued run of a conversation once no other run of it is live. */
   private async startQueued(conversationId: string): Promise<void> {
     try {
-      // runs every time a run ends: hand-written SQL, only the two columns it needs
-      const live = await this.prisma.$queryRaw<{ id: string; pending_action: PendingAction | null }[]>`
-        SELECT id, pending_action FROM runs
-        WHERE conversation_id = ${conversationId} AND state::text IN ('CREATED', 'PLANNING', 'EXECUTING', 'AWAIT_APPROVAL', 'AWAIT_USER')
-        ORDER BY created_at ASC`;
+      const live = await liveRunsOf(this.prisma, conversationId);
       if (live.some((run) => run.pending_action?.type !== 'queued')) return;
       const next = live[0];
       if (!next) return;
-      await this.prisma.run.update({ where: { id: next.id }, data: { pendingAction: Prisma.DbNull } });
+      await updateRun(this.prisma, next.id, { pendingAction: null });
       this.submit(next.id);
     } catch (error) {
       this.logger.error(`Could not start the queued run of ${conversationId}: ${String(error)}`);

@@ -1,9 +1,10 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { Subject } from 'rxjs';
-import { Prisma, PrismaService } from '../database/prisma.service';
+import { PrismaService } from '../database/prisma.service';
 import type { Run } from '../generated/prisma/client';
 import { EventLog } from './event-log';
 import { RunFsm, RunState } from './run-fsm';
+import { RunChanges, selectRun, transitionRun, updateRun } from './run-sql';
 
 /** What a run is waiting for or doing that must survive a restart. */
 export type PendingAction =
@@ -15,8 +16,6 @@ export type PendingAction =
 export function pendingOf(run: Run): PendingAction | null {
   return (run.pendingAction as PendingAction | null) ?? null;
 }
-
-export const LIVE_STATES: RunState[] = ['CREATED', 'PLANNING', 'EXECUTING', 'AWAIT_APPROVAL', 'AWAIT_USER'];
 
 /**
  * Runs in the database and every state change. A transition first flushes the run's events so
@@ -34,16 +33,18 @@ export class RunStore {
   ) {}
 
   async load(runId: string): Promise<Run> {
-    const run = await this.prisma.run.findUnique({ where: { id: runId } });
+    const run = await selectRun(this.prisma, runId);
     if (!run) throw new NotFoundException(`Run ${runId} not found`);
     return run;
   }
 
-  async update(run: Run, data: Prisma.RunUncheckedUpdateInput): Promise<Run> {
-    return this.prisma.run.update({ where: { id: run.id }, data });
+  async update(run: Run, changes: RunChanges): Promise<Run> {
+    const updated = await updateRun(this.prisma, run.id, changes);
+    if (!updated) throw new NotFoundException(`Run ${run.id} not found`);
+    return updated;
   }
 
-  /** Counts a new step (hand-written SQL: once per model call of every run). */
+  /** Counts a new step (once per model call of every run). */
   async nextStep(run: Run): Promise<Run> {
     const [row] = await this.prisma.$queryRaw<{ step: number }[]>`
       UPDATE runs SET step = step + 1, updated_at = now() WHERE id = ${run.id} RETURNING step`;
@@ -51,29 +52,18 @@ export class RunStore {
     return { ...run, step: row.step };
   }
 
-  async transition(run: Run, to: RunState, data: Prisma.RunUncheckedUpdateInput = {}): Promise<Run> {
+  async transition(run: Run, to: RunState, changes: RunChanges = {}): Promise<Run> {
     RunFsm.assertTransition(run.state, to);
     await this.events.flush(run.id);
-    const terminal = RunFsm.isTerminal(to);
-    try {
-      return await this.prisma.run.update({
-        where: { id: run.id, state: run.state },
-        data: {
-          ...data,
-          state: to,
-          ...(terminal && { finishedAt: new Date(), pendingAction: Prisma.DbNull, leaseOwner: null, leaseUntil: null }),
-        } as Prisma.RunUncheckedUpdateInput,
-      });
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'P2025') throw error;
-      const current = await this.load(run.id);
-      throw new ConflictException(`Run ${run.id} is ${current.state}, not ${run.state}`);
-    }
+    const updated = await transitionRun(this.prisma, run.id, run.state, to, RunFsm.isTerminal(to), changes);
+    if (updated) return updated;
+    const current = await this.load(run.id);
+    throw new ConflictException(`Run ${run.id} is ${current.state}, not ${run.state}`);
   }
 
   /** Moves the run to a terminal state, then emits `done` and closes its event stream. */
-  async finish(run: Run, to: RunState, data: Prisma.RunUncheckedUpdateInput = {}): Promise<Run> {
-    const ended = await this.transition(run, to, data);
+  async finish(run: Run, to: RunState, changes: RunChanges = {}): Promise<Run> {
+    const ended = await this.transition(run, to, changes);
     await this.events.finish(run.id, to);
     this.ended$.next(run.conversationId);
     return ended;

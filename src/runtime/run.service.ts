@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { ConversationService } from '../conversation/conversation.service';
 import type { MessageView } from '../conversation/conversation.view';
 import { WorkspaceService } from '../conversation/workspace.service';
-import { Prisma, PrismaService } from '../database/prisma.service';
+import { PrismaService } from '../database/prisma.service';
 import type { Run } from '../generated/prisma/client';
 import { ModelRouter } from '../model/model-router';
 import { ModelError } from '../model/model.types';
@@ -13,7 +13,8 @@ import { StreamTokenService } from '../security/stream-token.service';
 import { EventLog } from './event-log';
 import { RunExecutor } from './run-executor';
 import { RunFsm } from './run-fsm';
-import { LIVE_STATES, pendingOf, RunStore } from './run-store';
+import { pendingOf, RunStore } from './run-store';
+import { insertRun, liveRunsOf } from './run-sql';
 import type { ApprovalDecisionDto, PostMessageDto, ReplyDto, ResumeRunDto } from './run.dto';
 import { RunView, toRunView } from './run.view';
 
@@ -52,25 +53,20 @@ export class RunService {
     const runId = newId('run');
     const { message, live, run } = await this.prisma.$transaction(async (tx) => {
       await this.conversations.lock(tx, conversationId);
-      const live = await tx.run.findFirst({
-        where: { conversationId, state: { in: LIVE_STATES } },
-        orderBy: { createdAt: 'desc' },
-      });
+      const live = (await liveRunsOf(tx, conversationId)).at(-1);
       if (live && policy === 'reject') {
         throw new ConflictException(
           `Conversation ${conversationId} already has a live run ${live.id} in state ${live.state}; wait for it, cancel it, or set settings.multitask to enqueue or interrupt`,
         );
       }
-      const run = await tx.run.create({
-        data: {
-          id: runId,
-          conversationId,
-          mode: dto.mode ?? 'react',
-          goal: dto.text,
-          model: { provider: model.provider, modelId: model.modelId },
-          maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
-          ...(live && { pendingAction: { type: 'queued' } }),
-        },
+      const run = await insertRun(tx, {
+        id: runId,
+        conversationId,
+        mode: dto.mode ?? 'react',
+        goal: dto.text,
+        model: { provider: model.provider, modelId: model.modelId },
+        maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
+        pendingAction: live ? { type: 'queued' } : null,
       });
       const message = await this.conversations.appendMessage(tx, { conversationId, runId, role: 'user', content: dto.text });
       return { message, live, run };
@@ -141,7 +137,7 @@ export class RunService {
       where: { id: approvalId },
       data: { status: dto.decision === 'approve' ? 'approved' : 'rejected', reason: dto.reason ?? null, decidedBy: auth.keyId ?? 'admin', decidedAt: new Date() },
     });
-    const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: Prisma.DbNull });
+    const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: null });
     this.executor.submit(runId);
     return toRunView(resumed);
   }
@@ -161,7 +157,7 @@ export class RunService {
     });
     await this.events.open(runId);
     this.events.emit(runId, 'tool.end', { callId: pending.callId, name: 'ask_user', ok: true, output: dto.text, durationMs: 0 });
-    const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: Prisma.DbNull });
+    const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: null });
     this.executor.submit(runId);
     return toRunView(resumed);
   }

@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
 import type { MessageView } from '../conversation/conversation.view';
 import { newId } from '../common/ids';
-import { Prisma, PrismaService } from '../database/prisma.service';
+import { PrismaService } from '../database/prisma.service';
 import type { Run } from '../generated/prisma/client';
 import type { ToolCall } from '../model/model.types';
 import { ToolHub } from '../tool/tool-hub';
 import type { ToolResult } from '../tool/tool.types';
 import { EventLog } from './event-log';
 import { pendingOf, RunStore } from './run-store';
+import { updateRun } from './run-sql';
 
 export type ToolStepOutcome = { kind: 'continue'; run: Run } | { kind: 'suspended' };
 
@@ -116,7 +117,7 @@ export class ToolStep {
         parts: { name: call.name, ok: result.ok },
         toolCallId: call.id,
       });
-      return tx.run.update({ where: { id: run.id }, data: { pendingAction: Prisma.DbNull } });
+      return (await updateRun(tx, run.id, { pendingAction: null }))!;
     });
     this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: result.ok, output, durationMs });
     return updated;

@@ -1,0 +1,138 @@
+import { Prisma } from '../database/prisma.service';
+import type { Run } from '../generated/prisma/client';
+import type { PendingAction } from './run-store';
+import type { PlanStep } from './run-events';
+import { RUN_STATES, RunFsm, type RunState } from './run-fsm';
+import type { RunUsage } from './run.view';
+
+/** What a state change or an update may write besides the state. `null` clears a field. */
+export interface RunChanges {
+  plan?: { steps: PlanStep[] };
+  usage?: RunUsage;
+  pendingAction?: PendingAction | null;
+  error?: { code: string; message: string };
+}
+
+/**
+ * The run statements every run executes several times, as hand-written SQL: through Prisma's
+ * client each costs about three times the CPU (query compilation), and they sit on the path to
+ * the first token. The row is mapped back to the Prisma `Run` type so callers do not change.
+ */
+const COLUMNS = Prisma.sql`id, conversation_id, state::text AS state, mode::text AS mode, goal, model, step,
+  max_steps, plan, pending_action, error, usage, last_event_seq, lease_owner, lease_until, created_at,
+  updated_at, finished_at`;
+
+interface RunRow {
+  id: string;
+  conversation_id: string;
+  state: Run['state'];
+  mode: Run['mode'];
+  goal: string;
+  model: Run['model'];
+  step: number;
+  max_steps: number;
+  plan: Run['plan'];
+  pending_action: Run['pendingAction'];
+  error: Run['error'];
+  usage: Run['usage'];
+  last_event_seq: number;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
+}
+
+function toRun(row: RunRow): Run {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    state: row.state,
+    mode: row.mode,
+    goal: row.goal,
+    model: row.model,
+    step: row.step,
+    maxSteps: row.max_steps,
+    plan: row.plan,
+    pendingAction: row.pending_action,
+    error: row.error,
+    usage: row.usage,
+    lastEventSeq: row.last_event_seq,
+    leaseOwner: row.lease_owner,
+    leaseUntil: row.lease_until && new Date(row.lease_until),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    finishedAt: row.finished_at && new Date(row.finished_at),
+  };
+}
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/** `SET …` assignments for the changes given; untouched fields keep their value. */
+function assignments(changes: RunChanges): Prisma.Sql[] {
+  const sets = [Prisma.sql`updated_at = now()`];
+  if (changes.plan !== undefined) sets.push(Prisma.sql`plan = ${json(changes.plan)}::jsonb`);
+  if (changes.usage !== undefined) sets.push(Prisma.sql`usage = ${json(changes.usage)}::jsonb`);
+  if (changes.pendingAction !== undefined) sets.push(Prisma.sql`pending_action = ${json(changes.pendingAction)}::jsonb`);
+  if (changes.error !== undefined) sets.push(Prisma.sql`error = ${json(changes.error)}::jsonb`);
+  return sets;
+}
+
+type Db = Pick<Prisma.TransactionClient, '$queryRaw'>;
+
+export async function selectRun(db: Db, runId: string): Promise<Run | undefined> {
+  const [row] = await db.$queryRaw<RunRow[]>`SELECT ${COLUMNS} FROM runs WHERE id = ${runId}`;
+  return row && toRun(row);
+}
+
+export async function updateRun(db: Db, runId: string, changes: RunChanges): Promise<Run | undefined> {
+  const [row] = await db.$queryRaw<RunRow[]>`
+    UPDATE runs SET ${Prisma.join(assignments(changes))} WHERE id = ${runId} RETURNING ${COLUMNS}`;
+  return row && toRun(row);
+}
+
+/** The state change, only if the run is still in `from`; a terminal one also ends the lease. */
+export async function transitionRun(
+  db: Db,
+  runId: string,
+  from: RunState,
+  to: RunState,
+  terminal: boolean,
+  changes: RunChanges,
+): Promise<Run | undefined> {
+  const sets = assignments(changes);
+  sets.push(Prisma.sql`state = ${to}::"RunState"`);
+  if (terminal) sets.push(Prisma.sql`finished_at = now(), pending_action = NULL, lease_owner = NULL, lease_until = NULL`);
+  const [row] = await db.$queryRaw<RunRow[]>`
+    UPDATE runs SET ${Prisma.join(sets)} WHERE id = ${runId} AND state = ${from}::"RunState" RETURNING ${COLUMNS}`;
+  return row && toRun(row);
+}
+
+export interface NewRun {
+  id: string;
+  conversationId: string;
+  mode: Run['mode'];
+  goal: string;
+  model: { provider: string; modelId: string };
+  maxSteps: number;
+  pendingAction: PendingAction | null;
+}
+
+export async function insertRun(db: Db, run: NewRun): Promise<Run> {
+  const [row] = await db.$queryRaw<RunRow[]>`
+    INSERT INTO runs (id, conversation_id, mode, goal, model, max_steps, pending_action, updated_at)
+    VALUES (${run.id}, ${run.conversationId}, ${run.mode}::"RunMode", ${run.goal}, ${json(run.model)}::jsonb,
+            ${run.maxSteps}, ${json(run.pendingAction)}::jsonb, now())
+    RETURNING ${COLUMNS}`;
+  return toRun(row);
+}
+
+const LIVE = Prisma.join(RUN_STATES.filter(RunFsm.isLive));
+
+/** The runs of a conversation that have not finished, oldest first. */
+export function liveRunsOf(db: Db, conversationId: string) {
+  return db.$queryRaw<{ id: string; state: RunState; pending_action: PendingAction | null }[]>`
+    SELECT id, state::text AS state, pending_action FROM runs
+    WHERE conversation_id = ${conversationId} AND state::text IN (${LIVE})
+    ORDER BY created_at ASC`;
+}
