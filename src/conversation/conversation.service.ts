@@ -27,6 +27,22 @@ export interface NewMessage {
 
 const DEFAULT_TITLE = 'New conversation';
 
+const MESSAGE_COLUMNS = Prisma.sql`id, conversation_id, run_id, seq, role::text AS role, content, parts, tool_call_id, created_at`;
+
+function fromRawMessage(row: RawMessage): MessageView {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    runId: row.run_id,
+    seq: row.seq,
+    role: row.role,
+    content: row.content,
+    parts: row.parts ?? {},
+    toolCallId: row.tool_call_id,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}
+
 interface RawMessage {
   id: string;
   conversation_id: string;
@@ -159,24 +175,18 @@ export class ConversationService {
              ${message.role}::"MessageRole", ${message.content}, ${JSON.stringify(message.parts ?? {})}::jsonb,
              ${message.toolCallId ?? null}
       FROM bumped
-      RETURNING id, conversation_id, run_id, seq, role::text AS role, content, parts, tool_call_id, created_at`;
+      RETURNING ${MESSAGE_COLUMNS}`;
     if (!row) throw new NotFoundException(`Conversation ${message.conversationId} not found`);
-    return {
-      id: row.id,
-      conversationId: row.conversation_id,
-      runId: row.run_id,
-      seq: row.seq,
-      role: row.role,
-      content: row.content,
-      parts: row.parts ?? {},
-      toolCallId: row.tool_call_id,
-      createdAt: new Date(row.created_at).toISOString(),
-    };
+    return fromRawMessage(row);
   }
 
-  /** Every message of a conversation in order, for building the model's context window. */
+  /**
+   * Every message of a conversation in order, for building the model's context window. Read
+   * at every step of every run, so it is hand-written SQL like appendMessage.
+   */
   async history(conversationId: string, db: Db = this.prisma): Promise<MessageView[]> {
-    const rows = await db.message.findMany({ where: { conversationId }, orderBy: { seq: 'asc' } });
-    return rows.map(toMessageView);
+    const rows = await db.$queryRaw<RawMessage[]>`
+      SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ${conversationId} ORDER BY seq ASC`;
+    return rows.map(fromRawMessage);
   }
 }
