@@ -9,6 +9,8 @@ import {
   MessageParts,
   MessageRole,
   MessageView,
+  MESSAGE_COLUMNS,
+  RawMessage,
   toConversationView,
   toMessageView,
 } from './conversation.view';
@@ -26,34 +28,6 @@ export interface NewMessage {
 }
 
 const DEFAULT_TITLE = 'New conversation';
-
-const MESSAGE_COLUMNS = Prisma.sql`id, conversation_id, run_id, seq, role::text AS role, content, parts, tool_call_id, created_at`;
-
-function fromRawMessage(row: RawMessage): MessageView {
-  return {
-    id: row.id,
-    conversationId: row.conversation_id,
-    runId: row.run_id,
-    seq: row.seq,
-    role: row.role,
-    content: row.content,
-    parts: row.parts ?? {},
-    toolCallId: row.tool_call_id,
-    createdAt: new Date(row.created_at).toISOString(),
-  };
-}
-
-interface RawMessage {
-  id: string;
-  conversation_id: string;
-  run_id: string | null;
-  seq: number;
-  role: MessageRole;
-  content: string;
-  parts: MessageParts | null;
-  tool_call_id: string | null;
-  created_at: Date | string;
-}
 
 @Injectable()
 export class ConversationService {
@@ -130,11 +104,9 @@ export class ConversationService {
     limit = 100,
   ): Promise<{ items: MessageView[] }> {
     await this.find(auth, conversationId);
-    const rows = await this.prisma.message.findMany({
-      where: { conversationId, seq: { gt: after } },
-      orderBy: { seq: 'asc' },
-      take: limit,
-    });
+    const rows = await this.prisma.$queryRaw<RawMessage[]>`
+      SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ${conversationId} AND seq > ${after}
+      ORDER BY seq ASC LIMIT ${limit}`;
     return { items: rows.map(toMessageView) };
   }
 
@@ -177,7 +149,7 @@ export class ConversationService {
       FROM bumped
       RETURNING ${MESSAGE_COLUMNS}`;
     if (!row) throw new NotFoundException(`Conversation ${message.conversationId} not found`);
-    return fromRawMessage(row);
+    return toMessageView(row);
   }
 
   /**
@@ -187,6 +159,6 @@ export class ConversationService {
   async history(conversationId: string, db: Db = this.prisma): Promise<MessageView[]> {
     const rows = await db.$queryRaw<RawMessage[]>`
       SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ${conversationId} ORDER BY seq ASC`;
-    return rows.map(fromRawMessage);
+    return rows.map(toMessageView);
   }
 }

@@ -1,5 +1,5 @@
-import type { Conversation, Message } from '../generated/prisma/client';
-
+import { Prisma } from '../database/prisma.service';
+import type { Conversation } from '../generated/prisma/client';
 import type { ConversationSettingsDto } from './conversation.dto';
 
 /** What clients see of a conversation: never the internal counters or soft-delete marker. */
@@ -42,16 +42,31 @@ export function toConversationView(row: Conversation): ConversationView {
   };
 }
 
-export function toMessageView(row: Message): MessageView {
+/** Messages are read and written with hand-written SQL (hot paths of every run): one row shape. */
+export const MESSAGE_COLUMNS = Prisma.sql`id, conversation_id, run_id, seq, role::text AS role, content, parts, tool_call_id, created_at`;
+
+export interface RawMessage {
+  id: string;
+  conversation_id: string;
+  run_id: string | null;
+  seq: number;
+  role: MessageRole;
+  content: string;
+  parts: MessageParts | null;
+  tool_call_id: string | null;
+  created_at: Date | string;
+}
+
+export function toMessageView(row: RawMessage): MessageView {
   return {
     id: row.id,
-    conversationId: row.conversationId,
-    runId: row.runId,
+    conversationId: row.conversation_id,
+    runId: row.run_id,
     seq: row.seq,
     role: row.role,
     content: row.content,
-    parts: (row.parts ?? {}) as MessageParts,
-    toolCallId: row.toolCallId,
-    createdAt: row.createdAt.toISOString(),
+    parts: row.parts ?? {},
+    toolCallId: row.tool_call_id,
+    createdAt: new Date(row.created_at).toISOString(),
   };
 }

@@ -14,6 +14,9 @@ export interface WorkspaceSettings {
   retrieval?: 'classic' | 'agentic';
 }
 
+/** Workspace settings with a conversation's overrides applied. */
+export type EffectiveSettings = WorkspaceSettings & { maxSteps?: number; systemPrompt?: string };
+
 @Injectable()
 export class WorkspaceService implements OnModuleInit {
   constructor(private readonly prisma: PrismaService) {}
@@ -25,6 +28,18 @@ export class WorkspaceService implements OnModuleInit {
       create: { id: DEFAULT_WORKSPACE_ID, name: 'Default workspace' },
       update: {},
     });
+  }
+
+  /**
+   * The workspace's settings and those in force for one conversation (its own settings override
+   * the workspace's, key by key).
+   */
+  async settingsFor(conversation: { workspaceId: string; settings: unknown }): Promise<{
+    workspace: WorkspaceSettings;
+    effective: EffectiveSettings;
+  }> {
+    const workspace = await this.settings(conversation.workspaceId);
+    return { workspace, effective: { ...workspace, ...(conversation.settings as EffectiveSettings) } };
   }
 
   async settings(workspaceId: string): Promise<WorkspaceSettings> {

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
-import { WorkspaceService, type WorkspaceSettings } from '../conversation/workspace.service';
+import { type EffectiveSettings, WorkspaceService } from '../conversation/workspace.service';
 import { Prisma, PrismaService } from '../database/prisma.service';
 import type { Run } from '../generated/prisma/client';
 import { ModelCatalog } from '../model/model-catalog';
@@ -21,7 +21,7 @@ import { ToolStep } from './tool-step';
 
 interface RunContext {
   workspaceId: string;
-  settings: WorkspaceSettings & { systemPrompt?: string };
+  settings: EffectiveSettings;
   fallbacks: ModelRef[];
 }
 
@@ -29,7 +29,7 @@ interface RunContext {
 export interface RunStart {
   run: Run;
   workspaceId: string;
-  settings: WorkspaceSettings & { systemPrompt?: string };
+  settings: EffectiveSettings;
 }
 
 /** Thrown inside the loop to end the run with a clear message (not a provider failure). */
@@ -71,9 +71,7 @@ export class AgentLoop {
     let run = start?.run ?? (await this.runs.load(runId));
     const partial = { text: '' };
     try {
-      const context = start
-        ? { workspaceId: start.workspaceId, settings: start.settings, fallbacks: this.router.fallbacks(start.settings) }
-        : await this.context(run);
+      const context = await this.context(run, start);
       if (run.state === 'CREATED') {
         run = run.mode === 'plan' && !run.plan ? await this.runs.transition(run, 'PLANNING') : await this.runs.transition(run, 'EXECUTING');
       }
@@ -92,11 +90,15 @@ export class AgentLoop {
     }
   }
 
-  private async context(run: Run): Promise<RunContext> {
-    const conversation = await this.conversations.findById(run.conversationId);
-    const workspace = await this.workspaces.settings(conversation.workspaceId);
-    const settings = { ...workspace, ...(conversation.settings as object) };
-    return { workspaceId: conversation.workspaceId, settings, fallbacks: this.router.fallbacks(settings) };
+  /** Whose run it is and the settings in force; a fresh run brings them along (`start`). */
+  private async context(run: Run, start?: RunStart): Promise<RunContext> {
+    let { workspaceId, settings } = start ?? {};
+    if (!workspaceId || !settings) {
+      const conversation = await this.conversations.findById(run.conversationId);
+      workspaceId = conversation.workspaceId;
+      settings = (await this.workspaces.settingsFor(conversation)).effective;
+    }
+    return { workspaceId, settings, fallbacks: this.router.fallbacks(settings) };
   }
 
   private async plan(run: Run, context: RunContext, signal: AbortSignal): Promise<void> {

@@ -91,6 +91,12 @@ export async function updateRun(db: Db, runId: string, changes: RunChanges): Pro
   return row && toRun(row);
 }
 
+export async function incrementStep(db: Db, runId: string): Promise<number | undefined> {
+  const [row] = await db.$queryRaw<{ step: number }[]>`
+    UPDATE runs SET step = step + 1, updated_at = now() WHERE id = ${runId} RETURNING step`;
+  return row?.step;
+}
+
 /** The state change, only if the run is still in `from`; a terminal one also ends the lease. */
 export async function transitionRun(
   db: Db,

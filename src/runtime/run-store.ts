@@ -4,7 +4,7 @@ import { PrismaService } from '../database/prisma.service';
 import type { Run } from '../generated/prisma/client';
 import { EventLog } from './event-log';
 import { RunFsm, RunState } from './run-fsm';
-import { RunChanges, selectRun, transitionRun, updateRun } from './run-sql';
+import { incrementStep, RunChanges, selectRun, transitionRun, updateRun } from './run-sql';
 
 /** What a run is waiting for or doing that must survive a restart. */
 export type PendingAction =
@@ -46,10 +46,9 @@ export class RunStore {
 
   /** Counts a new step (once per model call of every run). */
   async nextStep(run: Run): Promise<Run> {
-    const [row] = await this.prisma.$queryRaw<{ step: number }[]>`
-      UPDATE runs SET step = step + 1, updated_at = now() WHERE id = ${run.id} RETURNING step`;
-    if (!row) throw new NotFoundException(`Run ${run.id} not found`);
-    return { ...run, step: row.step };
+    const step = await incrementStep(this.prisma, run.id);
+    if (step === undefined) throw new NotFoundException(`Run ${run.id} not found`);
+    return { ...run, step };
   }
 
   async transition(run: Run, to: RunState, changes: RunChanges = {}): Promise<Run> {

@@ -40,8 +40,7 @@ export class RunService {
 
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
     const conversation = await this.conversations.find(auth, conversationId);
-    const workspace = await this.workspaces.settings(auth.workspaceId);
-    const settings = { ...workspace, ...(conversation.settings as object) } as typeof workspace;
+    const { workspace, effective: settings } = await this.workspaces.settingsFor(conversation);
     let model;
     try {
       model = await this.router.resolve(dto.modelOverride, conversation.model, workspace, auth.workspaceId);
@@ -176,8 +175,7 @@ export class RunService {
   }
 
   private async find(auth: AuthContext, runId: string): Promise<Run> {
-    const run = await this.prisma.run.findUnique({ where: { id: runId } });
-    if (!run) throw new NotFoundException(`Run ${runId} not found`);
+    const run = await this.runs.load(runId);
     if (auth.streamRunId !== runId) await this.conversations.find(auth, run.conversationId).catch(() => {
       throw new NotFoundException(`Run ${runId} not found`);
     });
