@@ -2,21 +2,25 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { definedOnly, newId } from '../common/ids';
 import { decodeCursor, encodeCursor } from '../common/pagination';
 import { Prisma, PrismaService } from '../database/prisma.service';
+import { SqlClient, type Sql } from '../database/sql-client';
 import type { AuthContext } from '../security/auth-context';
 import type { CreateConversationDto, UpdateConversationDto } from './conversation.dto';
 import {
   ConversationView,
+  CONVERSATION_COLUMNS,
   MessageParts,
   MessageRole,
   MessageView,
   MESSAGE_COLUMNS,
+  RawConversation,
   RawMessage,
+  toConversation,
   toConversationView,
   toMessageView,
 } from './conversation.view';
 
-/** A transaction client or the root client: lets the runtime append messages in its own transaction. */
-export type Db = Prisma.TransactionClient;
+/** A transaction or the root client: lets the runtime append messages in its own transaction. */
+export type Db = Sql;
 
 export interface NewMessage {
   conversationId: string;
@@ -31,7 +35,10 @@ const DEFAULT_TITLE = 'New conversation';
 
 @Injectable()
 export class ConversationService {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly sql: SqlClient,
+  ) {}
 
   async create(auth: AuthContext, dto: CreateConversationDto): Promise<ConversationView> {
     const row = await this.prisma.conversation.create({
@@ -104,7 +111,7 @@ export class ConversationService {
     limit = 100,
   ): Promise<{ items: MessageView[] }> {
     await this.find(auth, conversationId);
-    const rows = await this.prisma.$queryRaw<RawMessage[]>`
+    const rows = await this.sql.$queryRaw<RawMessage[]>`
       SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ${conversationId} AND seq > ${after}
       ORDER BY seq ASC LIMIT ${limit}`;
     return { items: rows.map(toMessageView) };
@@ -112,18 +119,18 @@ export class ConversationService {
 
   /** The raw conversation row for callers that already hold the caller's auth (runtime). */
   async find(auth: AuthContext, id: string) {
-    const row = await this.prisma.conversation.findFirst({
-      where: { id, workspaceId: auth.workspaceId, deletedAt: null },
-    });
+    const [row] = await this.sql.$queryRaw<RawConversation[]>`
+      SELECT ${CONVERSATION_COLUMNS} FROM conversations
+      WHERE id = ${id} AND workspace_id = ${auth.workspaceId} AND deleted_at IS NULL`;
     if (!row) throw new NotFoundException(`Conversation ${id} not found`);
-    return row;
+    return toConversation(row);
   }
 
   /** The conversation row by id alone, for work that runs without a caller (the agent loop). */
   async findById(id: string) {
-    const row = await this.prisma.conversation.findUnique({ where: { id } });
+    const [row] = await this.sql.$queryRaw<RawConversation[]>`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ${id}`;
     if (!row) throw new NotFoundException(`Conversation ${id} not found`);
-    return row;
+    return toConversation(row);
   }
 
   /** Serialises writers of one conversation inside the caller's transaction (row lock). */
@@ -156,7 +163,7 @@ export class ConversationService {
    * Every message of a conversation in order, for building the model's context window. Read
    * at every step of every run, so it is hand-written SQL like appendMessage.
    */
-  async history(conversationId: string, db: Db = this.prisma): Promise<MessageView[]> {
+  async history(conversationId: string, db: Db = this.sql): Promise<MessageView[]> {
     const rows = await db.$queryRaw<RawMessage[]>`
       SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ${conversationId} ORDER BY seq ASC`;
     return rows.map(toMessageView);

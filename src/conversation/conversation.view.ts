@@ -42,6 +42,38 @@ export function toConversationView(row: Conversation): ConversationView {
   };
 }
 
+/** Conversation rows read with hand-written SQL (every posted message reads one). */
+export const CONVERSATION_COLUMNS = Prisma.sql`id, workspace_id, title, model, settings, forked_from_id, last_seq, created_at, updated_at, deleted_at`;
+
+export interface RawConversation {
+  id: string;
+  workspace_id: string;
+  title: string;
+  model: Conversation['model'];
+  settings: Conversation['settings'];
+  forked_from_id: string | null;
+  last_seq: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+  deleted_at: Date | string | null;
+}
+
+/** The same row as Prisma's client returns it, so callers do not care which read it. */
+export function toConversation(row: RawConversation): Conversation {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    title: row.title,
+    model: row.model,
+    settings: row.settings ?? {},
+    forkedFromId: row.forked_from_id,
+    lastSeq: row.last_seq,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    deletedAt: row.deleted_at === null ? null : new Date(row.deleted_at),
+  };
+}
+
 /** Messages are read and written with hand-written SQL (hot paths of every run): one row shape. */
 export const MESSAGE_COLUMNS = Prisma.sql`id, conversation_id, run_id, seq, role::text AS role, content, parts, tool_call_id, created_at`;
 

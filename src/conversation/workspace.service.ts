@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
 import { DEFAULT_WORKSPACE_ID } from '../security/auth-context';
 
 /** Workspace-wide defaults; conversations may override some of them (see ConversationSettingsDto). */
@@ -19,7 +20,10 @@ export type EffectiveSettings = WorkspaceSettings & { maxSteps?: number; systemP
 
 @Injectable()
 export class WorkspaceService implements OnModuleInit {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly sql: SqlClient,
+  ) {}
 
   /** The bootstrap token and open mode act in the default workspace, so it always exists. */
   async onModuleInit(): Promise<void> {
@@ -43,7 +47,8 @@ export class WorkspaceService implements OnModuleInit {
   }
 
   async settings(workspaceId: string): Promise<WorkspaceSettings> {
-    const row = await this.prisma.workspace.findUnique({ where: { id: workspaceId }, select: { settings: true } });
+    // read on every posted message: hand-written SQL (see SqlClient)
+    const [row] = await this.sql.$queryRaw<{ settings: unknown }[]>`SELECT settings FROM workspaces WHERE id = ${workspaceId}`;
     return (row?.settings ?? {}) as WorkspaceSettings;
   }
 }

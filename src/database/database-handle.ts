@@ -8,6 +8,7 @@ import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { acquireDataDirLock } from './data-dir-lock';
 import { pendingMigrations, runMigrations, type MigrationReport } from './migration-runner';
+import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client';
 import { pgliteSession, postgresSession, type SqlSession } from './sql-session';
 
 export interface DatabaseOptions {
@@ -18,13 +19,15 @@ export interface DatabaseOptions {
 }
 
 /**
- * An open database: the Prisma client the app uses, a raw session for migrations and health,
- * and what kind of server it is. Created once per process by DatabaseModule.
+ * An open database: the Prisma client the app uses, the raw SQL client of its hot paths, a
+ * session for migrations and health, and what kind of server it is. Created once per process by
+ * DatabaseModule.
  */
 export class DatabaseHandle {
   private constructor(
     readonly kind: 'embedded' | 'postgres',
     readonly prisma: PrismaClient,
+    readonly sql: SqlClient,
     readonly session: SqlSession,
     readonly location: string,
     private readonly onClose: () => Promise<void>,
@@ -41,7 +44,7 @@ export class DatabaseHandle {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     const location = url.replace(/\/\/[^@/]*@/, '//***@');
-    return new DatabaseHandle('postgres', prisma, session, location, async () => {
+    return new DatabaseHandle('postgres', prisma, postgresSqlClient(pool), session, location, async () => {
       await prisma.$disconnect();
       await pool.end().catch(() => undefined);
       await session.close();
@@ -62,7 +65,7 @@ export class DatabaseHandle {
       });
       const pool = new pg.Pool(pgliteConfig(pglite));
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-      return new DatabaseHandle('embedded', prisma, pgliteSession(pglite), location, async () => {
+      return new DatabaseHandle('embedded', prisma, pgliteSqlClient(pglite, pool), pgliteSession(pglite), location, async () => {
         await prisma.$disconnect();
         await pool.end().catch(() => undefined);
         await pglite.close();

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicatio
 import { AppConfig } from '../config/app-config';
 import { DatabaseHandle } from './database-handle';
 import { PrismaService } from './prisma.service';
+import { SqlClient } from './sql-client';
 
 @Injectable()
 class DatabaseCloser implements OnApplicationShutdown {
@@ -33,7 +34,7 @@ export async function openDatabase(
   return handle;
 }
 
-/** Provides the open database and PrismaService to every module; closes it at shutdown. */
+/** Provides the open database, PrismaService and SqlClient to every module; closes it at shutdown. */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -43,9 +44,10 @@ export class DatabaseModule {
       providers: [
         { provide: DatabaseHandle, useValue: handle },
         { provide: PrismaService, useValue: handle.prisma },
+        { provide: SqlClient, useValue: handle.sql },
         DatabaseCloser,
       ],
-      exports: [DatabaseHandle, PrismaService],
+      exports: [DatabaseHandle, PrismaService, SqlClient],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
 import { type EffectiveSettings, WorkspaceService } from '../conversation/workspace.service';
-import { Prisma, PrismaService } from '../database/prisma.service';
+import { SqlClient, type Sql } from '../database/sql-client';
 import type { Run } from '../generated/prisma/client';
 import { ModelCatalog } from '../model/model-catalog';
 import { ModelGateway } from '../model/model-gateway';
@@ -53,7 +53,7 @@ export class AgentLoop {
   private readonly logger = new Logger(AgentLoop.name);
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly sql: SqlClient,
     private readonly runs: RunStore,
     private readonly events: EventLog,
     private readonly conversations: ConversationService,
@@ -196,8 +196,7 @@ export class AgentLoop {
       partial.text = '';
       const calls = [...toolCalls, ...invalid.map((i) => i.call)];
       await this.events.flush(run.id);
-      const write = <T>(fn: (tx: Prisma.TransactionClient) => Promise<T>) =>
-        invalid.length ? this.prisma.$transaction(fn) : fn(this.prisma);
+      const write = <T>(fn: (tx: Sql) => Promise<T>) => (invalid.length ? this.sql.$transaction(fn) : fn(this.sql));
       await write(async (tx) => {
         await this.conversations.appendMessage(tx, {
           conversationId: run.conversationId,
@@ -275,7 +274,7 @@ export class AgentLoop {
     await this.events.open(run.id);
     await this.events.flush(run.id);
     if (messages.length) {
-      await this.prisma.$transaction(async (tx) => {
+      await this.sql.$transaction(async (tx) => {
         for (const message of messages) {
           await this.conversations.appendMessage(tx, { conversationId: run.conversationId, runId: run.id, role: 'assistant', ...message });
         }

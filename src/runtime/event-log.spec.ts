@@ -1,8 +1,9 @@
 import { firstValueFrom, Observable, Subject, toArray } from 'rxjs';
 import { openTestDatabase } from '../../test/support/test-prisma';
 import type { PrismaService } from '../database/prisma.service';
+import type { SqlClient } from '../database/sql-client';
 import { EventBus, InProcessEventBus } from './event-bus';
-import { EventLog, TOKEN_FLUSH_MS } from './event-log';
+import { EventLog, SEGMENT_PARTS, TOKEN_FLUSH_MS } from './event-log';
 import type { RunEvent } from './run-events';
 
 /** A bus that loses events, as a cross-instance transport may: readers must fill the gaps. */
@@ -22,11 +23,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('EventLog', () => {
   let prisma: PrismaService;
+  let sql: SqlClient;
   let close: () => Promise<void>;
   let n = 0;
 
   beforeAll(async () => {
-    ({ prisma, close } = await openTestDatabase());
+    ({ prisma, sql, close } = await openTestDatabase());
     await prisma.workspace.create({ data: { id: 'w', name: 'w' } });
     await prisma.conversation.create({ data: { id: 'c', workspaceId: 'w', title: 't' } });
   });
@@ -39,7 +41,7 @@ describe('EventLog', () => {
   }
 
   it('numbers events 1..n without gaps and persists them all by flush()', async () => {
-    const log = new EventLog(prisma, new InProcessEventBus());
+    const log = new EventLog(sql, new InProcessEventBus());
     const runId = await newRun();
     await log.open(runId);
     log.emit(runId, 'status', { phase: 'thinking', text: 'Thinking' });
@@ -48,30 +50,58 @@ describe('EventLog', () => {
     await log.flush(runId);
     const rows = await prisma.runEvent.findMany({ where: { runId }, orderBy: { seq: 'asc' } });
     expect(rows.map((r) => [r.seq, r.type])).toEqual([[1, 'status'], [2, 'token'], [3, 'status']]);
-    expect(rows[1].data).toEqual({ text: 'Hello' });
+    expect(rows[1].data).toEqual({ parts: ['Hello'] });
   });
 
   it('sends the first token at once and coalesces the following ones per interval', async () => {
-    const log = new EventLog(prisma, new InProcessEventBus());
+    const log = new EventLog(sql, new InProcessEventBus());
     const runId = await newRun();
     await log.open(runId);
     log.token(runId, 'a');
     for (const piece of ['b', 'c', 'd']) log.token(runId, piece);
     await log.flush(runId);
-    let rows = await prisma.runEvent.findMany({ where: { runId }, orderBy: { seq: 'asc' } });
-    expect(rows.map((r) => r.data)).toEqual([{ text: 'a' }, { text: 'bcd' }]);
+    expect((await log.page(runId, 0)).map((e) => e.data)).toEqual([{ text: 'a' }, { text: 'bcd' }]);
     await sleep(TOKEN_FLUSH_MS + 5);
     log.token(runId, 'e');
     log.token(runId, 'f');
     await sleep(TOKEN_FLUSH_MS * 2);
     await log.finish(runId, 'SUCCEEDED');
-    rows = await prisma.runEvent.findMany({ where: { runId }, orderBy: { seq: 'asc' } });
-    expect(rows.map((r) => r.type)).toEqual(['token', 'token', 'token', 'token', 'done']);
-    expect(rows.slice(2, 4).map((r) => r.data)).toEqual([{ text: 'e' }, { text: 'f' }]);
+    const events = await new EventLog(sql, new InProcessEventBus()).page(runId, 0);
+    expect(events.map((e) => [e.seq, e.type])).toEqual([[1, 'token'], [2, 'token'], [3, 'token'], [4, 'token'], [5, 'done']]);
+    expect(events.slice(2, 4).map((e) => e.data)).toEqual([{ text: 'e' }, { text: 'f' }]);
+  });
+
+  it('stores consecutive token events as segment rows that readers split back into events', async () => {
+    const log = new EventLog(sql, new InProcessEventBus());
+    const runId = await newRun();
+    await log.open(runId);
+    const count = SEGMENT_PARTS * 2 + 5;
+    for (let i = 1; i <= count; i++) {
+      log.token(runId, `t${i} `);
+      await log.flush(runId); // each token its own event, each flush its own write
+    }
+    log.emit(runId, 'status', { phase: 'tool', text: 'between' });
+    log.token(runId, 'after');
+    await log.finish(runId, 'SUCCEEDED');
+    const rows = await prisma.runEvent.findMany({ where: { runId }, orderBy: { seq: 'asc' } });
+    expect(rows.map((r) => [r.seq, r.type])).toEqual([
+      [1, 'token'], [SEGMENT_PARTS + 1, 'token'], [SEGMENT_PARTS * 2 + 1, 'token'],
+      [count + 1, 'status'], [count + 2, 'token'], [count + 3, 'done'],
+    ]);
+    const fresh = new EventLog(sql, new InProcessEventBus()); // reads the table only
+    const all = await firstValueFrom(fresh.subscribe(runId, 0).pipe(toArray()));
+    expect(all.map((e) => e.seq)).toEqual(Array.from({ length: count + 3 }, (_, i) => i + 1));
+    const text = all.flatMap((e) => (e.type === 'token' ? [e.data.text] : [])).join('');
+    expect(text).toBe(Array.from({ length: count }, (_, i) => `t${i + 1} `).join('') + 'after');
+    // resuming inside a segment gives exactly the events after that seq
+    const tail = await firstValueFrom(fresh.subscribe(runId, SEGMENT_PARTS + 3).pipe(toArray()));
+    expect(tail[0]).toMatchObject({ seq: SEGMENT_PARTS + 4, type: 'token', data: { text: `t${SEGMENT_PARTS + 4} ` } });
+    expect(tail.map((e) => e.seq)).toEqual(all.slice(SEGMENT_PARTS + 3).map((e) => e.seq));
+    expect((await fresh.page(runId, count - 1, 2)).map((e) => e.seq)).toEqual([count, count + 1]);
   });
 
   it('replays then follows live events, and completes after done', async () => {
-    const log = new EventLog(prisma, new InProcessEventBus());
+    const log = new EventLog(sql, new InProcessEventBus());
     const runId = await newRun();
     await log.open(runId);
     log.emit(runId, 'status', { phase: 'thinking', text: '1' });
@@ -84,8 +114,8 @@ describe('EventLog', () => {
 
   it('fills gaps of a lossy live channel and never duplicates', async () => {
     const bus = new LossyBus();
-    const writer = new EventLog(prisma, bus);
-    const reader = new EventLog(prisma, bus); // another instance: no memory of this run
+    const writer = new EventLog(sql, bus);
+    const reader = new EventLog(sql, bus); // another instance: no memory of this run
     const runId = await newRun();
     await writer.open(runId);
     const received = firstValueFrom(reader.subscribe(runId, 0).pipe(toArray()));
@@ -99,13 +129,13 @@ describe('EventLog', () => {
   });
 
   it('replays a finished run from the table on a fresh instance and completes', async () => {
-    const writer = new EventLog(prisma, new InProcessEventBus());
+    const writer = new EventLog(sql, new InProcessEventBus());
     const runId = await newRun();
     await writer.open(runId);
     writer.emit(runId, 'status', { phase: 'thinking', text: 'x' });
     writer.token(runId, 'hi');
     await writer.finish(runId, 'SUCCEEDED');
-    const fresh = new EventLog(prisma, new InProcessEventBus());
+    const fresh = new EventLog(sql, new InProcessEventBus());
     const all = await firstValueFrom(fresh.subscribe(runId, 0).pipe(toArray()));
     expect(all.map((e) => e.type)).toEqual(['status', 'token', 'done']);
     const tail = await firstValueFrom(fresh.subscribe(runId, 2).pipe(toArray()));
@@ -114,16 +144,19 @@ describe('EventLog', () => {
   });
 
   it('continues the sequence after a restart (a new writer opens the same run)', async () => {
-    const first = new EventLog(prisma, new InProcessEventBus());
+    const first = new EventLog(sql, new InProcessEventBus());
     const runId = await newRun();
     await first.open(runId);
     first.emit(runId, 'status', { phase: 'thinking', text: 'before' });
+    first.token(runId, 'a');
     await first.flush(runId);
-    const second = new EventLog(prisma, new InProcessEventBus());
+    first.token(runId, 'b');
+    await first.flush(runId);
+    const second = new EventLog(sql, new InProcessEventBus());
     await second.open(runId);
     second.emit(runId, 'status', { phase: 'thinking', text: 'after' });
     await second.finish(runId, 'SUCCEEDED');
-    const rows = await prisma.runEvent.findMany({ where: { runId }, orderBy: { seq: 'asc' } });
-    expect(rows.map((r) => r.seq)).toEqual([1, 2, 3]);
+    const events = await second.page(runId, 0);
+    expect(events.map((e) => [e.seq, e.type])).toEqual([[1, 'status'], [2, 'token'], [3, 'token'], [4, 'status'], [5, 'done']]);
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import { PrismaService } from '../database/prisma.service';
+import { Prisma } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
 import { EventBus } from './event-bus';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
 
@@ -12,6 +13,14 @@ const RETRY_MS = 500;
 /** events per INSERT (5 parameters each, well under PostgreSQL's 65,535) */
 const MAX_BATCH = 1000;
 const PAGE = 1000;
+/**
+ * Consecutive token events of a run are stored in one row (a segment: `data.parts`, the row's
+ * seq is the first event's) that each flush extends, so a slow answer is a few rows rather than
+ * one per live event. Bounded so a reader finds the segment holding any seq within this many
+ * rows back, and so an extension never rewrites a large row.
+ */
+export const SEGMENT_PARTS = 32;
+const SEGMENT_BYTES = 4096;
 
 /** Per-run state of the process that is writing the run (the lease holder). */
 interface Writer {
@@ -21,18 +30,42 @@ interface Writer {
   pendingText: string;
   lastTokenAt: number;
   tokenTimer?: NodeJS.Timeout;
+  /** the token segment the next token event extends, while no other event came in between */
+  segment?: { start: number; parts: number; bytes: number };
   done: boolean;
+}
+
+/** An event waiting to be persisted; a token event says which segment row it extends. */
+interface Pending {
+  event: RunEvent;
+  segment?: { start: number; offset: number };
+}
+
+/** A stored row: one event, or a token segment (see SEGMENT_PARTS). */
+interface StoredRow {
+  runId: string;
+  seq: number;
+  type: RunEventType;
+  data: { parts?: string[] } & Record<string, unknown>;
+  at: Date;
+}
+
+/** The events a stored row holds, each with its own seq. */
+function expand(row: StoredRow): RunEvent[] {
+  const parts = row.type === 'token' ? row.data.parts : undefined;
+  if (!parts) return [row as unknown as RunEvent];
+  return parts.map((text, i) => ({ runId: row.runId, seq: row.seq + i, type: 'token', data: { text }, at: row.at }));
 }
 
 @Injectable()
 export class EventLog implements OnApplicationShutdown {
   private readonly logger = new Logger(EventLog.name);
   private readonly writers = new Map<string, Writer>();
-  private queue: RunEvent[] = [];
+  private queue: Pending[] = [];
   private draining?: Promise<void>;
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly sql: SqlClient,
     private readonly bus: EventBus,
   ) {}
 
@@ -43,8 +76,7 @@ export class EventLog implements OnApplicationShutdown {
   async open(runId: string, lastSeq?: number): Promise<void> {
     const existing = this.writers.get(runId);
     if (existing && !existing.done) return;
-    const last =
-      lastSeq ?? (await this.prisma.runEvent.findFirst({ where: { runId }, orderBy: { seq: 'desc' }, select: { seq: true } }))?.seq;
+    const last = lastSeq ?? (await this.lastStored(runId))?.seq;
     this.writers.set(runId, {
       seq: last ?? 0,
       history: [],
@@ -66,9 +98,11 @@ export class EventLog implements OnApplicationShutdown {
     const writer = this.writer(runId);
     writer.pendingText += text;
     if (writer.tokenTimer) return;
-    const wait = writer.lastTokenAt + TOKEN_FLUSH_MS - Date.now();
+    const due = writer.lastTokenAt + TOKEN_FLUSH_MS;
+    const wait = due - Date.now();
     if (wait <= 0) this.flushTokens(runId, writer);
-    else writer.tokenTimer = setTimeout(() => this.flushTokens(runId, writer), wait);
+    // the next interval counts from when this one was due, not from when the timer fired
+    else writer.tokenTimer = setTimeout(() => this.flushTokens(runId, writer, due), wait);
   }
 
   /** Emits buffered tokens and waits until every event so far is in the table. */
@@ -189,18 +223,33 @@ export class EventLog implements OnApplicationShutdown {
 
   private append<K extends RunEventType>(runId: string, writer: Writer, type: K, data: RunEventPayloads[K]): RunEvent {
     const event = { runId, seq: ++writer.seq, type, data, at: new Date() } as RunEvent;
-    this.queue.push(event);
+    this.queue.push({ event, segment: this.segmentFor(writer, event) });
     this.draining ??= this.drain();
     return event;
   }
 
-  private flushTokens(runId: string, writer: Writer): void {
+  private segmentFor(writer: Writer, event: RunEvent): Pending['segment'] {
+    if (event.type !== 'token') {
+      writer.segment = undefined;
+      return undefined;
+    }
+    const bytes = event.data.text.length;
+    const open = writer.segment;
+    if (open && open.parts < SEGMENT_PARTS && open.bytes + bytes <= SEGMENT_BYTES) {
+      open.bytes += bytes;
+      return { start: open.start, offset: open.parts++ };
+    }
+    writer.segment = { start: event.seq, parts: 1, bytes };
+    return { start: event.seq, offset: 0 };
+  }
+
+  private flushTokens(runId: string, writer: Writer, due = Date.now()): void {
     clearTimeout(writer.tokenTimer);
     writer.tokenTimer = undefined;
     if (!writer.pendingText) return;
     const text = writer.pendingText;
     writer.pendingText = '';
-    writer.lastTokenAt = Date.now();
+    writer.lastTokenAt = due;
     this.append(runId, writer, 'token', { text });
   }
 
@@ -217,7 +266,7 @@ export class EventLog implements OnApplicationShutdown {
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         continue;
       }
-      for (const event of batch) {
+      for (const { event } of batch) {
         this.writers.get(event.runId)?.history.push(event);
         this.bus.publish(event);
       }
@@ -229,25 +278,56 @@ export class EventLog implements OnApplicationShutdown {
   private async endedAtOrBefore(runId: string, seq: number): Promise<boolean> {
     const writer = this.writers.get(runId);
     if (writer && !writer.done) return false;
-    const last = await this.prisma.runEvent.findFirst({ where: { runId }, orderBy: { seq: 'desc' }, select: { seq: true, type: true } });
+    const last = await this.lastStored(runId);
     return last?.type === 'done' && last.seq <= seq;
   }
+
+  /** The run's last stored event (of one type, if given). */
+  async lastStored(runId: string, type?: RunEventType): Promise<RunEvent | undefined> {
+    const [row] = await this.sql.$queryRaw<StoredRow[]>`
+      SELECT run_id AS "runId", seq, type, data, at FROM run_events
+      WHERE run_id = ${runId} ${type ? Prisma.sql`AND type = ${type}` : Prisma.empty}
+      ORDER BY seq DESC LIMIT 1`;
+    return row && expand(row).at(-1);
+  }
+
 
   /**
    * One multi-row INSERT, written as SQL: on the hottest path of every run it costs about a
    * third of the equivalent createMany (no query compilation, no wrapping transaction).
    */
-  private async insert(batch: RunEvent[]): Promise<void> {
-    const params: unknown[] = [];
-    const rows = batch.map((event) => {
-      const n = params.push(event.runId, event.seq, event.type, JSON.stringify(event.data), event.at);
-      return `($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}::jsonb, $${n})`;
-    });
-    await this.prisma.$executeRawUnsafe(
-      `INSERT INTO run_events (run_id, seq, type, data, at) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING`,
-      ...params,
+  private async insert(batch: Pending[]): Promise<void> {
+    const rows: StoredRow[] = [];
+    const segments = new Map<string, StoredRow>();
+    for (const { event, segment } of batch) {
+      if (!segment) {
+        rows.push(event as unknown as StoredRow);
+        continue;
+      }
+      const key = `${event.runId}:${segment.start}`;
+      const text = (event.data as { text: string }).text;
+      const row = segments.get(key);
+      if (row) row.data.parts!.push(text);
+      else {
+        const data = { parts: [text], ...(segment.offset && { from: segment.offset }) };
+        const created: StoredRow = { runId: event.runId, seq: segment.start, type: 'token', data, at: event.at };
+        segments.set(key, created);
+        rows.push(created);
+      }
+    }
+    const values = rows.map(
+      (row) => Prisma.sql`(${row.runId}, ${row.seq}, ${row.type}, ${JSON.stringify(row.data)}::jsonb, ${row.at})`,
     );
+    // a segment row is extended when its stored parts are exactly the ones this write follows,
+    // so a retried write never appends twice; any other conflict is a retried insert
+    await this.sql.$executeRaw`
+      INSERT INTO run_events (run_id, seq, type, data, at) VALUES ${Prisma.join(values)}
+      ON CONFLICT (run_id, seq) DO UPDATE
+        SET data = jsonb_build_object('parts', (run_events.data -> 'parts') || (EXCLUDED.data -> 'parts'))
+        WHERE run_events.type = 'token' AND jsonb_array_length(run_events.data -> 'parts') = (EXCLUDED.data ->> 'from')::int`;
   }
+
+
 
   private async readAfter(runId: string, after: number, limit: number): Promise<RunEvent[]> {
     const history = this.writers.get(runId)?.history ?? [];
@@ -256,12 +336,11 @@ export class EventLog implements OnApplicationShutdown {
       const start = after + 1 - first;
       return history.slice(start, start + limit);
     }
-    const rows = await this.prisma.runEvent.findMany({
-      where: { runId, seq: { gt: after } },
-      orderBy: { seq: 'asc' },
-      take: limit,
-    });
-    const stored = rows as unknown as RunEvent[];
+    // a segment holding after + 1 starts at most SEGMENT_PARTS - 1 events earlier
+    const rows = await this.sql.$queryRaw<StoredRow[]>`
+      SELECT run_id AS "runId", seq, type, data, at FROM run_events
+      WHERE run_id = ${runId} AND seq > ${after - SEGMENT_PARTS} ORDER BY seq ASC LIMIT ${limit + SEGMENT_PARTS}`;
+    const stored = rows.flatMap(expand).filter((event) => event.seq > after).slice(0, limit);
     // events persisted since the query started are in memory: continue from there
     const next = (stored[stored.length - 1]?.seq ?? after) + 1;
     if (first !== undefined && first <= next && stored.length < limit) {

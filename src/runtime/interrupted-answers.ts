@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
 import type { MessageView } from '../conversation/conversation.view';
-import { PrismaService } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
 import type { Run } from '../generated/prisma/client';
 import { EventLog } from './event-log';
 
@@ -9,7 +9,7 @@ import { EventLog } from './event-log';
 @Injectable()
 export class InterruptedAnswers {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly sql: SqlClient,
     private readonly conversations: ConversationService,
     private readonly events: EventLog,
   ) {}
@@ -20,28 +20,26 @@ export class InterruptedAnswers {
    */
   async find(run: Run): Promise<string | undefined> {
     if (run.step === 0) return undefined; // no step has started
-    const thinking = await this.prisma.runEvent.findFirst({ where: { runId: run.id, type: 'status' }, orderBy: { seq: 'desc' } });
-    if (!thinking || (thinking.data as { phase?: string }).phase !== 'thinking') return undefined;
-    const tokens = await this.prisma.runEvent.findMany({
-      where: { runId: run.id, type: 'token', seq: { gt: thinking.seq } },
-      orderBy: { seq: 'asc' },
-    });
-    if (!tokens.length) return undefined;
+    const thinking = await this.events.lastStored(run.id, 'status');
+    if (thinking?.type !== 'status' || thinking.data.phase !== 'thinking') return undefined;
+    let text = '';
+    for (let after = thinking.seq, page; (page = await this.events.page(run.id, after)).length; after = page.at(-1)!.seq) {
+      for (const event of page) if (event.type === 'token') text += event.data.text;
+    }
+    if (!text) return undefined;
     const history = await this.conversations.history(run.conversationId);
     const answered = (m: MessageView) => m.runId === run.id && m.role === 'assistant' && m.parts.step === run.step;
     if (history.some(answered)) return undefined;
-    return tokens.map((t) => (t.data as { text: string }).text).join('');
+    return text;
   }
 
   /** Keeps what clients were shown of an answer that was then given differently. */
   async keep(run: Run, text: string): Promise<void> {
     await this.events.flush(run.id);
-    await this.prisma.$transaction((tx) =>
-      this.conversations.appendMessage(tx, {
-        conversationId: run.conversationId, runId: run.id, role: 'assistant', content: text,
-        parts: { partial: true, interrupted: true },
-      }),
-    );
+    await this.conversations.appendMessage(this.sql, {
+      conversationId: run.conversationId, runId: run.id, role: 'assistant', content: text,
+      parts: { partial: true, interrupted: true },
+    });
     this.events.emit(run.id, 'status', { phase: 'thinking', text: 'The answer changed after a restart; starting it over' });
   }
 }

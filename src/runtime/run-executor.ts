@@ -5,6 +5,7 @@ import { Subscription } from 'rxjs';
 import { AppConfig } from '../config/app-config';
 import { DatabaseHandle } from '../database/database-handle';
 import { PrismaService } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
 import { AgentLoop, type RunStart } from './agent-loop';
 import { pendingOf, RunStore } from './run-store';
 import { liveRunsOf, updateRun } from './run-sql';
@@ -43,6 +44,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   constructor(
     private readonly config: AppConfig,
     private readonly prisma: PrismaService,
+    private readonly sql: SqlClient,
     private readonly database: DatabaseHandle,
     private readonly loop: AgentLoop,
     private readonly runs: RunStore,
@@ -118,7 +120,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
       this.logger.error(`Run ${runId} crashed the executor: ${error instanceof Error ? error.stack : String(error)}`);
     } finally {
       clearInterval(renew);
-      await this.prisma
+      await this.sql
         .$executeRaw`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ${runId} AND lease_owner = ${this.instanceId}`
         .catch(() => undefined);
       this.active.delete(runId);
@@ -140,7 +142,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   /** Hand-written SQL: it runs at every start and every renewal of every run. */
   private async takeLease(runId: string): Promise<boolean> {
     const now = new Date();
-    const count = await this.prisma.$executeRaw`
+    const count = await this.sql.$executeRaw`
       UPDATE runs SET lease_owner = ${this.instanceId}, lease_until = ${new Date(now.getTime() + LEASE_MS)}
       WHERE id = ${runId} AND (lease_owner IS NULL OR lease_until < ${now} OR lease_owner = ${this.instanceId})`;
     return count === 1;
@@ -171,11 +173,11 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   /** Starts the oldest queued run of a conversation once no other run of it is live. */
   private async startQueued(conversationId: string): Promise<void> {
     try {
-      const live = await liveRunsOf(this.prisma, conversationId);
+      const live = await liveRunsOf(this.sql, conversationId);
       if (live.some((run) => run.pending_action?.type !== 'queued')) return;
       const next = live[0];
       if (!next) return;
-      await updateRun(this.prisma, next.id, { pendingAction: null });
+      await updateRun(this.sql, next.id, { pendingAction: null });
       this.submit(next.id);
     } catch (error) {
       this.logger.error(`Could not start the queued run of ${conversationId}: ${String(error)}`);

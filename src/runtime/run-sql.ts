@@ -1,4 +1,5 @@
 import { Prisma } from '../database/prisma.service';
+import type { Sql } from '../database/sql-client';
 import type { Run } from '../generated/prisma/client';
 import type { PendingAction } from './run-store';
 import type { PlanStep } from './run-events';
@@ -78,7 +79,7 @@ function assignments(changes: RunChanges): Prisma.Sql[] {
   return sets;
 }
 
-type Db = Pick<Prisma.TransactionClient, '$queryRaw'>;
+type Db = Pick<Sql, '$queryRaw'>;
 
 export async function selectRun(db: Db, runId: string): Promise<Run | undefined> {
   const [row] = await db.$queryRaw<RunRow[]>`SELECT ${COLUMNS} FROM runs WHERE id = ${runId}`;

@@ -1,6 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { Subject } from 'rxjs';
-import { PrismaService } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
 import type { Run } from '../generated/prisma/client';
 import { EventLog } from './event-log';
 import { RunFsm, RunState } from './run-fsm';
@@ -28,25 +28,25 @@ export class RunStore {
   readonly ended$ = new Subject<string>();
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly sql: SqlClient,
     private readonly events: EventLog,
   ) {}
 
   async load(runId: string): Promise<Run> {
-    const run = await selectRun(this.prisma, runId);
+    const run = await selectRun(this.sql, runId);
     if (!run) throw new NotFoundException(`Run ${runId} not found`);
     return run;
   }
 
   async update(run: Run, changes: RunChanges): Promise<Run> {
-    const updated = await updateRun(this.prisma, run.id, changes);
+    const updated = await updateRun(this.sql, run.id, changes);
     if (!updated) throw new NotFoundException(`Run ${run.id} not found`);
     return updated;
   }
 
   /** Counts a new step (once per model call of every run). */
   async nextStep(run: Run): Promise<Run> {
-    const step = await incrementStep(this.prisma, run.id);
+    const step = await incrementStep(this.sql, run.id);
     if (step === undefined) throw new NotFoundException(`Run ${run.id} not found`);
     return { ...run, step };
   }
@@ -54,7 +54,7 @@ export class RunStore {
   async transition(run: Run, to: RunState, changes: RunChanges = {}): Promise<Run> {
     RunFsm.assertTransition(run.state, to);
     await this.events.flush(run.id);
-    const updated = await transitionRun(this.prisma, run.id, run.state, to, RunFsm.isTerminal(to), changes);
+    const updated = await transitionRun(this.sql, run.id, run.state, to, RunFsm.isTerminal(to), changes);
     if (updated) return updated;
     const current = await this.load(run.id);
     throw new ConflictException(`Run ${run.id} is ${current.state}, not ${run.state}`);

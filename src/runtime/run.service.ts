@@ -5,6 +5,7 @@ import { ConversationService } from '../conversation/conversation.service';
 import type { MessageView } from '../conversation/conversation.view';
 import { WorkspaceService } from '../conversation/workspace.service';
 import { PrismaService } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
 import type { Run } from '../generated/prisma/client';
 import { ModelRouter } from '../model/model-router';
 import { ModelError } from '../model/model.types';
@@ -28,6 +29,7 @@ export interface PostedMessage {
 export class RunService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly sql: SqlClient,
     private readonly conversations: ConversationService,
     private readonly workspaces: WorkspaceService,
     private readonly router: ModelRouter,
@@ -50,7 +52,7 @@ export class RunService {
     }
     const policy = settings.multitask ?? 'reject';
     const runId = newId('run');
-    const { message, live, run } = await this.prisma.$transaction(async (tx) => {
+    const { message, live, run } = await this.sql.$transaction(async (tx) => {
       await this.conversations.lock(tx, conversationId);
       const live = (await liveRunsOf(tx, conversationId)).at(-1);
       if (live && policy === 'reject') {
@@ -87,8 +89,8 @@ export class RunService {
   async assertVisible(auth: AuthContext, runId: string): Promise<void> {
     const rows =
       auth.streamRunId === runId
-        ? await this.prisma.$queryRaw<unknown[]>`SELECT 1 FROM runs WHERE id = ${runId}`
-        : await this.prisma.$queryRaw<unknown[]>`
+        ? await this.sql.$queryRaw<unknown[]>`SELECT 1 FROM runs WHERE id = ${runId}`
+        : await this.sql.$queryRaw<unknown[]>`
             SELECT 1 FROM runs r JOIN conversations c ON c.id = r.conversation_id
             WHERE r.id = ${runId} AND c.workspace_id = ${auth.workspaceId} AND c.deleted_at IS NULL`;
     if (!rows.length) throw new NotFoundException(`Run ${runId} not found`);

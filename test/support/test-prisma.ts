@@ -1,14 +1,16 @@
 import { DatabaseHandle } from '../../src/database/database-handle';
 import type { PrismaService } from '../../src/database/prisma.service';
+import type { SqlClient } from '../../src/database/sql-client';
 import { createTestDatabase } from './test-database';
 
 /** A migrated database (PGlite in memory, or a throwaway PostgreSQL database) for service tests. */
-export async function openTestDatabase(): Promise<{ prisma: PrismaService; close: () => Promise<void> }> {
+export async function openTestDatabase(): Promise<{ prisma: PrismaService; sql: SqlClient; close: () => Promise<void> }> {
   const db = await createTestDatabase();
   const handle = await DatabaseHandle.open({ databaseUrl: db.env.DATABASE_URL, dataDir: db.env.HELIX_DATA_DIR ?? 'memory://' });
   await handle.migrate();
   return {
     prisma: handle.prisma as PrismaService,
+    sql: handle.sql,
     close: async () => {
       await handle.close();
       await db.drop();

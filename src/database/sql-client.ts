@@ -1,0 +1,108 @@
+import type { PGlite } from '@electric-sql/pglite';
+import type pg from 'pg';
+import { Prisma } from '../generated/prisma/client';
+
+/**
+ * The two raw-SQL methods the hot paths use. Both the Prisma client (and its transaction client)
+ * and `SqlClient` provide them, so a statement written once runs on either.
+ */
+export interface Sql {
+  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T>;
+  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
+}
+
+interface Result {
+  rows: unknown[];
+  count: number;
+}
+type Execute = (text: string, values: unknown[]) => Promise<Result>;
+
+function statement(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql {
+  return query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
+}
+
+function sqlOn(execute: Execute): Sql {
+  return {
+    async $queryRaw<T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T> {
+      const sql = statement(query, values);
+      return (await execute(sql.text, sql.values)).rows as T;
+    },
+    async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number> {
+      const sql = statement(query, values);
+      return (await execute(sql.text, sql.values)).count;
+    },
+  };
+}
+
+/**
+ * Raw SQL straight to the driver, for the statements every run executes many times: PGlite's
+ * own `query` or a `pg` pool, without the ORM's per-call work (measured at about a third of the
+ * CPU of `prisma.$queryRaw` on PGlite, see docs/BENCHMARKS.md). Results come back as the driver
+ * parses them (jsonb as objects, timestamps as Date); statements avoid int8/numeric results,
+ * which the two drivers return differently.
+ */
+export abstract class SqlClient implements Sql {
+  abstract $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T>;
+  abstract $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
+  /** Runs `work` in one transaction (rolled back if it throws). */
+  abstract $transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+/**
+ * A connection (one of `pool`'s) for the length of `work`, then `execute` runs on it; errors roll
+ * a transaction back and never leave it open.
+ */
+async function inTransaction<T>(execute: Execute, work: (tx: Sql) => Promise<T>): Promise<T> {
+  await execute('BEGIN', []);
+  try {
+    const result = await work(sqlOn(execute));
+    await execute('COMMIT', []);
+    return result;
+  } catch (error) {
+    await execute('ROLLBACK', []).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * PGlite is one session shared with Prisma's single pooled connection, so every statement first
+ * takes that connection from the pool: it can never land inside a transaction Prisma has open.
+ */
+export function pgliteSqlClient(pglite: PGlite, pool: pg.Pool): SqlClient {
+  const execute: Execute = async (text, values) => {
+    const result = await pglite.query(text, values);
+    return { rows: result.rows, count: result.affectedRows ?? 0 };
+  };
+  const withConnection = async <T>(work: () => Promise<T>): Promise<T> => {
+    const connection = await pool.connect();
+    try {
+      return await work();
+    } finally {
+      connection.release();
+    }
+  };
+  const direct = sqlOn((text, values) => withConnection(() => execute(text, values)));
+  return Object.assign(Object.create(SqlClient.prototype) as SqlClient, direct, {
+    $transaction: <T>(work: (tx: Sql) => Promise<T>) => withConnection(() => inTransaction(execute, work)),
+  });
+}
+
+export function postgresSqlClient(pool: pg.Pool): SqlClient {
+  const direct = sqlOn(async (text, values) => {
+    const result = await pool.query(text, values);
+    return { rows: result.rows, count: result.rowCount ?? 0 };
+  });
+  return Object.assign(Object.create(SqlClient.prototype) as SqlClient, direct, {
+    $transaction: async <T>(work: (tx: Sql) => Promise<T>) => {
+      const connection = await pool.connect();
+      try {
+        return await inTransaction(async (text, values) => {
+          const result = await connection.query(text, values);
+          return { rows: result.rows, count: result.rowCount ?? 0 };
+        }, work);
+      } finally {
+        connection.release();
+      }
+    },
+  });
+}
