@@ -65,7 +65,8 @@ export class DatabaseHandle {
       });
       const pool = new pg.Pool(pgliteConfig(pglite));
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-      return new DatabaseHandle('embedded', prisma, pgliteSqlClient(pglite, pool), pgliteSession(pglite), location, async () => {
+      const sql = await pgliteSqlClient(pglite, pool);
+      return new DatabaseHandle('embedded', prisma, sql, pgliteSession(pglite), location, async () => {
         await prisma.$disconnect();
         await pool.end().catch(() => undefined);
         await pglite.close();

@@ -65,14 +65,48 @@ async function inTransaction<T>(execute: Execute, work: (tx: Sql) => Promise<T>)
 }
 
 /**
+ * A parameter as an SQL literal. Strings are quoted with embedded quotes doubled, which is the
+ * whole escaping PostgreSQL needs while `standard_conforming_strings` is on (checked at open).
+ */
+export function sqlLiteral(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError(`Cannot send ${value} to SQL`);
+    return value < 0 ? `(${value})` : String(value);
+  }
+  if (typeof value === 'bigint') return value < 0n ? `(${value})` : String(value);
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  const text = value instanceof Date ? value.toISOString() : typeof value === 'string' ? value : JSON.stringify(value);
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** The statement with its parameters written in as literals ($10 before $1, so no prefix clash). */
+export function inlineParameters(text: string, values: readonly unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => sqlLiteral(values[Number(n) - 1]));
+}
+
+/**
  * PGlite is one session shared with Prisma's single pooled connection, so every statement first
  * takes that connection from the pool: it can never land inside a transaction Prisma has open.
+ * Statements go through PGlite's simple-query path with their parameters inlined: its
+ * extended-protocol `query` makes six calls into the WebAssembly backend per statement
+ * (parse, describe, bind, describe, execute, sync) where `exec` makes two, about half the CPU.
  */
-export function pgliteSqlClient(pglite: PGlite, pool: pg.Pool): SqlClient {
-  const execute: Execute = async (text, values) => {
-    const result = await pglite.query(text, values);
-    return { rows: result.rows, count: result.affectedRows ?? 0 };
-  };
+export async function pgliteSqlClient(pglite: PGlite, pool: pg.Pool): Promise<SqlClient> {
+  const [{ standard_conforming_strings: conforming }] = (
+    await pglite.query<{ standard_conforming_strings: string }>('SHOW standard_conforming_strings')
+  ).rows;
+  const execute: Execute =
+    conforming === 'on'
+      ? async (text, values) => {
+          const results = await pglite.exec(values.length ? inlineParameters(text, values) : text);
+          const last = results[results.length - 1];
+          return { rows: last?.rows ?? [], count: last?.affectedRows ?? 0 };
+        }
+      : async (text, values) => {
+          const result = await pglite.query(text, values);
+          return { rows: result.rows, count: result.affectedRows ?? 0 };
+        };
   const withConnection = async <T>(work: () => Promise<T>): Promise<T> => {
     const connection = await pool.connect();
     try {
