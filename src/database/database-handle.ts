@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
@@ -42,6 +43,9 @@ export class DatabaseHandle {
   private static async openPostgres(url: string): Promise<DatabaseHandle> {
     const session = await postgresSession(url);
     const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // an idle connection the server closes (restart, failover, DROP … FORCE) is dropped from the
+    // pool and replaced on next use; without a listener its 'error' would end the process
+    pool.on('error', (error) => new Logger('Database').warn(`Idle PostgreSQL connection closed: ${error.message}`));
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     const location = url.replace(/\/\/[^@/]*@/, '//***@');
     return new DatabaseHandle('postgres', prisma, postgresSqlClient(pool), session, location, async () => {

@@ -25,6 +25,8 @@ export function pgliteSession(db: PGlite): SqlSession {
 
 export async function postgresSession(connectionString: string): Promise<SqlSession> {
   const client = new pg.Client({ connectionString });
+  // a server-side close surfaces on the next query; as an event it must not end the process
+  client.on('error', () => undefined);
   await client.connect();
   return {
     exec: async (sql) => {
