@@ -3,6 +3,8 @@
  * completeness and order, reconnection with Last-Event-ID / ?after=, replay of finished runs,
  * the JSON polling fallback, stream tokens. Contract: DESIGN.md "The event log" and "Contracts".
  */
+import { createHash } from 'node:crypto';
+import { PrismaService } from '../src/database/prisma.service';
 import { SseWriter } from '../src/runtime/sse-writer';
 import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
 import {
@@ -277,6 +279,25 @@ describe('runs: streaming over SSE (mock LLM)', () => {
       const wrong = await fetch(`${t.baseUrl}/api/v1/runs/${posted.run.id}/events?token=not-a-valid-token`, { headers: { Accept: 'text/event-stream' } });
       expect(wrong.status).toBe(401);
       await wrong.body?.cancel();
+    });
+
+    it("another workspace's API key gets 404 for a run's stream, also while the run is live", async () => {
+      const prisma = t.app.get(PrismaService);
+      const otherToken = 'other-workspace-token';
+      await prisma.workspace.create({ data: { id: 'ws_other', name: 'Other' } });
+      await prisma.apiKey.create({
+        data: { id: 'key_other', workspaceId: 'ws_other', name: 'other', prefix: 'other', hash: createHash('sha256').update(otherToken).digest('hex') },
+      });
+      const conversationId = await api.createConversation();
+      const posted = await api.postMessage(conversationId, { text: 'MOCK:{"hang":true}' });
+      for (const token of [otherToken, TOKEN]) {
+        const res = await fetch(`${t.baseUrl}/api/v1/runs/${posted.run.id}/events`, {
+          headers: { Accept: 'application/json', 'X-API-Token': token },
+        });
+        expect({ token, status: res.status }).toEqual({ token, status: token === TOKEN ? 200 : 404 });
+        await res.body?.cancel();
+      }
+      expect((await api.post(`/runs/${posted.run.id}/cancel`, {})).status).toBe(200);
     });
 
     it("a run's stream token does not open another run's stream", async () => {

@@ -52,6 +52,11 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     super();
   }
 
+  /** A lease to write with a run this process creates and submits at once (saves taking it). */
+  newLease(): { owner: string; until: Date } {
+    return { owner: this.instanceId, until: new Date(Date.now() + LEASE_MS) };
+  }
+
   submit(runId: string, start?: RunStart): void {
     if (this.stopping || this.active.has(runId) || this.waiting.includes(runId)) return;
     if (start) this.starts.set(runId, start);
@@ -77,7 +82,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.endedSubscription = this.runs.ended$.subscribe((conversationId) => void this.startQueued(conversationId));
+    this.endedSubscription = this.runs.ended$.subscribe(({ conversationId }) => void this.startQueued(conversationId));
     // the embedded database is locked to this process: every lease in it belongs to a dead one
     if (this.database.kind === 'embedded') {
       await this.prisma.run.updateMany({ where: { leaseOwner: { not: null } }, data: { leaseOwner: null, leaseUntil: null } });
@@ -113,7 +118,9 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     const start = this.starts.get(runId);
     this.starts.delete(runId);
     try {
-      if (!(await this.takeLease(runId))) return;
+      // a run created with this instance's lease (newLease) skips taking it while it has time left
+      const leased = start?.run.leaseOwner === this.instanceId && (start.run.leaseUntil?.getTime() ?? 0) > Date.now() + RENEW_MS;
+      if (!leased && !(await this.takeLease(runId))) return;
       renew = setInterval(() => void this.takeLease(runId).catch(() => undefined), RENEW_MS);
       await this.loop.drive(runId, controller.signal, start);
     } catch (error) {

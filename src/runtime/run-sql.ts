@@ -123,13 +123,15 @@ export interface NewRun {
   model: { provider: string; modelId: string };
   maxSteps: number;
   pendingAction: PendingAction | null;
+  /** taken at creation by the instance that will execute the run at once */
+  lease?: { owner: string; until: Date };
 }
 
 export async function insertRun(db: Db, run: NewRun): Promise<Run> {
   const [row] = await db.$queryRaw<RunRow[]>`
-    INSERT INTO runs (id, conversation_id, mode, goal, model, max_steps, pending_action, updated_at)
+    INSERT INTO runs (id, conversation_id, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at)
     VALUES (${run.id}, ${run.conversationId}, ${run.mode}::"RunMode", ${run.goal}, ${json(run.model)}::jsonb,
-            ${run.maxSteps}, ${json(run.pendingAction)}::jsonb, now())
+            ${run.maxSteps}, ${json(run.pendingAction)}::jsonb, ${run.lease?.owner ?? null}, ${run.lease?.until ?? null}, now())
     RETURNING ${COLUMNS}`;
   return toRun(row);
 }

@@ -24,8 +24,8 @@ export function pendingOf(run: Run): PendingAction | null {
  */
 @Injectable()
 export class RunStore {
-  /** conversation ids whose run just ended (the executor starts queued runs) */
-  readonly ended$ = new Subject<string>();
+  /** runs that just ended (the executor starts queued runs of the conversation) */
+  readonly ended$ = new Subject<{ runId: string; conversationId: string }>();
 
   constructor(
     private readonly sql: SqlClient,
@@ -64,7 +64,7 @@ export class RunStore {
   async finish(run: Run, to: RunState, changes: RunChanges = {}): Promise<Run> {
     const ended = await this.transition(run, to, changes);
     await this.events.finish(run.id, to);
-    this.ended$.next(run.conversationId);
+    this.ended$.next({ runId: run.id, conversationId: run.conversationId });
     return ended;
   }
 }

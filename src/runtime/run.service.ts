@@ -1,4 +1,5 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException, OnModuleDestroy } from '@nestjs/common';
+import { Subscription } from 'rxjs';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { ConversationService } from '../conversation/conversation.service';
@@ -26,7 +27,15 @@ export interface PostedMessage {
 
 /** The runtime's use cases: post a message (start a run), read, cancel, resume, approve, reply. */
 @Injectable()
-export class RunService {
+export class RunService implements OnModuleDestroy {
+  /**
+   * Runs this process created and is driving, with their workspace: their event streams are
+   * authorised without a query (clients open one right after posting). Until the run ends, a
+   * stream stays authorised even if its conversation is deleted meanwhile.
+   */
+  private readonly ownRuns = new Map<string, string>();
+  private readonly endedSubscription: Subscription;
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly sql: SqlClient,
@@ -38,7 +47,13 @@ export class RunService {
     private readonly executor: RunExecutor,
     private readonly streamTokens: StreamTokenService,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.endedSubscription = this.runs.ended$.subscribe(({ runId }) => this.ownRuns.delete(runId));
+  }
+
+  onModuleDestroy(): void {
+    this.endedSubscription.unsubscribe();
+  }
 
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
     const conversation = await this.conversations.find(auth, conversationId);
@@ -68,11 +83,17 @@ export class RunService {
         model: { provider: model.provider, modelId: model.modelId },
         maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
         pendingAction: live ? { type: 'queued' } : null,
+        lease: live ? undefined : this.executor.newLease(),
       });
       const message = await this.conversations.appendMessage(tx, { conversationId, runId, role: 'user', content: dto.text });
       return { message, live, run };
     });
-    if (!live) this.executor.submit(runId, { run, workspaceId: auth.workspaceId, settings });
+    if (!live) {
+      // the writer exists before the client's stream request arrives: it reads from memory
+      await this.events.open(runId, 0);
+      this.ownRuns.set(runId, auth.workspaceId);
+      this.executor.submit(runId, { run, workspaceId: auth.workspaceId, settings });
+    }
     else if (policy === 'interrupt') await this.cancelRun(await this.runs.load(live.id));
     // enqueue: the executor starts it when the live run ends
     return { message, run: { id: runId, state: 'CREATED', streamToken: this.streamTokens.issue(runId) } };
@@ -87,6 +108,8 @@ export class RunService {
    * small hand-written query (the join Prisma's relation filter would make, without its cost).
    */
   async assertVisible(auth: AuthContext, runId: string): Promise<void> {
+    const owner = this.ownRuns.get(runId);
+    if (owner !== undefined && (auth.streamRunId === runId || owner === auth.workspaceId)) return;
     const rows =
       auth.streamRunId === runId
         ? await this.sql.$queryRaw<unknown[]>`SELECT 1 FROM runs WHERE id = ${runId}`
