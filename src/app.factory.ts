@@ -6,6 +6,7 @@ import pino from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { openDatabase } from './database/database.module';
+import { SharedShapeExpressAdapter } from './common/express-adapter';
 import { HttpErrorFilter, validationExceptionFactory } from './common/http-errors';
 
 export const API_PREFIX = 'api/v1';
@@ -17,7 +18,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   const database = await openDatabase(config, { log: (msg: string) => startup.info(msg), warn: (msg: string) => startup.warn(msg) });
   let app: NestExpressApplication;
   try {
-    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
+    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), new SharedShapeExpressAdapter(), {
       bufferLogs: true,
       abortOnError: false,
     });

@@ -1,7 +1,6 @@
 import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { requestId } from './common/request-id';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { ConversationModule } from './conversation/conversation.module';
@@ -11,11 +10,6 @@ import { HealthModule } from './health/health.module';
 import { RuntimeModule } from './runtime/runtime.module';
 import { SecurityModule } from './security/security.module';
 
-function requestId(request: IncomingMessage): string {
-  const header = request.headers['x-request-id'];
-  return typeof header === 'string' && /^[\w.-]{1,128}$/.test(header) ? header : randomUUID();
-}
-
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, database: DatabaseHandle): DynamicModule {
@@ -24,8 +18,10 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot({
-          // event streams stay open for minutes by the thousand: no per-request logger for them
-          exclude: [{ method: RequestMethod.GET, path: 'api/v1/runs/:id/events' }],
+          // Event streams stay open for minutes by the thousand: no per-request child logger kept
+          // for each (SseWriter logs a stream's end itself). The path is relative to the global
+          // prefix: Nest prepends it to middleware exclusions.
+          exclude: [{ method: RequestMethod.GET, path: 'runs/:id/events' }],
           pinoHttp: {
             level: config.LOG_LEVEL,
             genReqId: (request, response) => {
@@ -33,7 +29,6 @@ export class AppModule {
               response.setHeader('X-Request-Id', id);
               return id;
             },
-            // Streams stay open for minutes; log them when they end like any other request.
             autoLogging: { ignore: (request) => request.url === '/health' },
             redact: ['req.headers.authorization', 'req.headers["x-api-token"]', 'req.query.token'],
           },

@@ -1,5 +1,6 @@
 import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { requestId } from '../common/request-id';
 import { AllowStreamToken, Auth, type AuthContext } from '../security/auth-context';
 import { EventLog } from './event-log';
 import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto } from './run.dto';
@@ -48,6 +49,8 @@ export class RunController {
     const after = resumePoint(query, request);
     if (wantsJson(request)) {
       const events = await this.events.page(id, after, query.limit);
+      // pino-http skips this route (app.module.ts), so the id it would have sent is set here
+      response.setHeader('X-Request-Id', requestId(request));
       response.json({ events: events.map(({ seq, type, data, at }) => ({ seq, type, data, at })) });
       return;
     }

@@ -1,0 +1,38 @@
+import type { NestApplicationOptions } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Express } from 'express';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * Express moves every request and response onto its own prototypes (`app.request`,
+ * `app.response`) when it arrives. V8 then gives that object a hidden class of its own, which
+ * every property Express, Nest and Helix add afterwards copies again: a Map and a descriptor
+ * array kept per request and per response for as long as it is open (~2 KB for each idle event
+ * stream) and several KB of garbage per request. Building them on those prototypes from the
+ * start makes Express's switch a no-op, so all requests share their hidden classes.
+ *
+ * Only the plain HTTP server is built this way; HTTPS and the 503/force-close options (unused
+ * by Helix) keep Nest's own.
+ */
+export class SharedShapeExpressAdapter extends ExpressAdapter {
+  override initHttpServer(options: NestApplicationOptions): void {
+    if (options?.httpsOptions || options?.return503OnClosing || options?.forceCloseConnections) {
+      super.initHttpServer(options);
+      return;
+    }
+    const app = this.getInstance<Express>();
+
+    // the classes' prototypes take the place of Express's, with Express's methods behind them
+    class Request extends IncomingMessage {}
+    Object.setPrototypeOf(Request.prototype, Object.getPrototypeOf(app.request));
+    Object.defineProperties(Request.prototype, Object.getOwnPropertyDescriptors(app.request));
+    app.request = Request.prototype as Express['request'];
+
+    class Response extends ServerResponse {}
+    Object.setPrototypeOf(Response.prototype, Object.getPrototypeOf(app.response));
+    Object.defineProperties(Response.prototype, Object.getOwnPropertyDescriptors(app.response));
+    app.response = Response.prototype as unknown as Express['response'];
+
+    this.httpServer = createServer({ IncomingMessage: Request, ServerResponse: Response }, app);
+  }
+}
