@@ -20,6 +20,11 @@ class LossyBus extends EventBus {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  for (const end = Date.now() + timeoutMs; !condition(); await sleep(2)) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+  }
+}
 
 describe('EventLog', () => {
   let prisma: PrismaService;
@@ -53,22 +58,27 @@ describe('EventLog', () => {
     expect(rows[1].data).toEqual({ parts: ['Hello'] });
   });
 
-  it('sends the first token at once and coalesces the following ones per interval', async () => {
+  it("sends an answer's first token at once and coalesces the following ones per interval", async () => {
     const log = new EventLog(sql, new InProcessEventBus());
     const runId = await newRun();
     await log.open(runId);
+    const live: string[] = [];
+    const subscription = log.subscribe(runId, 0).subscribe((e) => live.push(e.type === 'token' ? e.data.text : e.type));
     log.token(runId, 'a');
-    for (const piece of ['b', 'c', 'd']) log.token(runId, piece);
-    await log.flush(runId);
-    expect((await log.page(runId, 0)).map((e) => e.data)).toEqual([{ text: 'a' }, { text: 'bcd' }]);
-    await sleep(TOKEN_FLUSH_MS + 5);
-    log.token(runId, 'e');
+    for (const piece of ['b', 'c', 'd']) log.token(runId, piece); // these wait for the interval
+    await until(() => live.length === 2);
+    expect(live).toEqual(['a', 'bcd']);
+    log.token(runId, 'e'); // mid-answer, even after a pause: on the clock
     log.token(runId, 'f');
-    await sleep(TOKEN_FLUSH_MS * 2);
+    log.emit(runId, 'status', { phase: 'tool', text: 'x' }); // flushes what is buffered first
+    log.token(runId, 'g'); // a new answer's first token: at once
+    log.token(runId, 'h');
+    await until(() => live.length === 6);
     await log.finish(runId, 'SUCCEEDED');
-    const events = await new EventLog(sql, new InProcessEventBus()).page(runId, 0);
-    expect(events.map((e) => [e.seq, e.type])).toEqual([[1, 'token'], [2, 'token'], [3, 'token'], [4, 'token'], [5, 'done']]);
-    expect(events.slice(2, 4).map((e) => e.data)).toEqual([{ text: 'e' }, { text: 'f' }]);
+    subscription.unsubscribe();
+    expect(live).toEqual(['a', 'bcd', 'ef', 'status', 'g', 'h', 'done']);
+    const stored = await new EventLog(sql, new InProcessEventBus()).page(runId, 0);
+    expect(stored.map((e) => (e.type === 'token' ? e.data.text : e.type))).toEqual(live);
   });
 
   it('stores consecutive token events as segment rows that readers split back into events', async () => {
@@ -98,6 +108,27 @@ describe('EventLog', () => {
     expect(tail[0]).toMatchObject({ seq: SEGMENT_PARTS + 4, type: 'token', data: { text: `t${SEGMENT_PARTS + 4} ` } });
     expect(tail.map((e) => e.seq)).toEqual(all.slice(SEGMENT_PARTS + 3).map((e) => e.seq));
     expect((await fresh.page(runId, count - 1, 2)).map((e) => e.seq)).toEqual([count, count + 1]);
+  });
+
+  it("persists the token events of every run streaming in one interval with one statement", async () => {
+    let writes = 0;
+    const counting = Object.create(sql) as SqlClient;
+    counting.$executeRaw = (...args: Parameters<SqlClient['$executeRaw']>) => {
+      writes++;
+      return sql.$executeRaw(...args);
+    };
+    const log = new EventLog(counting, new InProcessEventBus());
+    const runs = await Promise.all(Array.from({ length: 5 }, () => newRun()));
+    for (const runId of runs) await log.open(runId, 0);
+    for (const runId of runs) log.token(runId, 'first '); // each run's first token goes out at once
+    for (const runId of runs) log.token(runId, 'second ');
+    for (const runId of runs) log.token(runId, 'third');
+    await sleep(TOKEN_FLUSH_MS * 3);
+    for (const runId of runs) await log.flush(runId);
+    expect(writes).toBe(2); // the five first tokens, then the five coalesced ones of the next tick
+    for (const runId of runs) {
+      expect((await log.page(runId, 0)).map((e) => e.data)).toEqual([{ text: 'first ' }, { text: 'second third' }]);
+    }
   });
 
   it('replays then follows live events, and completes after done', async () => {

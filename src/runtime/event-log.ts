@@ -5,8 +5,12 @@ import { SqlClient } from '../database/sql-client';
 import { EventBus } from './event-bus';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
 
-/** Token deltas are coalesced into one event per interval (the first one goes out at once). */
-export const TOKEN_FLUSH_MS = 20;
+/**
+ * Token deltas are coalesced into one event per interval (the first one goes out at once). One
+ * clock serves every streaming run, so the token events of one interval are persisted together
+ * (one statement for all runs instead of one per run).
+ */
+export const TOKEN_FLUSH_MS = 16;
 /** A finished run's events stay in memory this long for quick reconnects, then come from the table. */
 const RETAIN_MS = 30_000;
 const RETRY_MS = 500;
@@ -29,7 +33,6 @@ interface Writer {
   history: RunEvent[];
   pendingText: string;
   lastTokenAt: number;
-  tokenTimer?: NodeJS.Timeout;
   /** the token segment the next token event extends, while no other event came in between */
   segment?: { start: number; parts: number; bytes: number };
   done: boolean;
@@ -63,6 +66,10 @@ export class EventLog implements OnApplicationShutdown {
   private readonly writers = new Map<string, Writer>();
   private queue: Pending[] = [];
   private draining?: Promise<void>;
+  /** runs with buffered token text for the next tick of the token clock */
+  private readonly tokenRuns = new Set<string>();
+  private tick?: NodeJS.Timeout;
+  private lastTick = 0;
 
   constructor(
     private readonly sql: SqlClient,
@@ -88,21 +95,43 @@ export class EventLog implements OnApplicationShutdown {
 
   emit<K extends RunEventType>(runId: string, type: K, data: RunEventPayloads[K]): RunEvent {
     const writer = this.writer(runId);
-    if (type !== 'token') this.flushTokens(runId, writer);
+    if (type !== 'token') {
+      this.flushTokens(runId, writer);
+      writer.lastTokenAt = 0; // the next token starts a new answer (or part of one): at once
+    }
     return this.append(runId, writer, type, data);
   }
 
-  /** Buffers a text delta; it goes out as part of one `token` event per TOKEN_FLUSH_MS. */
+  /**
+   * Buffers a text delta; it goes out as part of one `token` event per TOKEN_FLUSH_MS (the first
+   * of an answer, i.e. since the run's last other event, at once).
+   */
   token(runId: string, text: string): void {
     if (!text) return;
     const writer = this.writer(runId);
     writer.pendingText += text;
-    if (writer.tokenTimer) return;
-    const due = writer.lastTokenAt + TOKEN_FLUSH_MS;
-    const wait = due - Date.now();
-    if (wait <= 0) this.flushTokens(runId, writer);
-    // the next interval counts from when this one was due, not from when the timer fired
-    else writer.tokenTimer = setTimeout(() => this.flushTokens(runId, writer, due), wait);
+    const now = Date.now();
+    // only an answer's first token skips the clock: later ones join the tick of every other run
+    if (writer.lastTokenAt === 0) {
+      this.flushTokens(runId, writer, now);
+      return;
+    }
+    this.tokenRuns.add(runId);
+    if (this.tick) return;
+    // keep the clock's cadence while it is current, so intervals do not stretch by timer lateness
+    const next = this.lastTick + TOKEN_FLUSH_MS;
+    const due = next >= now ? next : Math.max(now, writer.lastTokenAt + TOKEN_FLUSH_MS);
+    this.tick = setTimeout(() => this.flushTick(due), due - now);
+  }
+
+  private flushTick(due: number): void {
+    this.tick = undefined;
+    this.lastTick = due;
+    for (const runId of this.tokenRuns) {
+      const writer = this.writers.get(runId);
+      if (writer && !writer.done) this.flushTokens(runId, writer, due);
+    }
+    this.tokenRuns.clear();
   }
 
   /** Emits buffered tokens and waits until every event so far is in the table. */
@@ -211,6 +240,7 @@ export class EventLog implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    clearTimeout(this.tick);
     for (const [runId, writer] of this.writers) if (!writer.done) this.flushTokens(runId, writer);
     while (this.draining) await this.draining;
   }
@@ -244,8 +274,6 @@ export class EventLog implements OnApplicationShutdown {
   }
 
   private flushTokens(runId: string, writer: Writer, due = Date.now()): void {
-    clearTimeout(writer.tokenTimer);
-    writer.tokenTimer = undefined;
     if (!writer.pendingText) return;
     const text = writer.pendingText;
     writer.pendingText = '';
@@ -255,6 +283,8 @@ export class EventLog implements OnApplicationShutdown {
 
   /** Inserts queued events batch after batch (in seq order), then makes them visible. */
   private async drain(): Promise<void> {
+    // start once the caller's synchronous work is done: a tick's events of every run form one batch
+    await Promise.resolve();
     while (this.queue.length) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
