@@ -1,8 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import { Prisma } from '../database/prisma.service';
-import { SqlClient } from '../database/sql-client';
 import { EventBus } from './event-bus';
+import { RunEventStore, type PendingEvent, SEGMENT_BYTES, SEGMENT_PARTS } from './run-event-store';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
 
 /**
@@ -17,14 +16,6 @@ const RETRY_MS = 500;
 /** events per INSERT (5 parameters each, well under PostgreSQL's 65,535) */
 const MAX_BATCH = 1000;
 const PAGE = 1000;
-/**
- * Consecutive token events of a run are stored in one row (a segment: `data.parts`, the row's
- * seq is the first event's) that each flush extends, so a slow answer is a few rows rather than
- * one per live event. Bounded so a reader finds the segment holding any seq within this many
- * rows back, and so an extension never rewrites a large row.
- */
-export const SEGMENT_PARTS = 32;
-const SEGMENT_BYTES = 4096;
 
 /** Per-run state of the process that is writing the run (the lease holder). */
 interface Writer {
@@ -38,33 +29,11 @@ interface Writer {
   done: boolean;
 }
 
-/** An event waiting to be persisted; a token event says which segment row it extends. */
-interface Pending {
-  event: RunEvent;
-  segment?: { start: number; offset: number };
-}
-
-/** A stored row: one event, or a token segment (see SEGMENT_PARTS). */
-interface StoredRow {
-  runId: string;
-  seq: number;
-  type: RunEventType;
-  data: { parts?: string[] } & Record<string, unknown>;
-  at: Date;
-}
-
-/** The events a stored row holds, each with its own seq. */
-function expand(row: StoredRow): RunEvent[] {
-  const parts = row.type === 'token' ? row.data.parts : undefined;
-  if (!parts) return [row as unknown as RunEvent];
-  return parts.map((text, i) => ({ runId: row.runId, seq: row.seq + i, type: 'token', data: { text }, at: row.at }));
-}
-
 @Injectable()
 export class EventLog implements OnApplicationShutdown {
   private readonly logger = new Logger(EventLog.name);
   private readonly writers = new Map<string, Writer>();
-  private queue: Pending[] = [];
+  private queue: PendingEvent[] = [];
   private draining?: Promise<void>;
   /** runs with buffered token text for the next tick of the token clock */
   private readonly tokenRuns = new Set<string>();
@@ -72,7 +41,7 @@ export class EventLog implements OnApplicationShutdown {
   private lastTick = 0;
 
   constructor(
-    private readonly sql: SqlClient,
+    private readonly store: RunEventStore,
     private readonly bus: EventBus,
   ) {}
 
@@ -83,7 +52,7 @@ export class EventLog implements OnApplicationShutdown {
   async open(runId: string, lastSeq?: number): Promise<void> {
     const existing = this.writers.get(runId);
     if (existing && !existing.done) return;
-    const last = lastSeq ?? (await this.lastStored(runId))?.seq;
+    const last = lastSeq ?? (await this.store.last(runId))?.seq;
     this.writers.set(runId, {
       seq: last ?? 0,
       history: [],
@@ -258,7 +227,7 @@ export class EventLog implements OnApplicationShutdown {
     return event;
   }
 
-  private segmentFor(writer: Writer, event: RunEvent): Pending['segment'] {
+  private segmentFor(writer: Writer, event: RunEvent): PendingEvent['segment'] {
     if (event.type !== 'token') {
       writer.segment = undefined;
       return undefined;
@@ -288,7 +257,7 @@ export class EventLog implements OnApplicationShutdown {
     while (this.queue.length) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        await this.insert(batch);
+        await this.store.insert(batch);
       } catch (error) {
         // keep the events and their order; the database may come back
         this.logger.error(`Could not persist ${batch.length} run events, retrying: ${String(error)}`);
@@ -308,53 +277,8 @@ export class EventLog implements OnApplicationShutdown {
   private async endedAtOrBefore(runId: string, seq: number): Promise<boolean> {
     const writer = this.writers.get(runId);
     if (writer && !writer.done) return false;
-    const last = await this.lastStored(runId);
+    const last = await this.store.last(runId);
     return last?.type === 'done' && last.seq <= seq;
-  }
-
-  /** The run's last stored event (of one type, if given). */
-  async lastStored(runId: string, type?: RunEventType): Promise<RunEvent | undefined> {
-    const [row] = await this.sql.$queryRaw<StoredRow[]>`
-      SELECT run_id AS "runId", seq, type, data, at FROM run_events
-      WHERE run_id = ${runId} ${type ? Prisma.sql`AND type = ${type}` : Prisma.empty}
-      ORDER BY seq DESC LIMIT 1`;
-    return row && expand(row).at(-1);
-  }
-
-
-  /**
-   * One multi-row INSERT, written as SQL: on the hottest path of every run it costs about a
-   * third of the equivalent createMany (no query compilation, no wrapping transaction).
-   */
-  private async insert(batch: Pending[]): Promise<void> {
-    const rows: StoredRow[] = [];
-    const segments = new Map<string, StoredRow>();
-    for (const { event, segment } of batch) {
-      if (!segment) {
-        rows.push(event as unknown as StoredRow);
-        continue;
-      }
-      const key = `${event.runId}:${segment.start}`;
-      const text = (event.data as { text: string }).text;
-      const row = segments.get(key);
-      if (row) row.data.parts!.push(text);
-      else {
-        const data = { parts: [text], ...(segment.offset && { from: segment.offset }) };
-        const created: StoredRow = { runId: event.runId, seq: segment.start, type: 'token', data, at: event.at };
-        segments.set(key, created);
-        rows.push(created);
-      }
-    }
-    const values = rows.map(
-      (row) => Prisma.sql`(${row.runId}, ${row.seq}, ${row.type}, ${JSON.stringify(row.data)}::jsonb, ${row.at})`,
-    );
-    // a segment row is extended when its stored parts are exactly the ones this write follows,
-    // so a retried write never appends twice; any other conflict is a retried insert
-    await this.sql.$executeRaw`
-      INSERT INTO run_events (run_id, seq, type, data, at) VALUES ${Prisma.join(values)}
-      ON CONFLICT (run_id, seq) DO UPDATE
-        SET data = jsonb_build_object('parts', (run_events.data -> 'parts') || (EXCLUDED.data -> 'parts'))
-        WHERE run_events.type = 'token' AND jsonb_array_length(run_events.data -> 'parts') = (EXCLUDED.data ->> 'from')::int`;
   }
 
 
@@ -366,11 +290,7 @@ export class EventLog implements OnApplicationShutdown {
       const start = after + 1 - first;
       return history.slice(start, start + limit);
     }
-    // a segment holding after + 1 starts at most SEGMENT_PARTS - 1 events earlier
-    const rows = await this.sql.$queryRaw<StoredRow[]>`
-      SELECT run_id AS "runId", seq, type, data, at FROM run_events
-      WHERE run_id = ${runId} AND seq > ${after - SEGMENT_PARTS} ORDER BY seq ASC LIMIT ${limit + SEGMENT_PARTS}`;
-    const stored = rows.flatMap(expand).filter((event) => event.seq > after).slice(0, limit);
+    const stored = await this.store.readAfter(runId, after, limit);
     // events persisted since the query started are in memory: continue from there
     const next = (stored[stored.length - 1]?.seq ?? after) + 1;
     if (first !== undefined && first <= next && stored.length < limit) {

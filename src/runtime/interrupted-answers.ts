@@ -4,6 +4,7 @@ import type { MessageView } from '../conversation/conversation.view';
 import { SqlClient } from '../database/sql-client';
 import type { Run } from '../generated/prisma/client';
 import { EventLog } from './event-log';
+import { RunEventStore } from './run-event-store';
 
 /** Answers a crash cut off mid-stream: finding what clients saw, and keeping it if it changed. */
 @Injectable()
@@ -12,6 +13,7 @@ export class InterruptedAnswers {
     private readonly sql: SqlClient,
     private readonly conversations: ConversationService,
     private readonly events: EventLog,
+    private readonly store: RunEventStore,
   ) {}
 
   /**
@@ -20,7 +22,7 @@ export class InterruptedAnswers {
    */
   async find(run: Run): Promise<string | undefined> {
     if (run.step === 0) return undefined; // no step has started
-    const thinking = await this.events.lastStored(run.id, 'status');
+    const thinking = await this.store.last(run.id, 'status');
     if (thinking?.type !== 'status' || thinking.data.phase !== 'thinking') return undefined;
     let text = '';
     for (let after = thinking.seq, page; (page = await this.events.page(run.id, after)).length; after = page.at(-1)!.seq) {

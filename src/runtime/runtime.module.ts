@@ -6,6 +6,7 @@ import { AgentLoop } from './agent-loop';
 import { BudgetGate, UnlimitedBudgetGate } from './budget-gate';
 import { EventBus, InProcessEventBus } from './event-bus';
 import { EventLog } from './event-log';
+import { RunEventStore } from './run-event-store';
 import { InterruptedAnswers } from './interrupted-answers';
 import { MessageController } from './message.controller';
 import { RunController } from './run.controller';
@@ -23,6 +24,7 @@ import { ToolStep } from './tool-step';
     { provide: EventBus, useClass: InProcessEventBus },
     { provide: BudgetGate, useClass: UnlimitedBudgetGate },
     EventLog,
+    RunEventStore,
     RunStore,
     ToolStep,
     InterruptedAnswers,
