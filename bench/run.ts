@@ -216,6 +216,16 @@ async function batch(runner: Runner, count: number, tokens: number): Promise<Tim
 
 const ttfts = (timings: Timing[]) => timings.map((t) => t.first - t.start);
 
+/** A failed peer batch leaves the peer's figure out (and says why); Helix's figures stand. */
+async function peerBatch<T>(what: string, body: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await body();
+  } catch (error) {
+    notes.push(`LangGraph, ${what}: left out, a batch failed: ${String(error).slice(0, 300)}`);
+    return undefined;
+  }
+}
+
 type TtftSamples = { bare: number[][]; helix: number[][]; peer: number[][] };
 /** Medians over repetitions of the p-th percentile; "added" is taken per repetition against its own baseline. */
 function ttftPercentiles(per: TtftSamples, p: number, withHelix: boolean, withPeer: boolean) {
@@ -435,19 +445,24 @@ async function sectionThroughput(mock: MockProcess, helix: Helix | undefined, pe
     log(`2. throughput: ${c.reps} × ${c.concurrency} concurrent run(s) of ${c.tokens} tokens`);
     await batch(bare, Math.min(c.concurrency, 10), c.tokens);
     if (hx) await batch(hx, Math.min(c.concurrency, 10), c.tokens);
-    if (lg) await batch(lg, Math.min(c.concurrency, 10), Math.min(c.tokens, 1000));
+    const what = `throughput ×${c.concurrency}`;
+    let peerOk = !!lg && (await peerBatch(what, () => batch(lg, Math.min(c.concurrency, 10), Math.min(c.tokens, 1000)))) !== undefined;
     const rates = { bare: [] as number[], helix: [] as number[], peer: [] as number[] };
     await profiled(helix, `throughput-${c.concurrency}`, async () => {
       for (let r = 0; r < c.reps; r++) {
         rates.bare.push(rate(await batch(bare, c.concurrency, c.tokens)));
         if (hx) rates.helix.push(rate(await batch(hx, c.concurrency, c.tokens)));
-        if (lg) rates.peer.push(rate(await batch(lg, c.concurrency, c.tokens)));
+        if (lg && peerOk) {
+          const timings = await peerBatch(what, () => batch(lg, c.concurrency, c.tokens));
+          if (timings) rates.peer.push(rate(timings));
+          else peerOk = false;
+        }
       }
     });
     const b = median(rates.bare);
     const h = median(rates.helix);
     const ratio = median(rates.helix.map((x, i) => x / rates.bare[i]));
-    const l = lg ? median(rates.peer) : undefined;
+    const l = peerOk ? median(rates.peer) : undefined;
     rows.push({
       section: '2', metric: `throughput ×${c.concurrency} (tokens/s)`, helix: h, baseline: b, ratio, peer: l,
       helixPerPeer: l !== undefined ? h / l : undefined, unit: 'tokens/s',
