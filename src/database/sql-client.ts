@@ -36,8 +36,8 @@ function sqlOn(execute: Execute): Sql {
 
 /**
  * Raw SQL straight to the driver, for the statements every run executes many times: PGlite's
- * own `query` or a `pg` pool, without the ORM's per-call work (measured at about a third of the
- * CPU of `prisma.$queryRaw` on PGlite, see docs/BENCHMARKS.md). Results come back as the driver
+ * own `exec` or a `pg` pool, without the ORM's per-call work (see docs/BENCHMARKS.md, round 4).
+ * Results come back as the driver
  * parses them (jsonb as objects, timestamps as Date); statements avoid int8/numeric results,
  * which the two drivers return differently.
  */
@@ -48,10 +48,13 @@ export abstract class SqlClient implements Sql {
   abstract $transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
 }
 
-/**
- * A connection (one of `pool`'s) for the length of `work`, then `execute` runs on it; errors roll
- * a transaction back and never leave it open.
- */
+function clientOf(execute: Execute, transaction: SqlClient['$transaction']): SqlClient {
+  return Object.assign(Object.create(SqlClient.prototype) as SqlClient, sqlOn(execute), { $transaction: transaction });
+}
+
+const fromPg = (result: pg.QueryResult): Result => ({ rows: result.rows, count: result.rowCount ?? 0 });
+
+/** `work` between BEGIN and COMMIT on `execute` (one connection); an error rolls it back. */
 async function inTransaction<T>(execute: Execute, work: (tx: Sql) => Promise<T>): Promise<T> {
   await execute('BEGIN', []);
   try {
@@ -115,28 +118,22 @@ export async function pgliteSqlClient(pglite: PGlite, pool: pg.Pool): Promise<Sq
       connection.release();
     }
   };
-  const direct = sqlOn((text, values) => withConnection(() => execute(text, values)));
-  return Object.assign(Object.create(SqlClient.prototype) as SqlClient, direct, {
-    $transaction: <T>(work: (tx: Sql) => Promise<T>) => withConnection(() => inTransaction(execute, work)),
-  });
+  return clientOf(
+    (text, values) => withConnection(() => execute(text, values)),
+    (work) => withConnection(() => inTransaction(execute, work)),
+  );
 }
 
 export function postgresSqlClient(pool: pg.Pool): SqlClient {
-  const direct = sqlOn(async (text, values) => {
-    const result = await pool.query(text, values);
-    return { rows: result.rows, count: result.rowCount ?? 0 };
-  });
-  return Object.assign(Object.create(SqlClient.prototype) as SqlClient, direct, {
-    $transaction: async <T>(work: (tx: Sql) => Promise<T>) => {
+  return clientOf(
+    async (text, values) => fromPg(await pool.query(text, values)),
+    async (work) => {
       const connection = await pool.connect();
       try {
-        return await inTransaction(async (text, values) => {
-          const result = await connection.query(text, values);
-          return { rows: result.rows, count: result.rowCount ?? 0 };
-        }, work);
+        return await inTransaction(async (text, values) => fromPg(await connection.query(text, values)), work);
       } finally {
         connection.release();
       }
     },
-  });
+  );
 }
