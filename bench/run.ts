@@ -32,7 +32,7 @@ import { countTokens, expectJson, jsonAgent, openSse, type SseEvent, type SseStr
 import { startMockProcess, type MockProcess } from './lib/mock';
 import { ensurePeerInstalled, peerRun, peerText, peerThread, startPeer, PEER_VERSIONS, type Peer } from './lib/peer';
 import { startPgProxy } from './lib/pg-proxy';
-import { cpuSeconds, freePort, ROOT, rssKb, SCRATCH, sleep, spawnLogged, stopAll, waitReady } from './lib/procs';
+import { cpuSeconds, freePort, ROOT, rssKb, SCRATCH, settle, sleep, spawnLogged, stopAll, waitReady } from './lib/procs';
 import { summariseHeapProfile, summariseProfile } from './lib/profile-summary';
 import { fmt, median, percentile, sum, table } from './lib/stats';
 
@@ -111,10 +111,45 @@ interface Runner {
   prepare(count: number): Promise<string[]>;
   /** `delayMs` between the mock's chunks (0: the whole answer at once) */
   run(context: string, tokens: number, delayMs?: number): Promise<Timing>;
+  /**
+   * The server's pid: after each batch the script waits until it is idle, so work it finishes
+   * after its last token (storing the answer, GC) never lands in the next runner's measurement.
+   */
+  server?: number;
+}
+
+/** The runners of a section: the bare SDK, and Helix and the peer when they run. */
+function runnersFor(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined) {
+  return { bare: bareRunner(mock.url), hx: helix && helixRunner(helix), lg: peer && peerRunner(peer) };
 }
 
 const directive = (tokens: number, delayMs = 0) =>
   delayMs ? `bench MOCK:{"tokens":${tokens},"delayMs":${delayMs}}` : `bench MOCK:{"tokens":${tokens}}`;
+
+const startTiming = (): Timing => ({ start: now(), first: 0, last: 0, tokens: 0 });
+
+/** Counts the mock tokens of one piece of answer text arriving at `at`. */
+function record(timing: Timing, text: string, at: number): void {
+  const n = countTokens(text);
+  if (!n) return;
+  if (!timing.first) timing.first = at;
+  timing.last = at;
+  timing.tokens += n;
+}
+
+/** An SSE listener that records the text of `tokenEvent` events (and a run error) into `timing`. */
+function recorder(timing: Timing, tokenEvent: string, textOf: (event: SseEvent) => string) {
+  return (event: SseEvent, at: number) => {
+    if (event.event === tokenEvent) record(timing, textOf(event), at);
+    else if (event.event === 'error') timing.error = `run error: ${event.data.slice(0, 200)}`;
+  };
+}
+
+async function createMany(count: number, create: () => Promise<string>): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push(await create());
+  return ids;
+}
 
 function bareRunner(mockUrl: string): Runner {
   const sdk = new OpenAI({ apiKey: 'bench', baseURL: mockUrl, maxRetries: 0 });
@@ -122,7 +157,7 @@ function bareRunner(mockUrl: string): Runner {
     name: 'bare SDK',
     prepare: async (count) => Array.from({ length: count }, () => ''),
     run: async (_context, tokens, delayMs) => {
-      const timing: Timing = { start: now(), first: 0, last: 0, tokens: 0 };
+      const timing = startTiming();
       const stream = await sdk.chat.completions.create({
         model: 'mock-model',
         messages: [{ role: 'user', content: directive(tokens, delayMs) }],
@@ -131,66 +166,35 @@ function bareRunner(mockUrl: string): Runner {
       });
       for await (const chunk of stream) {
         const text = chunk.choices[0]?.delta?.content;
-        if (!text) continue;
-        const at = now();
-        const n = countTokens(text);
-        if (n && !timing.first) timing.first = at;
-        if (n) timing.last = at;
-        timing.tokens += n;
+        if (text) record(timing, text, now());
       }
       return timing;
     },
   };
 }
 
-function helixRunner(port: number): Runner {
+function helixRunner({ port, pid }: Helix): Runner {
   return {
     name: 'Helix',
-    prepare: async (count) => {
-      const ids: string[] = [];
-      for (let i = 0; i < count; i++) ids.push(await newConversation(port));
-      return ids;
-    },
+    server: pid,
+    prepare: (count) => createMany(count, () => newConversation(port)),
     run: async (conversationId, tokens, delayMs) => {
-      const timing: Timing = { start: now(), first: 0, last: 0, tokens: 0 };
+      const timing = startTiming();
       const run = await postMessage(port, conversationId, directive(tokens, delayMs));
-      const stream = runEvents(port, run.id, (event, at) => {
-        if (event.event === 'token') {
-          const n = countTokens(helixText(event));
-          if (n && !timing.first) timing.first = at;
-          if (n) timing.last = at;
-          timing.tokens += n;
-        } else if (event.event === 'error') {
-          timing.error = `run error: ${event.data.slice(0, 200)}`;
-        }
-      });
-      await stream.done;
+      await runEvents(port, run.id, recorder(timing, 'token', helixText)).done;
       return timing;
     },
   };
 }
 
-function peerRunner(port: number): Runner {
+function peerRunner({ port, child }: Peer): Runner {
   return {
     name: 'LangGraph',
-    prepare: async (count) => {
-      const ids: string[] = [];
-      for (let i = 0; i < count; i++) ids.push(await peerThread(port));
-      return ids;
-    },
+    server: child.pid,
+    prepare: (count) => createMany(count, () => peerThread(port)),
     run: async (threadId, tokens, delayMs) => {
-      const timing: Timing = { start: now(), first: 0, last: 0, tokens: 0 };
-      const stream = peerRun(port, threadId, directive(tokens, delayMs), (event, at) => {
-        if (event.event === 'messages') {
-          const n = countTokens(peerText(event));
-          if (n && !timing.first) timing.first = at;
-          if (n) timing.last = at;
-          timing.tokens += n;
-        } else if (event.event === 'error') {
-          timing.error = `run error: ${event.data.slice(0, 200)}`;
-        }
-      });
-      await stream.done;
+      const timing = startTiming();
+      await peerRun(port, threadId, directive(tokens, delayMs), recorder(timing, 'messages', peerText)).done;
       return timing;
     },
   };
@@ -206,6 +210,7 @@ async function batch(runner: Runner, count: number, tokens: number): Promise<Tim
       runner.run(context, tokens).catch((error: unknown) => ({ start: 0, first: 0, last: 0, tokens: 0, error: String(error) }) as Timing),
     ),
   );
+  if (runner.server) await settle(runner.server);
   for (const t of timings) {
     if (!t.error && t.tokens !== tokens) t.error = `received ${t.tokens} of ${tokens} tokens`;
   }
@@ -260,6 +265,7 @@ async function sustained(runner: Runner, cfg: typeof CFG.sustained): Promise<num
       }
     }),
   );
+  if (runner.server) await settle(runner.server);
   return samples;
 }
 function rate(timings: Timing[]): number {
@@ -349,9 +355,7 @@ function helixIpc(): boolean {
 async function sectionTtft(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
   const { concurrency, tokens, reps } = CFG.ttft;
   log(`1. time to first token: ${reps} × ${concurrency} concurrent runs of ${tokens} tokens`);
-  const bare = bareRunner(mock.url);
-  const hx = helix && helixRunner(helix.port);
-  const lg = peer && peerRunner(peer.port);
+  const { bare, hx, lg } = runnersFor(mock, helix, peer);
   // warm-up
   await batch(bare, 10, tokens);
   if (hx) await batch(hx, 10, tokens);
@@ -403,9 +407,7 @@ async function sectionTtft(mock: MockProcess, helix: Helix | undefined, peer: Pe
 async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
   const cfg = CFG.sustained;
   log(`1. time to first token with ${cfg.inFlight} runs in flight (${cfg.tokens} tokens at ${Math.round(1000 / cfg.delayMs)} tokens/s each), ${cfg.reps} × ${cfg.ms / 1000} s`);
-  const bare = bareRunner(mock.url);
-  const hx = helix && helixRunner(helix.port);
-  const lg = peer && peerRunner(peer.port);
+  const { bare, hx, lg } = runnersFor(mock, helix, peer);
   const per: TtftSamples = { bare: [], helix: [], peer: [] };
   const cpu0 = helix ? cpuSeconds(helix.pid) : 0;
   await profiled(helix, 'ttft-sustained', async () => {
@@ -434,9 +436,7 @@ async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined,
 }
 
 async function sectionThroughput(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
-  const bare = bareRunner(mock.url);
-  const hx = helix && helixRunner(helix.port);
-  const lg = peer && peerRunner(peer.port);
+  const { bare, hx, lg } = runnersFor(mock, helix, peer);
   const cases = [
     { concurrency: 1, tokens: CFG.tp1.tokens, reps: CFG.tp1.reps, target: TARGETS.tpRatio1 },
     { concurrency: CFG.tp100.concurrency, tokens: CFG.tp100.tokens, reps: CFG.tp100.reps, target: undefined },
@@ -764,7 +764,7 @@ async function sectionDb(mock: MockProcess, entry: string | undefined): Promise<
     helix = await startHelix({ entry, port: await freePort(), mockUrl: mock.url, databaseUrl: viaProxy.toString(), name: 'helix-pg', nodeArgs: helixNodeArgs(), ipc: helixIpc() });
     client = new pg.Client({ connectionString: direct.toString() });
     await client.connect();
-    const hx = helixRunner(helix.port);
+    const hx = helixRunner(helix);
     await batch(hx, 1, 10); // warm-up
 
     const measure = async (text: string) => {

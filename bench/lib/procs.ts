@@ -114,6 +114,21 @@ export function rssKb(pid: number): number {
 }
 
 /** User + system CPU seconds consumed by a process so far. */
+/**
+ * Waits until a process has used no CPU over a 50 ms window (a clock tick is 10 ms), at most
+ * `maxMs`: a server's work after a measurement must not run during the next one.
+ */
+export async function settle(pid: number, maxMs = 3_000): Promise<void> {
+  const end = Date.now() + maxMs;
+  let before = cpuSeconds(pid);
+  while (Date.now() < end) {
+    await sleep(50);
+    const now = cpuSeconds(pid);
+    if (now - before < 0.015) return;
+    before = now;
+  }
+}
+
 export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // fields after the command name (which is in parentheses and may contain spaces)
