@@ -3,6 +3,7 @@ import { definedOnly, newId } from '../common/ids';
 import { decodeCursor, encodeCursor } from '../common/pagination';
 import { Prisma, PrismaService } from '../database/prisma.service';
 import { SqlClient, type Sql } from '../database/sql-client';
+import type { Conversation } from '../generated/prisma/client';
 import type { AuthContext } from '../security/auth-context';
 import type { CreateConversationDto, UpdateConversationDto } from './conversation.dto';
 import {
@@ -18,6 +19,7 @@ import {
   toConversationView,
   toMessageView,
 } from './conversation.view';
+import type { WorkspaceSettings } from './workspace.service';
 
 /** A transaction or the root client: lets the runtime append messages in its own transaction. */
 export type Db = Sql;
@@ -126,6 +128,19 @@ export class ConversationService {
     return toConversation(row);
   }
 
+  /**
+   * The caller's conversation and its workspace's settings, in one read: posting a message needs
+   * both, and every statement on that path delays the first token.
+   */
+  async findWithWorkspaceSettings(auth: AuthContext, id: string): Promise<{ conversation: Conversation; workspaceSettings: WorkspaceSettings }> {
+    const [row] = await this.sql.$queryRaw<(RawConversation & { workspace_settings: WorkspaceSettings | null })[]>`
+      SELECT ${CONVERSATION_COLUMNS}, (SELECT w.settings FROM workspaces w WHERE w.id = c.workspace_id) AS workspace_settings
+      FROM conversations c
+      WHERE id = ${id} AND workspace_id = ${auth.workspaceId} AND deleted_at IS NULL`;
+    if (!row) throw new NotFoundException(`Conversation ${id} not found`);
+    return { conversation: toConversation(row), workspaceSettings: row.workspace_settings ?? {} };
+  }
+
   /** The conversation row by id alone, for work that runs without a caller (the agent loop). */
   async findById(id: string) {
     const [row] = await this.sql.$queryRaw<RawConversation[]>`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ${id}`;
@@ -133,21 +148,32 @@ export class ConversationService {
     return toConversation(row);
   }
 
-  /** Serialises writers of one conversation inside the caller's transaction (row lock). */
-  async lock(db: Db, id: string): Promise<void> {
-    await db.$queryRaw`SELECT id FROM conversations WHERE id = ${id} FOR UPDATE`;
+  /** Serialises writers of one conversation inside the caller's unit of work (row lock). */
+  lockStatement(id: string): Prisma.Sql {
+    return Prisma.sql`SELECT id FROM conversations WHERE id = ${id} FOR UPDATE`;
   }
 
   /**
    * Appends a message with the next per-conversation seq. Pass the caller's transaction client
-   * to make the message part of a larger unit of work (the user message + its run).
+   * to make the message part of a larger unit of work.
    */
   async appendMessage(db: Db, message: NewMessage): Promise<MessageView> {
+    const [row] = await db.$queryRaw<RawMessage[]>(this.appendMessageStatement(message));
+    if (!row) throw new NotFoundException(`Conversation ${message.conversationId} not found`);
+    return toMessageView(row);
+  }
+
+  /**
+   * appendMessage as a statement, for a caller that runs it with others in one unit
+   * (`SqlClient.$atomic`); with `onlyIf`, nothing is appended unless that SQL condition holds.
+   * Its rows map with `messageFromRows` (none: the conversation is gone or `onlyIf` was false).
+   */
+  appendMessageStatement(message: NewMessage, onlyIf: Prisma.Sql = Prisma.sql`TRUE`): Prisma.Sql {
     // one statement for the seq bump and the insert: this runs several times on every run
-    const [row] = await db.$queryRaw<RawMessage[]>`
+    return Prisma.sql`
       WITH bumped AS (
         UPDATE conversations SET last_seq = last_seq + 1, updated_at = now()
-        WHERE id = ${message.conversationId} RETURNING last_seq
+        WHERE id = ${message.conversationId} AND ${onlyIf} RETURNING last_seq
       )
       INSERT INTO messages (id, conversation_id, run_id, seq, role, content, parts, tool_call_id)
       SELECT ${newId('msg')}, ${message.conversationId}, ${message.runId ?? null}, bumped.last_seq,
@@ -155,8 +181,11 @@ export class ConversationService {
              ${message.toolCallId ?? null}
       FROM bumped
       RETURNING ${MESSAGE_COLUMNS}`;
-    if (!row) throw new NotFoundException(`Conversation ${message.conversationId} not found`);
-    return toMessageView(row);
+  }
+
+  messageFromRows(rows: unknown[]): MessageView | undefined {
+    const [row] = rows as RawMessage[];
+    return row && toMessageView(row);
   }
 
   /**

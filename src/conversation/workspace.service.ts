@@ -18,6 +18,11 @@ export interface WorkspaceSettings {
 /** Workspace settings with a conversation's overrides applied. */
 export type EffectiveSettings = WorkspaceSettings & { maxSteps?: number; systemPrompt?: string };
 
+/** The workspace's settings with the conversation's own overriding them, key by key. */
+export function effectiveSettings(workspace: WorkspaceSettings, conversation: { settings: unknown }): EffectiveSettings {
+  return { ...workspace, ...(conversation.settings as EffectiveSettings) };
+}
+
 @Injectable()
 export class WorkspaceService implements OnModuleInit {
   constructor(
@@ -43,7 +48,7 @@ export class WorkspaceService implements OnModuleInit {
     effective: EffectiveSettings;
   }> {
     const workspace = await this.settings(conversation.workspaceId);
-    return { workspace, effective: { ...workspace, ...(conversation.settings as EffectiveSettings) } };
+    return { workspace, effective: effectiveSettings(workspace, conversation) };
   }
 
   async settings(workspaceId: string): Promise<WorkspaceSettings> {

@@ -52,4 +52,25 @@ describe('SqlClient (against the test database)', () => {
     const [row] = await sql.$queryRaw<{ name: string }[]>`SELECT name FROM workspaces WHERE id = 'sql_ws'`;
     expect(row.name).toBe('second');
   });
+
+  it('$atomic returns every statement\'s rows, and an error in any statement undoes them all', async () => {
+    const hostile = "x'; COMMIT; --";
+    const results = await sql.$atomic([
+      Prisma.sql`INSERT INTO workspaces (id, name, updated_at) VALUES ('atomic_ws', ${hostile}, now())`,
+      Prisma.sql`UPDATE workspaces SET name = name || ${'!'} WHERE id = 'atomic_ws' RETURNING name`,
+      Prisma.sql`SELECT count(*)::int AS n FROM workspaces WHERE id = 'atomic_ws'`,
+    ]);
+    expect(results).toEqual([[], [{ name: `${hostile}!` }], [{ n: 1 }]]);
+
+    await expect(
+      sql.$atomic([
+        Prisma.sql`UPDATE workspaces SET name = 'undone' WHERE id = 'atomic_ws'`,
+        Prisma.sql`INSERT INTO workspaces (id, name, updated_at) VALUES ('atomic_ws', 'duplicate', now())`,
+      ]),
+    ).rejects.toThrow(/duplicate key/);
+    const [row] = await sql.$queryRaw<{ name: string }[]>`SELECT name FROM workspaces WHERE id = 'atomic_ws'`;
+    expect(row.name).toBe(`${hostile}!`);
+    // the session is usable afterwards (no transaction left aborted)
+    expect(await sql.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+  });
 });

@@ -122,26 +122,50 @@ export interface NewRun {
   goal: string;
   model: { provider: string; modelId: string };
   maxSteps: number;
-  pendingAction: PendingAction | null;
-  /** taken at creation by the instance that will execute the run at once */
-  lease?: { owner: string; until: Date };
+  /** with a live run in the conversation: insert nothing, or insert the run queued behind it */
+  whenLive: 'skip' | 'queue';
+  /** taken at creation by the instance that will execute the run at once (not if it is queued) */
+  lease: { owner: string; until: Date };
 }
 
-export async function insertRun(db: Db, run: NewRun): Promise<Run> {
-  const [row] = await db.$queryRaw<RunRow[]>`
+/**
+ * Inserts a run, queued (`pending_action` queued, no lease) if its conversation has a live run
+ * (see `whenLive`); decided in SQL so that it can run in one unit with the conversation's lock.
+ * Rows map with `runFromRows` (none: skipped).
+ */
+export function insertRunStatement(run: NewRun): Prisma.Sql {
+  return Prisma.sql`
     INSERT INTO runs (id, conversation_id, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at)
-    VALUES (${run.id}, ${run.conversationId}, ${run.mode}::"RunMode", ${run.goal}, ${json(run.model)}::jsonb,
-            ${run.maxSteps}, ${json(run.pendingAction)}::jsonb, ${run.lease?.owner ?? null}, ${run.lease?.until ?? null}, now())
+    SELECT ${run.id}::text, ${run.conversationId}::text, ${run.mode}::"RunMode", ${run.goal}::text, ${json(run.model)}::jsonb,
+           ${run.maxSteps}::int, CASE WHEN live.id IS NULL THEN NULL ELSE ${json({ type: 'queued' } satisfies PendingAction)}::jsonb END,
+           CASE WHEN live.id IS NULL THEN ${run.lease.owner}::text END,
+           CASE WHEN live.id IS NULL THEN ${run.lease.until}::timestamptz END, now()
+    FROM (SELECT 1) AS one
+    LEFT JOIN LATERAL (SELECT id FROM runs WHERE ${isLiveRunOf(run.conversationId)} LIMIT 1) AS live ON TRUE
+    WHERE live.id IS NULL OR ${run.whenLive === 'queue'}::boolean
     RETURNING ${COLUMNS}`;
-  return toRun(row);
+}
+
+export function runFromRows(rows: unknown[]): Run | undefined {
+  const [row] = rows as RunRow[];
+  return row && toRun(row);
 }
 
 const LIVE = Prisma.join(RUN_STATES.filter(RunFsm.isLive));
+const isLiveRunOf = (conversationId: string) => Prisma.sql`conversation_id = ${conversationId} AND state::text IN (${LIVE})`;
+
+export interface LiveRun {
+  id: string;
+  state: RunState;
+  pending_action: PendingAction | null;
+}
 
 /** The runs of a conversation that have not finished, oldest first. */
-export function liveRunsOf(db: Db, conversationId: string) {
-  return db.$queryRaw<{ id: string; state: RunState; pending_action: PendingAction | null }[]>`
-    SELECT id, state::text AS state, pending_action FROM runs
-    WHERE conversation_id = ${conversationId} AND state::text IN (${LIVE})
-    ORDER BY created_at ASC`;
+export function liveRunsStatement(conversationId: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT id, state::text AS state, pending_action FROM runs WHERE ${isLiveRunOf(conversationId)} ORDER BY created_at ASC`;
+}
+
+export function liveRunsOf(db: Db, conversationId: string): Promise<LiveRun[]> {
+  return db.$queryRaw<LiveRun[]>(liveRunsStatement(conversationId));
 }

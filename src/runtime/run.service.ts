@@ -4,8 +4,8 @@ import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { ConversationService } from '../conversation/conversation.service';
 import type { MessageView } from '../conversation/conversation.view';
-import { WorkspaceService } from '../conversation/workspace.service';
-import { PrismaService } from '../database/prisma.service';
+import { effectiveSettings } from '../conversation/workspace.service';
+import { Prisma, PrismaService } from '../database/prisma.service';
 import { SqlClient } from '../database/sql-client';
 import type { Run } from '../generated/prisma/client';
 import { ModelRouter } from '../model/model-router';
@@ -16,7 +16,7 @@ import { EventLog } from './event-log';
 import { RunExecutor } from './run-executor';
 import { RunFsm } from './run-fsm';
 import { pendingOf, RunStore } from './run-store';
-import { insertRun, liveRunsOf } from './run-sql';
+import { insertRunStatement, liveRunsStatement, runFromRows, type LiveRun } from './run-sql';
 import type { ApprovalDecisionDto, PostMessageDto, ReplyDto, ResumeRunDto } from './run.dto';
 import { RunView, toRunView } from './run.view';
 
@@ -40,7 +40,6 @@ export class RunService implements OnModuleDestroy {
     private readonly prisma: PrismaService,
     private readonly sql: SqlClient,
     private readonly conversations: ConversationService,
-    private readonly workspaces: WorkspaceService,
     private readonly router: ModelRouter,
     private readonly runs: RunStore,
     private readonly events: EventLog,
@@ -56,8 +55,8 @@ export class RunService implements OnModuleDestroy {
   }
 
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
-    const conversation = await this.conversations.find(auth, conversationId);
-    const { workspace, effective: settings } = await this.workspaces.settingsFor(conversation);
+    const { conversation, workspaceSettings: workspace } = await this.conversations.findWithWorkspaceSettings(auth, conversationId);
+    const settings = effectiveSettings(workspace, conversation);
     let model;
     try {
       model = await this.router.resolve(dto.modelOverride, conversation.model, workspace, auth.workspaceId);
@@ -67,27 +66,37 @@ export class RunService implements OnModuleDestroy {
     }
     const policy = settings.multitask ?? 'reject';
     const runId = newId('run');
-    const { message, live, run } = await this.sql.$transaction(async (tx) => {
-      await this.conversations.lock(tx, conversationId);
-      const live = (await liveRunsOf(tx, conversationId)).at(-1);
-      if (live && policy === 'reject') {
-        throw new ConflictException(
-          `Conversation ${conversationId} already has a live run ${live.id} in state ${live.state}; wait for it, cancel it, or set settings.multitask to enqueue or interrupt`,
-        );
-      }
-      const run = await insertRun(tx, {
+    // one unit, one round trip on the embedded database: lock the conversation, then insert the
+    // run (or nothing, or the run queued: decided in SQL by the multitask policy) and its message
+    const [, liveRows, runRows, messageRows] = await this.sql.$atomic([
+      this.conversations.lockStatement(conversationId),
+      liveRunsStatement(conversationId),
+      insertRunStatement({
         id: runId,
         conversationId,
         mode: dto.mode ?? 'react',
         goal: dto.text,
         model: { provider: model.provider, modelId: model.modelId },
         maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
-        pendingAction: live ? { type: 'queued' } : null,
-        lease: live ? undefined : this.executor.newLease(),
-      });
-      const message = await this.conversations.appendMessage(tx, { conversationId, runId, role: 'user', content: dto.text });
-      return { message, live, run };
-    });
+        whenLive: policy === 'reject' ? 'skip' : 'queue',
+        lease: this.executor.newLease(),
+      }),
+      this.conversations.appendMessageStatement(
+        { conversationId, runId, role: 'user', content: dto.text },
+        Prisma.sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId})`,
+      ),
+    ]);
+    const live = (liveRows as LiveRun[]).at(-1);
+    const run = runFromRows(runRows);
+    const message = this.conversations.messageFromRows(messageRows);
+    if (!run || !message) {
+      if (live && policy === 'reject') {
+        throw new ConflictException(
+          `Conversation ${conversationId} already has a live run ${live.id} in state ${live.state}; wait for it, cancel it, or set settings.multitask to enqueue or interrupt`,
+        );
+      }
+      throw new NotFoundException(`Conversation ${conversationId} not found`); // deleted meanwhile
+    }
     if (!live) {
       // the writer exists before the client's stream request arrives: it reads from memory
       await this.events.open(runId, 0);
