@@ -193,8 +193,15 @@ export class ConversationService {
    * at every step of every run, so it is hand-written SQL like appendMessage.
    */
   async history(conversationId: string, db: Db = this.sql): Promise<MessageView[]> {
-    const rows = await db.$queryRaw<RawMessage[]>`
-      SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ${conversationId} ORDER BY seq ASC`;
-    return rows.map(toMessageView);
+    return this.historyFromRows(await db.$queryRaw<unknown[]>(this.historyStatement(conversationId)));
+  }
+
+  /** history as a statement, for a caller that runs it with others in one unit (`$atomic`). */
+  historyStatement(conversationId: string): Prisma.Sql {
+    return Prisma.sql`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ${conversationId} ORDER BY seq ASC`;
+  }
+
+  historyFromRows(rows: unknown[]): MessageView[] {
+    return (rows as RawMessage[]).map(toMessageView);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
+import type { MessageView } from '../conversation/conversation.view';
 import { type EffectiveSettings, WorkspaceService } from '../conversation/workspace.service';
 import { SqlClient, type Sql } from '../database/sql-client';
 import type { Run } from '../generated/prisma/client';
@@ -23,6 +24,8 @@ interface RunContext {
   workspaceId: string;
   settings: EffectiveSettings;
   fallbacks: ModelRef[];
+  /** the conversation as the run's creator read it, used by the first step instead of reading it */
+  history?: MessageView[];
 }
 
 /** What the caller that just created a run already knows: saves the loop re-reading it. */
@@ -30,6 +33,8 @@ export interface RunStart {
   run: Run;
   workspaceId: string;
   settings: EffectiveSettings;
+  /** the conversation's messages up to and including the one that started the run */
+  history?: MessageView[];
 }
 
 /** Thrown inside the loop to end the run with a clear message (not a provider failure). */
@@ -98,7 +103,7 @@ export class AgentLoop {
       workspaceId = conversation.workspaceId;
       settings = (await this.workspaces.settingsFor(conversation)).effective;
     }
-    return { workspaceId, settings, fallbacks: this.router.fallbacks(settings) };
+    return { workspaceId, settings, fallbacks: this.router.fallbacks(settings), history: start?.history };
   }
 
   private async plan(run: Run, context: RunContext, signal: AbortSignal): Promise<void> {
@@ -130,7 +135,8 @@ export class AgentLoop {
     const toolsOn = run.mode !== 'direct';
     for (;;) {
       if (signal.aborted) throw signal.reason;
-      let history = await this.conversations.history(run.conversationId);
+      let history = context.history ?? (await this.conversations.history(run.conversationId));
+      context.history = undefined;
       const answered = await this.toolStep.answerPending(run, context.workspaceId, history, signal);
       if (answered.kind === 'suspended') {
         await this.events.suspend(run.id);

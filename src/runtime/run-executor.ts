@@ -25,6 +25,13 @@ export abstract class RunQueue {
   abstract withdraw(runId: string): boolean;
 }
 
+/** A run being driven here; `ended` once it finished (its terminal transition cleared the lease). */
+interface ActiveRun {
+  controller: AbortController;
+  done: Promise<void>;
+  ended?: boolean;
+}
+
 /**
  * Executes runs under a lease (so exactly one instance drives a run) with bounded concurrency,
  * starts queued runs when their conversation frees up, and resumes runs a crash left behind.
@@ -33,7 +40,7 @@ export abstract class RunQueue {
 export class RunExecutor extends RunQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RunExecutor.name);
   readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly active = new Map<string, ActiveRun>();
   private readonly waiting: string[] = [];
   private readonly starts = new Map<string, RunStart>();
   private running = 0;
@@ -82,7 +89,11 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.endedSubscription = this.runs.ended$.subscribe(({ conversationId }) => void this.startQueued(conversationId));
+    this.endedSubscription = this.runs.ended$.subscribe(({ runId, conversationId }) => {
+      const entry = this.active.get(runId);
+      if (entry) entry.ended = true;
+      void this.startQueued(conversationId);
+    });
     // the embedded database is locked to this process: every lease in it belongs to a dead one
     if (this.database.kind === 'embedded') {
       await this.prisma.run.updateMany({ where: { leaseOwner: { not: null } }, data: { leaseOwner: null, leaseUntil: null } });
@@ -113,7 +124,8 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     const controller = new AbortController();
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    this.active.set(runId, { controller, done });
+    const entry: ActiveRun = { controller, done };
+    this.active.set(runId, entry);
     let renew: NodeJS.Timeout | undefined;
     const start = this.starts.get(runId);
     this.starts.delete(runId);
@@ -127,9 +139,11 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
       this.logger.error(`Run ${runId} crashed the executor: ${error instanceof Error ? error.stack : String(error)}`);
     } finally {
       clearInterval(renew);
-      await this.sql
-        .$executeRaw`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ${runId} AND lease_owner = ${this.instanceId}`
-        .catch(() => undefined);
+      if (!entry.ended) {
+        await this.sql
+          .$executeRaw`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ${runId} AND lease_owner = ${this.instanceId}`
+          .catch(() => undefined);
+      }
       this.active.delete(runId);
       finish();
     }
@@ -151,7 +165,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     const now = new Date();
     const count = await this.sql.$executeRaw`
       UPDATE runs SET lease_owner = ${this.instanceId}, lease_until = ${new Date(now.getTime() + LEASE_MS)}
-      WHERE id = ${runId} AND (lease_owner IS NULL OR lease_until < ${now} OR lease_owner = ${this.instanceId})`;
+      WHERE id = ${runId} AND finished_at IS NULL AND (lease_owner IS NULL OR lease_until < ${now} OR lease_owner = ${this.instanceId})`;
     return count === 1;
   }
 

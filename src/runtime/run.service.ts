@@ -68,7 +68,7 @@ export class RunService implements OnModuleDestroy {
     const runId = newId('run');
     // one unit, one round trip on the embedded database: lock the conversation, then insert the
     // run (or nothing, or the run queued: decided in SQL by the multitask policy) and its message
-    const [, liveRows, runRows, messageRows] = await this.sql.$atomic([
+    const [, liveRows, runRows, messageRows, historyRows] = await this.sql.$atomic([
       this.conversations.lockStatement(conversationId),
       liveRunsStatement(conversationId),
       insertRunStatement({
@@ -85,6 +85,8 @@ export class RunService implements OnModuleDestroy {
         { conversationId, runId, role: 'user', content: dto.text },
         Prisma.sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId})`,
       ),
+      // what the run's first model call will be given (read here, it costs no round trip)
+      this.conversations.historyStatement(conversationId),
     ]);
     const live = (liveRows as LiveRun[]).at(-1);
     const run = runFromRows(runRows);
@@ -101,7 +103,7 @@ export class RunService implements OnModuleDestroy {
       // the writer exists before the client's stream request arrives: it reads from memory
       await this.events.open(runId, 0);
       this.ownRuns.set(runId, auth.workspaceId);
-      this.executor.submit(runId, { run, workspaceId: auth.workspaceId, settings });
+      this.executor.submit(runId, { run, workspaceId: auth.workspaceId, settings, history: this.conversations.historyFromRows(historyRows) });
     }
     else if (policy === 'interrupt') await this.cancelRun(await this.runs.load(live.id));
     // enqueue: the executor starts it when the live run ends
