@@ -73,4 +73,19 @@ describe('SqlClient (against the test database)', () => {
     // the session is usable afterwards (no transaction left aborted)
     expect(await sql.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
   });
+
+  it('gives the same answers the first time and every later time (prepared or not), in and out of transactions', async () => {
+    const read = (tx: Pick<SqlClient, '$queryRaw'>, value: string, n: number) =>
+      tx.$queryRaw<{ text: string; n: number; doc: { v: string } }[]>`
+        SELECT ${value}::text AS text, ${n}::int + 1 AS n, ${JSON.stringify({ v: value })}::jsonb AS doc`;
+    for (const value of ["first'", 'second; DEALLOCATE ALL; --', "'"]) {
+      expect(await read(sql, value, -2)).toEqual([{ text: value, n: -1, doc: { v: value } }]);
+      expect(await sql.$transaction((tx) => read(tx, value, 5))).toEqual([{ text: value, n: 6, doc: { v: value } }]);
+    }
+    // a statement first seen inside a transaction, and one whose parameter type cannot be inferred
+    const fresh = await sql.$transaction((tx) => tx.$queryRaw<{ s: string }[]>`SELECT ${'inside'}::text || ${'!'}::text AS s`);
+    expect(fresh).toEqual([{ s: 'inside!' }]);
+    expect(await sql.$queryRaw`SELECT ${'untyped'} AS u`).toEqual([{ u: 'untyped' }]);
+    expect(await sql.$queryRaw`SELECT ${'untyped again'} AS u`).toEqual([{ u: 'untyped again' }]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { Prisma } from '../generated/prisma/client';
+import { PreparedStatements } from './pglite-statements';
 
 /**
  * The two raw-SQL methods the hot paths use. Both the Prisma client (and its transaction client)
@@ -111,26 +112,29 @@ const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate
 /**
  * PGlite is one session shared with Prisma's single pooled connection, so every statement first
  * takes that connection from the pool: it can never land inside a transaction Prisma has open.
- * Statements go through PGlite's simple-query path with their parameters inlined: its
- * extended-protocol `query` makes six calls into the WebAssembly backend per statement
- * (parse, describe, bind, describe, execute, sync) where `exec` makes two, about half the CPU.
+ * Statements go through PGlite's simple-query path, prepared once (PreparedStatements) and then
+ * executed by name with their parameters written as literals: its extended-protocol `query`
+ * makes six calls into the WebAssembly backend per statement (parse, describe, bind, describe,
+ * execute, sync) where `exec` makes two, about half the CPU.
  */
 export async function pgliteSqlClient(pglite: PGlite, pool: pg.Pool): Promise<SqlClient> {
   const [{ standard_conforming_strings: conforming }] = (
     await pglite.query<{ standard_conforming_strings: string }>('SHOW standard_conforming_strings')
   ).rows;
-  const execute: Execute =
-    conforming === 'on'
-      ? async (text, values) => {
-          await nextTurnOfTheEventLoop();
-          const results = await pglite.exec(values.length ? inlineParameters(text, values) : text);
-          const last = results[results.length - 1];
-          return { rows: last?.rows ?? [], count: last?.affectedRows ?? 0 };
-        }
-      : async (text, values) => {
-          const result = await pglite.query(text, values);
-          return { rows: result.rows, count: result.affectedRows ?? 0 };
-        };
+  const prepared = new PreparedStatements(pglite, inlineParameters, sqlLiteral);
+  const simpleQuery = (mayPrepare: boolean): Execute => async (text, values) => {
+    const sql = await prepared.sqlFor(text, values, mayPrepare);
+    await nextTurnOfTheEventLoop();
+    const results = await pglite.exec(sql);
+    const last = results[results.length - 1];
+    return { rows: last?.rows ?? [], count: last?.affectedRows ?? 0 };
+  };
+  const extendedQuery: Execute = async (text, values) => {
+    const result = await pglite.query(text, values);
+    return { rows: result.rows, count: result.affectedRows ?? 0 };
+  };
+  const execute = conforming === 'on' ? simpleQuery(true) : extendedQuery;
+  const executeInTransaction = conforming === 'on' ? simpleQuery(false) : extendedQuery;
   const withConnection = async <T>(work: () => Promise<T>): Promise<T> => {
     const connection = await pool.connect();
     try {
@@ -141,12 +145,14 @@ export async function pgliteSqlClient(pglite: PGlite, pool: pg.Pool): Promise<Sq
   };
   return clientOf(
     (text, values) => withConnection(() => execute(text, values)),
-    (work) => withConnection(() => inTransaction(execute, work)),
+    (work) => withConnection(() => inTransaction(executeInTransaction, work)),
     conforming === 'on'
       ? (statements) =>
           withConnection(async () => {
+            const sql: string[] = [];
+            for (const s of statements) sql.push(await prepared.sqlFor(s.text, s.values, true));
             await nextTurnOfTheEventLoop();
-            const results = await pglite.exec(statements.map((s) => inlineParameters(s.text, s.values)).join(';\n'));
+            const results = await pglite.exec(sql.join(';\n'));
             return results.map((result) => result.rows);
           })
       : undefined,
