@@ -23,7 +23,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import pg from 'pg';
@@ -920,7 +920,8 @@ async function main(): Promise<void> {
   let entry: string | undefined;
   if (!FROM_SRC) {
     log(`building Helix${option('helix-src') ? ` from ${option('helix-src')}` : ''} …`);
-    const built = await buildHelix(option('helix-src'));
+    const helixSrc = option('helix-src');
+    const built = await buildHelix(helixSrc && resolve(helixSrc)); // tsconfig paths are not relative to the cwd
     if (built.error) {
       notes.push(`build failed (${built.error}); Helix ran from src/ through @swc-node/register`);
       log(`build failed, running src/ through swc: ${built.error}`);

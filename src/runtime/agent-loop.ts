@@ -150,7 +150,14 @@ export class AgentLoop {
       }
       const budget = await this.budget.check(context.workspaceId);
       if (!budget.allowed) throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', budget.reason ?? 'The daily budget is used up.');
-      if (echo === undefined) run = await this.runs.nextStep(run);
+      // the step is counted while the model request goes out (the UPDATE need not delay the first
+      // token) and is in place before any of the step's output is handled
+      let counting = echo === undefined ? this.runs.nextStep(run) : undefined;
+      counting?.catch(() => undefined); // awaited below; a failure before that is not "unhandled"
+      const stepCounted = async () => {
+        if (counting) run = await counting;
+        counting = undefined;
+      };
 
       this.events.emit(run.id, 'status', { phase: 'thinking', text: echo === undefined ? 'Thinking' : 'Resuming after a restart' });
       const answer = new StreamedAnswer(echo);
@@ -171,6 +178,7 @@ export class AgentLoop {
         },
         signal,
       )) {
+        if (counting) await stepCounted();
         switch (chunk.type) {
           case 'text': {
             const out = answer.push(chunk.text);
@@ -194,6 +202,7 @@ export class AgentLoop {
             break;
         }
       }
+      await stepCounted();
       const last = answer.end();
       if (last.diverged !== undefined) await this.interrupted.keep(run, last.diverged);
       if (last.emit) this.events.token(run.id, last.emit);
