@@ -13,6 +13,7 @@
  * interleaved. Nothing here asserts timings: it reports. See docs/BENCHMARKS.md.
  *
  * Options: --quick (fewer repetitions, for trying it out) · --only=ttft,throughput,fanout,rss,db
+ *   (`ttft-sustained`: only the 50-in-flight part of section 1)
  * · --no-peer · --profile (V8 CPU profiles of Helix per section, summarised, in .bench/prof)
  * · --src (run src/main.ts through swc instead of a fresh build) · --helix-src=<dir> (build and
  * measure a patched copy of src/, for before/after experiments) · --markdown (also print the
@@ -44,7 +45,7 @@ const flag = (name: string) => argv.includes(`--${name}`);
 const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=').slice(1).join('=');
 const QUICK = flag('quick');
 const ONLY = new Set((option('only') ?? 'ttft,throughput,fanout,rss,db').split(',').map((s) => s.trim()));
-const WITH_PEER = !flag('no-peer') && (ONLY.has('ttft') || ONLY.has('throughput'));
+const WITH_PEER = !flag('no-peer') && (ONLY.has('ttft') || ONLY.has('ttft-sustained') || ONLY.has('throughput'));
 const PROFILE = flag('profile');
 const FROM_SRC = flag('src');
 /** development aid: measure only the baseline and the peer in sections 1–2 */
@@ -945,12 +946,13 @@ async function main(): Promise<void> {
         log(`peer could not run: ${reason}`);
       }
     }
-    if (ONLY.has('ttft') || ONLY.has('throughput') || ONLY.has('fanout')) {
+    if (ONLY.has('ttft') || ONLY.has('ttft-sustained') || ONLY.has('throughput') || ONLY.has('fanout')) {
       if (!NO_HELIX) {
         log('starting Helix (embedded PGlite) …');
         helix = await startHelix({ entry, port: await freePort(), mockUrl: mock.url, dataDir, nodeArgs: helixNodeArgs(), ipc: helixIpc() });
       }
       if (ONLY.has('ttft')) await section('1', 'time to first token', () => sectionTtft(mock, helix, peer));
+      else if (ONLY.has('ttft-sustained')) await section('1', 'time to first token', () => sectionTtftSustained(mock, helix, peer));
       if (ONLY.has('throughput')) await section('2', 'throughput', () => sectionThroughput(mock, helix, peer));
       await peer?.child.stop();
       peer = undefined;
