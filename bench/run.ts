@@ -14,7 +14,8 @@
  *
  * Options: --quick (fewer repetitions, for trying it out) · --only=ttft,throughput,fanout,rss,db
  *   (`ttft-sustained`: only the 50-in-flight part of section 1)
- * · --no-peer · --profile (V8 CPU profiles of Helix per section, summarised, in .bench/prof)
+ * · --no-peer · --postgres (sections 1–3 on a throw-away PostgreSQL database, BENCH_PG_URL)
+ * · --profile (V8 CPU profiles of Helix per section, summarised, in .bench/prof)
  * · --src (run src/main.ts through swc instead of a fresh build) · --helix-src=<dir> (build and
  * measure a patched copy of src/, for before/after experiments) · --markdown (also print the
  * table as Markdown) · --json=<file> (write all results).
@@ -47,6 +48,9 @@ const QUICK = flag('quick');
 const ONLY = new Set((option('only') ?? 'ttft,throughput,fanout,rss,db').split(',').map((s) => s.trim()));
 const WITH_PEER = !flag('no-peer') && (ONLY.has('ttft') || ONLY.has('ttft-sustained') || ONLY.has('throughput'));
 const PROFILE = flag('profile');
+/** sections 1–3 against a throw-away PostgreSQL database instead of the embedded one */
+const ON_POSTGRES = flag('postgres');
+const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const FROM_SRC = flag('src');
 /** development aid: measure only the baseline and the peer in sections 1–2 */
 const NO_HELIX = flag('no-helix');
@@ -734,7 +738,7 @@ async function tableCounts(client: pg.Client): Promise<Record<string, number>> {
 
 async function sectionDb(mock: MockProcess, entry: string | undefined): Promise<void> {
   const { tokens, reps, pacedDelayMs } = CFG.db;
-  const adminUrl = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  const adminUrl = PG_ADMIN_URL;
   log(`5. persistence: ${tokens}-token answers on PostgreSQL (${adminUrl.replace(/\/\/[^@/]*@/, '//***@')}) through a counting proxy`);
   const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
   try {
@@ -836,6 +840,27 @@ async function sectionDb(mock: MockProcess, entry: string | undefined): Promise<
   }
 }
 
+/** A throw-away database on the PostgreSQL server, dropped when done or on exit: its URL. */
+async function throwawayDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 5000 });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const drop = async () => {
+    cleanups.delete(drop);
+    const other = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await other.connect();
+    await other.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => other.end());
+  };
+  cleanups.add(drop);
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop };
+}
+
 /** Runs one section; a failure is reported in the table instead of ending the benchmark. */
 async function section(id: string, name: string, body: () => Promise<void>): Promise<void> {
   try {
@@ -934,6 +959,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'helix-bench-'));
   let helix: Helix | undefined;
   let peer: Peer | undefined;
+  let dropDatabase: (() => Promise<void>) | undefined;
   try {
     if (WITH_PEER) {
       try {
@@ -948,8 +974,13 @@ async function main(): Promise<void> {
     }
     if (ONLY.has('ttft') || ONLY.has('ttft-sustained') || ONLY.has('throughput') || ONLY.has('fanout')) {
       if (!NO_HELIX) {
-        log('starting Helix (embedded PGlite) …');
-        helix = await startHelix({ entry, port: await freePort(), mockUrl: mock.url, dataDir, nodeArgs: helixNodeArgs(), ipc: helixIpc() });
+        const database = ON_POSTGRES ? await throwawayDatabase(`helix_bench_${process.pid}_live`) : undefined;
+        if (database) dropDatabase = database.drop;
+        log(`starting Helix (${database ? 'PostgreSQL, --postgres' : 'embedded PGlite'}) …`);
+        helix = await startHelix({
+          entry, port: await freePort(), mockUrl: mock.url, nodeArgs: helixNodeArgs(), ipc: helixIpc(),
+          ...(database ? { databaseUrl: database.url } : { dataDir }),
+        });
       }
       if (ONLY.has('ttft')) await section('1', 'time to first token', () => sectionTtft(mock, helix, peer));
       else if (ONLY.has('ttft-sustained')) await section('1', 'time to first token', () => sectionTtftSustained(mock, helix, peer));
@@ -960,6 +991,7 @@ async function main(): Promise<void> {
       if (ONLY.has('fanout') && h) await section('3', 'fan-out', () => sectionFanout(mock, h));
       await helix?.child.stop();
       helix = undefined;
+      await dropDatabase?.();
     }
     await peer?.child.stop();
     if (ONLY.has('rss')) await section('4', 'idle connections', () => sectionRss(mock, entry, dataDir));
@@ -982,6 +1014,7 @@ async function main(): Promise<void> {
     `Helix benchmark — ${Object.entries(info).map(([k, v]) => `${k}: ${v}`).join(' · ')}`,
     `median of repetitions (TTFT ${CFG.ttft.reps}×${CFG.ttft.concurrency} runs of ${CFG.ttft.tokens} tokens; throughput ${CFG.tp1.reps}×1×${CFG.tp1.tokens} and ${CFG.tp100.reps}×${CFG.tp100.concurrency}×${CFG.tp100.tokens} tokens; fan-out ${CFG.fanout.reps}×; RSS ${CFG.rss.reps}×; persistence ${CFG.db.reps}×)${QUICK ? ' — QUICK MODE, indicative only' : ''}`,
     peerLine,
+    `database for sections 1–3: ${ON_POSTGRES ? 'PostgreSQL (--postgres)' : 'embedded PGlite'}`,
     '',
     render(false),
     ...(notes.length ? ['', ...notes] : []),
