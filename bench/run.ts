@@ -738,30 +738,24 @@ async function tableCounts(client: pg.Client): Promise<Record<string, number>> {
 
 async function sectionDb(mock: MockProcess, entry: string | undefined): Promise<void> {
   const { tokens, reps, pacedDelayMs } = CFG.db;
-  const adminUrl = PG_ADMIN_URL;
-  log(`5. persistence: ${tokens}-token answers on PostgreSQL (${adminUrl.replace(/\/\/[^@/]*@/, '//***@')}) through a counting proxy`);
-  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
+  const shownUrl = PG_ADMIN_URL.replace(/\/\/[^@/]*@/, '//***@');
+  log(`5. persistence: ${tokens}-token answers on PostgreSQL (${shownUrl}) through a counting proxy`);
+  let database: { url: string; drop: () => Promise<void> };
   try {
-    await admin.connect();
+    database = await throwawayDatabase(`helix_bench_${process.pid}`);
   } catch (error) {
-    rows.push({ section: '5', metric: 'rows per answer', unit: 'rows', note: `skipped: PostgreSQL not reachable at ${adminUrl.replace(/\/\/[^@/]*@/, '//***@')} (${(error as Error).message}); set BENCH_PG_URL` });
+    rows.push({ section: '5', metric: 'rows per answer', unit: 'rows', note: `skipped: no throw-away database on PostgreSQL at ${shownUrl} (${(error as Error).message}); set BENCH_PG_URL` });
     return;
   }
-  const dbName = `helix_bench_${process.pid}`;
-  const url = new URL(adminUrl);
-  const proxy = await startPgProxy(url.hostname, Number(url.port || 5432));
+  const url = new URL(PG_ADMIN_URL);
+  const proxy = await startPgProxy(url.hostname, Number(url.port || 5432)).catch(async (error: unknown) => {
+    await database.drop().catch(() => undefined);
+    throw error;
+  });
   let helix: Helix | undefined;
   let client: pg.Client | undefined;
   try {
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    const drop = async () => {
-      const other = new pg.Client({ connectionString: adminUrl });
-      await other.connect();
-      await other.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).finally(() => other.end());
-    };
-    cleanups.add(drop);
-    const direct = new URL(adminUrl);
-    direct.pathname = `/${dbName}`;
+    const direct = new URL(database.url);
     const viaProxy = new URL(direct.toString());
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
@@ -834,9 +828,7 @@ async function sectionDb(mock: MockProcess, entry: string | undefined): Promise<
     await client?.end().catch(() => undefined);
     await helix?.child.stop();
     await proxy.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end().catch(() => undefined);
-    cleanups.clear();
+    await database.drop().catch(() => undefined);
   }
 }
 
