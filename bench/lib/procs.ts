@@ -113,7 +113,6 @@ export function rssKb(pid: number): number {
   return Number(match[1]);
 }
 
-/** User + system CPU seconds consumed by a process so far. */
 /**
  * Waits until a process has used no CPU over a 50 ms window (a clock tick is 10 ms), at most
  * `maxMs`: a server's work after a measurement must not run during the next one.
@@ -129,6 +128,7 @@ export async function settle(pid: number, maxMs = 3_000): Promise<void> {
   }
 }
 
+/** User + system CPU seconds consumed by a process so far. */
 export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // fields after the command name (which is in parentheses and may contain spaces)

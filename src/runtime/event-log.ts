@@ -281,8 +281,6 @@ export class EventLog implements OnApplicationShutdown {
     return last?.type === 'done' && last.seq <= seq;
   }
 
-
-
   private async readAfter(runId: string, after: number, limit: number): Promise<RunEvent[]> {
     const history = this.writers.get(runId)?.history ?? [];
     const first = history[0]?.seq;
