@@ -940,6 +940,8 @@ async function main(): Promise<void> {
     log(`building Helix${option('helix-src') ? ` from ${option('helix-src')}` : ''} …`);
     const helixSrc = option('helix-src');
     const built = await buildHelix(helixSrc && resolve(helixSrc)); // tsconfig paths are not relative to the cwd
+    // measuring src/ in place of the experiment would make a before/after pair compare src/ with itself
+    if (built.error && helixSrc) throw new Error(`building ${helixSrc} failed: ${built.error}`);
     if (built.error) {
       notes.push(`build failed (${built.error}); Helix ran from src/ through @swc-node/register`);
       log(`build failed, running src/ through swc: ${built.error}`);

@@ -33,7 +33,7 @@ export async function buildHelix(srcDir?: string): Promise<{ entry?: string; err
       extends: join(ROOT, 'tsconfig.build.json'),
       compilerOptions: { rootDir: srcDir, outDir: join(base, 'dist'), types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')] },
       include: [join(srcDir, '**', '*')],
-      exclude: ['**/*.spec.ts'],
+      exclude: [join(srcDir, '**', '*.spec.ts')], // relative to the tsconfig's folder otherwise
     }));
   }
   try {

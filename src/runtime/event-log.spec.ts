@@ -191,4 +191,31 @@ describe('EventLog', () => {
     const events = await second.page(runId, 0);
     expect(events.map((e) => [e.seq, e.type])).toEqual([[1, 'status'], [2, 'token'], [3, 'token'], [4, 'status'], [5, 'done']]);
   });
+
+  it("serves what its own process wrote from memory: a stream opened on a fresh run reads no rows", async () => {
+    const store = new RunEventStore(sql);
+    const before = new EventLog(store, new InProcessEventBus());
+    const runId = await newRun();
+    await before.open(runId);
+    before.emit(runId, 'status', { phase: 'thinking', text: 'stored' });
+    await before.finish(runId, 'SUCCEEDED');
+    const log = new EventLog(store, new InProcessEventBus());
+    const fresh = await newRun();
+    await log.open(fresh, 0);
+    await log.open(runId); // resumed here: event 1 (and 2) are only in the table
+    const reads = jest.spyOn(store, 'readAfter');
+    const live: number[] = [];
+    const subscription = log.subscribe(fresh, 0).subscribe((e) => live.push(e.seq));
+    log.emit(fresh, 'status', { phase: 'thinking', text: 'x' });
+    await until(() => live.length === 1);
+    subscription.unsubscribe();
+    expect(reads).not.toHaveBeenCalled();
+    log.emit(runId, 'status', { phase: 'thinking', text: 'resumed' });
+    await log.flush(runId);
+    expect((await log.page(runId, 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect((await log.page(runId, 2)).map((e) => e.seq)).toEqual([3]);
+    expect(reads).toHaveBeenCalledTimes(1);
+    reads.mockRestore();
+  });
 });

@@ -20,7 +20,9 @@ const PAGE = 1000;
 /** Per-run state of the process that is writing the run (the lease holder). */
 interface Writer {
   seq: number;
-  /** persisted events of this process, contiguous, starting after the seq the run had when opened */
+  /** the run's last persisted seq when this process opened it */
+  openedAt: number;
+  /** persisted events of this process, contiguous, starting at openedAt + 1 */
   history: RunEvent[];
   pendingText: string;
   lastTokenAt: number;
@@ -52,9 +54,10 @@ export class EventLog implements OnApplicationShutdown {
   async open(runId: string, lastSeq?: number): Promise<void> {
     const existing = this.writers.get(runId);
     if (existing && !existing.done) return;
-    const last = lastSeq ?? (await this.store.last(runId))?.seq;
+    const last = lastSeq ?? (await this.store.last(runId))?.seq ?? 0;
     this.writers.set(runId, {
-      seq: last ?? 0,
+      seq: last,
+      openedAt: last,
       history: [],
       pendingText: '',
       lastTokenAt: 0,
@@ -282,12 +285,14 @@ export class EventLog implements OnApplicationShutdown {
   }
 
   private async readAfter(runId: string, after: number, limit: number): Promise<RunEvent[]> {
-    const history = this.writers.get(runId)?.history ?? [];
-    const first = history[0]?.seq;
-    if (first !== undefined && first <= after + 1) {
-      const start = after + 1 - first;
-      return history.slice(start, start + limit);
+    const writer = this.writers.get(runId);
+    // what this process persisted is in memory (nothing yet for a run that just started)
+    if (writer && after >= writer.openedAt) {
+      const start = after - writer.openedAt;
+      return writer.history.slice(start, start + limit);
     }
+    const history = writer?.history ?? [];
+    const first = history[0]?.seq;
     const stored = await this.store.readAfter(runId, after, limit);
     // events persisted since the query started are in memory: continue from there
     const next = (stored[stored.length - 1]?.seq ?? after) + 1;
