@@ -25,6 +25,14 @@ export abstract class RunQueue {
   abstract withdraw(runId: string): boolean;
 }
 
+/** An execution slot held for a run that is about to be created (see `RunExecutor.reserve`). */
+export interface ExecutionSlot {
+  /** drives the run in this slot at once */
+  start(runId: string, start: RunStart): void;
+  /** gives the slot back if it was not used (a no-op after `start`) */
+  release(): void;
+}
+
 /** A run being driven here; `ended` once it finished (its terminal transition cleared the lease). */
 interface ActiveRun {
   controller: AbortController;
@@ -69,6 +77,35 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     if (start) this.starts.set(runId, start);
     this.waiting.push(runId);
     this.pump();
+  }
+
+  /**
+   * Holds a slot for a run about to be created, so that its creator can write it as already
+   * started (saving the first state change): a run is never EXECUTING while waiting for a slot.
+   * Undefined when no slot is free or runs are waiting for one.
+   */
+  reserve(): ExecutionSlot | undefined {
+    if (this.stopping || this.waiting.length || this.running >= this.config.HELIX_MAX_CONCURRENT_RUNS) return undefined;
+    this.running++;
+    let held = true;
+    return {
+      start: (runId, start) => {
+        if (!held) throw new Error('This execution slot was already used or released');
+        held = false;
+        if (this.stopping) {
+          this.running--; // the run keeps its lease until it expires; recovery resumes it
+          return;
+        }
+        this.starts.set(runId, start);
+        this.launch(runId);
+      },
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.running--;
+        this.pump();
+      },
+    };
   }
 
   withdraw(runId: string): boolean {
@@ -151,13 +188,17 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
 
   private pump(): void {
     while (this.running < this.config.HELIX_MAX_CONCURRENT_RUNS && this.waiting.length) {
-      const runId = this.waiting.shift()!;
       this.running++;
-      void this.execute(runId).finally(() => {
-        this.running--;
-        this.pump();
-      });
+      this.launch(this.waiting.shift()!);
     }
+  }
+
+  /** Drives a run in a slot already counted in `running`, and frees the slot when it stops. */
+  private launch(runId: string): void {
+    void this.execute(runId).finally(() => {
+      this.running--;
+      this.pump();
+    });
   }
 
   /** Hand-written SQL: it runs at every start and every renewal of every run. */

@@ -126,6 +126,12 @@ export interface NewRun {
   whenLive: 'skip' | 'queue';
   /** taken at creation by the instance that will execute the run at once (not if it is queued) */
   lease: { owner: string; until: Date };
+  /**
+   * The run's first state change, written with it when the instance holds a slot to drive it at
+   * once (not if it is queued): saves the round trip of CREATED → EXECUTING before the first
+   * model call. A run that waits (for a slot or behind a live run) is inserted CREATED.
+   */
+  startAs?: 'EXECUTING';
 }
 
 /**
@@ -135,8 +141,10 @@ export interface NewRun {
  */
 export function insertRunStatement(run: NewRun): Prisma.Sql {
   return Prisma.sql`
-    INSERT INTO runs (id, conversation_id, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at)
-    SELECT ${run.id}::text, ${run.conversationId}::text, ${run.mode}::"RunMode", ${run.goal}::text, ${json(run.model)}::jsonb,
+    INSERT INTO runs (id, conversation_id, state, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at)
+    SELECT ${run.id}::text, ${run.conversationId}::text,
+           CASE WHEN live.id IS NULL THEN ${run.startAs ?? 'CREATED'}::"RunState" ELSE 'CREATED'::"RunState" END,
+           ${run.mode}::"RunMode", ${run.goal}::text, ${json(run.model)}::jsonb,
            ${run.maxSteps}::int, CASE WHEN live.id IS NULL THEN NULL ELSE ${json({ type: 'queued' } satisfies PendingAction)}::jsonb END,
            CASE WHEN live.id IS NULL THEN ${run.lease.owner}::text END,
            CASE WHEN live.id IS NULL THEN ${run.lease.until}::timestamptz END, now()

@@ -4,7 +4,7 @@ import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { ConversationService } from '../conversation/conversation.service';
 import type { MessageView } from '../conversation/conversation.view';
-import { effectiveSettings } from '../conversation/workspace.service';
+import { effectiveSettings, type EffectiveSettings } from '../conversation/workspace.service';
 import { Prisma, PrismaService } from '../database/prisma.service';
 import { SqlClient } from '../database/sql-client';
 import type { Run } from '../generated/prisma/client';
@@ -13,7 +13,7 @@ import { ModelError } from '../model/model.types';
 import type { AuthContext } from '../security/auth-context';
 import { StreamTokenService } from '../security/stream-token.service';
 import { EventLog } from './event-log';
-import { RunExecutor } from './run-executor';
+import { type ExecutionSlot, RunExecutor } from './run-executor';
 import { RunFsm } from './run-fsm';
 import { pendingOf, RunStore } from './run-store';
 import { insertRunStatement, liveRunsStatement, runFromRows, type LiveRun } from './run-sql';
@@ -65,6 +65,28 @@ export class RunService implements OnModuleDestroy {
       throw error;
     }
     const policy = settings.multitask ?? 'reject';
+    const mode = dto.mode ?? 'react';
+    // a run that can start at once is written EXECUTING (plan mode plans first: CREATED → PLANNING)
+    const slot = mode === 'plan' ? undefined : this.executor.reserve();
+    try {
+      return await this.createRun(auth, conversationId, dto.text, { mode, model, settings, policy, slot });
+    } finally {
+      slot?.release();
+    }
+  }
+
+  private async createRun(
+    auth: AuthContext,
+    conversationId: string,
+    text: string,
+    { mode, model, settings, policy, slot }: {
+      mode: Run['mode'];
+      model: { provider: string; modelId: string };
+      settings: EffectiveSettings;
+      policy: 'reject' | 'enqueue' | 'interrupt';
+      slot?: ExecutionSlot;
+    },
+  ): Promise<PostedMessage> {
     const runId = newId('run');
     // one unit, one round trip on the embedded database: lock the conversation, then insert the
     // run (or nothing, or the run queued: decided in SQL by the multitask policy) and its message
@@ -74,15 +96,16 @@ export class RunService implements OnModuleDestroy {
       insertRunStatement({
         id: runId,
         conversationId,
-        mode: dto.mode ?? 'react',
-        goal: dto.text,
+        mode,
+        goal: text,
         model: { provider: model.provider, modelId: model.modelId },
         maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
         whenLive: policy === 'reject' ? 'skip' : 'queue',
         lease: this.executor.newLease(),
+        startAs: slot && 'EXECUTING',
       }),
       this.conversations.appendMessageStatement(
-        { conversationId, runId, role: 'user', content: dto.text },
+        { conversationId, runId, role: 'user', content: text },
         Prisma.sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId})`,
       ),
       // what the run's first model call will be given (read here, it costs no round trip)
@@ -103,10 +126,13 @@ export class RunService implements OnModuleDestroy {
       // the writer exists before the client's stream request arrives: it reads from memory
       await this.events.open(runId, 0);
       this.ownRuns.set(runId, auth.workspaceId);
-      this.executor.submit(runId, { run, workspaceId: auth.workspaceId, settings, history: this.conversations.historyFromRows(historyRows) });
+      const start = { run, workspaceId: auth.workspaceId, settings, history: this.conversations.historyFromRows(historyRows) };
+      if (slot) slot.start(runId, start);
+      else this.executor.submit(runId, start);
     }
     else if (policy === 'interrupt') await this.cancelRun(await this.runs.load(live.id));
-    // enqueue: the executor starts it when the live run ends
+    // enqueue: the executor starts it when the live run ends.
+    // The answer describes the run as created (the pinned contract), even one already executing.
     return { message, run: { id: runId, state: 'CREATED', streamToken: this.streamTokens.issue(runId) } };
   }
 
