@@ -3,7 +3,7 @@ import { openTestDatabase } from '../../test/support/test-prisma';
 import type { PrismaService } from '../database/prisma.service';
 import type { SqlClient } from '../database/sql-client';
 import { EventBus, InProcessEventBus } from './event-bus';
-import { EventLog, TOKEN_FLUSH_MS } from './event-log';
+import { EventLog, MAX_TOKEN_FLUSH_MS, TOKEN_EVENTS_PER_SECOND, TOKEN_FLUSH_MS, tokenFlushInterval } from './event-log';
 import { RunEventStore, SEGMENT_PARTS } from './run-event-store';
 import type { RunEvent } from './run-events';
 
@@ -129,6 +129,45 @@ describe('EventLog', () => {
     expect(writes).toBe(2); // the five first tokens, then the five coalesced ones of the next tick
     for (const runId of runs) {
       expect((await log.page(runId, 0)).map((e) => e.data)).toEqual([{ text: 'first ' }, { text: 'second third' }]);
+    }
+  });
+
+  it('slows its token clock when many runs stream, keeping near the per-process event rate', async () => {
+    expect(tokenFlushInterval(1)).toBe(TOKEN_FLUSH_MS);
+    expect(tokenFlushInterval(50)).toBe(Math.round((50 * 1000) / TOKEN_EVENTS_PER_SECOND));
+    expect(tokenFlushInterval(1_000)).toBe(MAX_TOKEN_FLUSH_MS);
+
+    const log = new EventLog(new RunEventStore(sql), new InProcessEventBus());
+    const runs = await Promise.all(Array.from({ length: 60 }, () => newRun()));
+    for (const runId of runs) await log.open(runId, 0);
+    const seen: string[] = [];
+    const subscription = log.subscribe(runs[0], 0).subscribe((e) => e.type === 'token' && seen.push(e.data.text));
+    const settled = async (count: number) => {
+      // the database answers in real time (not faked): wait for it, not for the clock
+      for (const end = performance.now() + 5_000; seen.length < count && performance.now() < end; ) await new Promise((r) => setImmediate(r));
+      return [...seen];
+    };
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'performance'] });
+    try {
+      for (const runId of runs) log.token(runId, 'a'); // first tokens: at once
+      for (const runId of runs) log.token(runId, 'b');
+      await jest.advanceTimersByTimeAsync(TOKEN_FLUSH_MS); // a tick with 60 runs: the clock slows to 40 ms
+      expect(await settled(2)).toEqual(['a', 'b']);
+      for (const runId of runs) log.token(runId, 'c');
+      await jest.advanceTimersByTimeAsync(39);
+      await new Promise((r) => setImmediate(r));
+      expect(seen).toEqual(['a', 'b']);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(await settled(3)).toEqual(['a', 'b', 'c']);
+      log.token(runs[0], 'd'); // one run streaming: back to 16 ms after the next tick
+      await jest.advanceTimersByTimeAsync(40);
+      expect(await settled(4)).toEqual(['a', 'b', 'c', 'd']);
+      log.token(runs[0], 'e');
+      await jest.advanceTimersByTimeAsync(TOKEN_FLUSH_MS);
+      expect(await settled(5)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    } finally {
+      jest.useRealTimers();
+      subscription.unsubscribe();
     }
   });
 

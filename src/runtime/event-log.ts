@@ -10,6 +10,19 @@ import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
  * (one statement for all runs instead of one per run).
  */
 export const TOKEN_FLUSH_MS = 16;
+/**
+ * Each tick costs a stored row and an SSE frame per streaming run, so with many runs streaming
+ * the clock slows to keep the process near this many token events per second (and bounds a
+ * burst of load), never beyond MAX_TOKEN_FLUSH_MS: tokens then arrive a few tens of ms later,
+ * within the 20–50 ms of DESIGN.md.
+ */
+export const TOKEN_EVENTS_PER_SECOND = 1_500;
+export const MAX_TOKEN_FLUSH_MS = 48;
+
+/** The token clock's interval after a tick in which `streamingRuns` runs had tokens. */
+export function tokenFlushInterval(streamingRuns: number): number {
+  return Math.min(MAX_TOKEN_FLUSH_MS, Math.max(TOKEN_FLUSH_MS, Math.round((streamingRuns * 1000) / TOKEN_EVENTS_PER_SECOND)));
+}
 /** A finished run's events stay in memory this long for quick reconnects, then come from the table. */
 const RETAIN_MS = 30_000;
 const RETRY_MS = 500;
@@ -41,6 +54,7 @@ export class EventLog implements OnApplicationShutdown {
   private readonly tokenRuns = new Set<string>();
   private tick?: NodeJS.Timeout;
   private lastTick = 0;
+  private interval = TOKEN_FLUSH_MS;
 
   constructor(
     private readonly store: RunEventStore,
@@ -75,8 +89,8 @@ export class EventLog implements OnApplicationShutdown {
   }
 
   /**
-   * Buffers a text delta; it goes out as part of one `token` event per TOKEN_FLUSH_MS (the first
-   * of an answer, i.e. since the run's last other event, at once).
+   * Buffers a text delta; it goes out as part of one `token` event per tick of the token clock
+   * (the first of an answer, i.e. since the run's last other event, at once).
    */
   token(runId: string, text: string): void {
     if (!text) return;
@@ -91,14 +105,15 @@ export class EventLog implements OnApplicationShutdown {
     this.tokenRuns.add(runId);
     if (this.tick) return;
     // keep the clock's cadence while it is current, so intervals do not stretch by timer lateness
-    const next = this.lastTick + TOKEN_FLUSH_MS;
-    const due = next >= now ? next : Math.max(now, writer.lastTokenAt + TOKEN_FLUSH_MS);
+    const next = this.lastTick + this.interval;
+    const due = next >= now ? next : Math.max(now, writer.lastTokenAt + this.interval);
     this.tick = setTimeout(() => this.flushTick(due), due - now);
   }
 
   private flushTick(due: number): void {
     this.tick = undefined;
     this.lastTick = due;
+    this.interval = tokenFlushInterval(this.tokenRuns.size);
     for (const runId of this.tokenRuns) {
       const writer = this.writers.get(runId);
       if (writer && !writer.done) this.flushTokens(runId, writer, due);
