@@ -17,6 +17,7 @@ import {
   toOpenAiTools,
   ToolCallAssembler,
 } from './openai-format';
+import { sseJsonPayloads } from './sse-body';
 
 /** One attempt against one model; the gateway owns retries, fallbacks and error mapping. */
 export interface ProviderCall {
@@ -109,12 +110,11 @@ export class OpenAiCompatibleProvider implements ChatProvider {
     let usage: Usage | undefined;
     let outChars = 0;
     try {
-      const stream = await this.client(target).chat.completions.create(
-        { ...this.body(call), stream: true, stream_options: { include_usage: true } },
-        { signal: guard.signal },
-      );
+      const response = await this.client(target)
+        .chat.completions.create({ ...this.body(call), stream: true, stream_options: { include_usage: true } }, { signal: guard.signal })
+        .asResponse();
       guard.watchIdle(this.idleTimeoutMs);
-      for await (const chunk of stream) {
+      for await (const chunk of sseJsonPayloads<OpenAI.Chat.Completions.ChatCompletionChunk>(response)) {
         guard.received++;
         if (chunk.usage) usage = fromOpenAiUsage(chunk.usage);
         const choice = chunk.choices?.[0];
@@ -135,7 +135,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
         }
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
-      // The SDK ends iteration quietly when aborted; silence must not pass for a finished answer.
+      // a body cut short by our abort may end quietly: silence must not pass for a finished answer
       guard.check(target);
     } catch (error) {
       guard.check(target);
