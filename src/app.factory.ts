@@ -4,12 +4,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import pino from 'pino';
 import { AppModule } from './app.module';
+import { API_PREFIX } from './common/api-prefix';
 import { AppConfig } from './config/app-config';
 import { openDatabase } from './database/database.module';
 import { SharedShapeExpressAdapter } from './common/express-adapter';
 import { HttpErrorFilter, validationExceptionFactory } from './common/http-errors';
 
-export const API_PREFIX = 'api/v1';
 
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
 export async function createApp(config: AppConfig): Promise<INestApplication> {

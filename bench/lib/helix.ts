@@ -131,6 +131,16 @@ export function runEvents(
   });
 }
 
+/** `POST …/messages` with `Accept: text/event-stream`: the run's events are the POST's answer. */
+export function postMessageStreaming(
+  port: number,
+  conversationId: string,
+  text: string,
+  onEvent: (event: SseEvent, at: number) => void,
+): SseStream {
+  return openSse({ port, path: `/api/v1/conversations/${conversationId}/messages`, method: 'POST', body: { text }, onEvent });
+}
+
 /** Text of a Helix `token` event. */
 export function helixText(event: SseEvent): string {
   if (event.event !== 'token') return '';

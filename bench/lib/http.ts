@@ -131,7 +131,7 @@ export function openSse(options: SseOptions): SseStream {
         },
       },
       (res) => {
-        if (res.statusCode !== 200) {
+        if (!res.statusCode || res.statusCode < 200 || res.statusCode >= 300) {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => finish(new Error(`SSE ${options.path} → HTTP ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 300)}`)));

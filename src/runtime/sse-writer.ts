@@ -84,9 +84,10 @@ export class SseWriter implements BeforeApplicationShutdown {
     return this.open.size;
   }
 
-  stream(response: Response, events: Observable<RunEvent>): void {
+  /** @param head the status and extra headers (name, value, …) when not a plain 200 */
+  stream(response: Response, events: Observable<RunEvent>, head?: { status: number; headers: readonly string[] }): void {
     const stream = new OpenStream(response, requestId(response.req), this);
-    response.writeHead(200, [...HEADERS, 'X-Request-Id', stream.id]);
+    response.writeHead(head?.status ?? 200, [...HEADERS, 'X-Request-Id', stream.id, ...(head?.headers ?? [])]);
     // The head goes out on its own, written (and so flattened) once: otherwise Node keeps it for
     // the response's whole life as a rope of ~30 string pieces (~0.6 KB per open stream).
     response.flushHeaders();
