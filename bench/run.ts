@@ -29,7 +29,9 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import pg from 'pg';
-import { buildHelix, helixText, newConversation, postMessage, postMessageStreaming, runEvents, startHelix, type Helix } from './lib/helix';
+import {
+  buildHelix, helixText, newConversation, postMessage, postMessageStreaming, runEvents, startHelix, supportsStreamingPost, type Helix,
+} from './lib/helix';
 import { countTokens, expectJson, jsonAgent, openSse, type SseEvent, type SseStream } from './lib/http';
 import { startMockProcess, type MockProcess } from './lib/mock';
 import { ensurePeerInstalled, peerRun, peerText, peerThread, startPeer, PEER_VERSIONS, type Peer } from './lib/peer';
@@ -132,7 +134,7 @@ function runnersFor(mock: MockProcess, helix: Helix | undefined, peer: Peer | un
   return {
     bare: bareRunner(mock.url),
     hx: helix && helixRunner(helix),
-    hs: helix && helixStreamingPostRunner(helix),
+    hs: helix?.streamingPost ? helixStreamingPostRunner(helix) : undefined,
     lg: peer && peerRunner(peer),
   };
 }
@@ -401,12 +403,13 @@ async function sectionTtft(mock: MockProcess, helix: Helix | undefined, peer: Pe
     const b = median(solo.bare);
     const l = lg ? median(solo.peer) - b : undefined;
     for (const [variant, samples] of [[HELIX_TWO_REQUESTS, solo.helix], [HELIX_ONE_REQUEST, solo.stream]] as const) {
+      if (hx && !samples.length) continue; // a build without the streaming POST
       const h = hx ? median(samples) - b : Number.NaN;
       rows.push({
         section: '1', metric: `added TTFT p50, 1 run at a time, ${variant} (ms)`, helix: h, peer: l,
         helixPerPeer: l !== undefined ? h / l : undefined, unit: 'ms', decimals: 2,
         ...(samples === solo.helix && {
-          note: `${CFG.ttft.solo} sequential runs; bare SDK TTFT ${fmt(b, 2)} ms, Helix ${fmt(median(solo.helix), 2)} ms (${HELIX_TWO_REQUESTS}), ${fmt(median(solo.stream), 2)} ms (${HELIX_ONE_REQUEST})${lg ? `, LangGraph ${fmt(median(solo.peer), 2)} ms` : ''}`,
+          note: `${CFG.ttft.solo} sequential runs; bare SDK TTFT ${fmt(b, 2)} ms, Helix ${fmt(median(solo.helix), 2)} ms (${HELIX_TWO_REQUESTS})${hs ? `, ${fmt(median(solo.stream), 2)} ms (${HELIX_ONE_REQUEST})` : ''}${lg ? `, LangGraph ${fmt(median(solo.peer), 2)} ms` : ''}`,
         }),
       });
     }
@@ -464,6 +467,7 @@ async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined,
       helixPerPeer: l !== undefined ? h / l : undefined, unit: 'ms', decimals: 2,
     });
     for (const [variant, samples] of [[HELIX_TWO_REQUESTS, per.helix], [HELIX_ONE_REQUEST, perStream]] as const) {
+      if (hx && !samples.length) continue; // a build without the streaming POST
       const { added } = ttftPercentiles({ ...per, helix: samples }, p, !!hx, !!lg);
       rows.push({
         section: '1', metric: `added TTFT p${p}, ${cfg.inFlight} in flight, ${variant} (ms)`, helix: added, peer: peerAdded,
@@ -1011,6 +1015,8 @@ async function main(): Promise<void> {
           entry, port: await freePort(), mockUrl: mock.url, nodeArgs: helixNodeArgs(), ipc: helixIpc(),
           ...(database ? { databaseUrl: database.url } : { dataDir }),
         });
+        helix.streamingPost = await supportsStreamingPost(helix.port);
+        if (!helix.streamingPost) notes.push('this build of Helix has no streaming POST: section 1 measures POST + GET …/events only');
       }
       if (ONLY.has('ttft')) await section('1', 'time to first token', () => sectionTtft(mock, helix, peer));
       else if (ONLY.has('ttft-sustained')) await section('1', 'time to first token', () => sectionTtftSustained(mock, helix, peer));

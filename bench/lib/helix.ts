@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expectJson, openSse, type SseEvent, type SseStream } from './http';
@@ -66,6 +67,8 @@ export interface Helix {
   child: Child;
   port: number;
   pid: number;
+  /** the build answers POST …/messages with the run's stream when asked (builds before 56496be do not) */
+  streamingPost?: boolean;
 }
 
 export async function startHelix(options: HelixOptions): Promise<Helix> {
@@ -139,6 +142,25 @@ export function postMessageStreaming(
   onEvent: (event: SseEvent, at: number) => void,
 ): SseStream {
   return openSse({ port, path: `/api/v1/conversations/${conversationId}/messages`, method: 'POST', body: { text }, onEvent });
+}
+
+/** Whether POST …/messages with `Accept: text/event-stream` answers with an event stream. */
+export async function supportsStreamingPost(port: number): Promise<boolean> {
+  const conversationId = await newConversation(port);
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1', port, method: 'POST', path: `/api/v1/conversations/${conversationId}/messages`,
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      },
+      (res) => {
+        resolve(String(res.headers['content-type']).startsWith('text/event-stream'));
+        res.resume(); // read to its end (the run's done, or the JSON answer)
+      },
+    );
+    req.on('error', () => resolve(false));
+    req.end(JSON.stringify({ text: 'MOCK:{"tokens":1}' }));
+  });
 }
 
 /** Text of a Helix `token` event. */
