@@ -126,10 +126,10 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.endedSubscription = this.runs.ended$.subscribe(({ runId, conversationId }) => {
+    this.endedSubscription = this.runs.ended$.subscribe(({ runId, conversationId, queuedBehind }) => {
       const entry = this.active.get(runId);
       if (entry) entry.ended = true;
-      void this.startQueued(conversationId);
+      if (queuedBehind) void this.startQueued(conversationId);
     });
     // the embedded database is locked to this process: every lease in it belongs to a dead one
     if (this.database.kind === 'embedded') {

@@ -98,7 +98,11 @@ export async function incrementStep(db: Db, runId: string): Promise<number | und
   return row?.step;
 }
 
-/** The state change, only if the run is still in `from`; a terminal one also ends the lease. */
+/**
+ * The state change, only if the run is still in `from`. A terminal one also ends the lease and
+ * tells whether a run of the conversation is queued behind this one (saves every run's end a
+ * query for the rare conversation that has one).
+ */
 export async function transitionRun(
   db: Db,
   runId: string,
@@ -106,13 +110,18 @@ export async function transitionRun(
   to: RunState,
   terminal: boolean,
   changes: RunChanges,
-): Promise<Run | undefined> {
+): Promise<{ run: Run; queuedBehind: boolean } | undefined> {
   const sets = assignments(changes);
   sets.push(Prisma.sql`state = ${to}::"RunState"`);
   if (terminal) sets.push(Prisma.sql`finished_at = now(), pending_action = NULL, lease_owner = NULL, lease_until = NULL`);
-  const [row] = await db.$queryRaw<RunRow[]>`
-    UPDATE runs SET ${Prisma.join(sets)} WHERE id = ${runId} AND state = ${from}::"RunState" RETURNING ${COLUMNS}`;
-  return row && toRun(row);
+  const queued = terminal
+    ? Prisma.sql`EXISTS (SELECT 1 FROM runs queued WHERE queued.conversation_id = runs.conversation_id
+        AND queued.state = 'CREATED'::"RunState" AND queued.pending_action ->> 'type' = 'queued')`
+    : Prisma.sql`FALSE`;
+  const [row] = await db.$queryRaw<(RunRow & { queued_behind: boolean })[]>`
+    UPDATE runs SET ${Prisma.join(sets)} WHERE id = ${runId} AND state = ${from}::"RunState"
+    RETURNING ${COLUMNS}, ${queued} AS queued_behind`;
+  return row && { run: toRun(row), queuedBehind: row.queued_behind };
 }
 
 export interface NewRun {

@@ -24,8 +24,8 @@ export function pendingOf(run: Run): PendingAction | null {
  */
 @Injectable()
 export class RunStore {
-  /** runs that just ended (the executor starts queued runs of the conversation) */
-  readonly ended$ = new Subject<{ runId: string; conversationId: string }>();
+  /** runs that just ended (the executor starts a run queued behind one, if any) */
+  readonly ended$ = new Subject<{ runId: string; conversationId: string; queuedBehind: boolean }>();
 
   constructor(
     private readonly sql: SqlClient,
@@ -52,19 +52,23 @@ export class RunStore {
   }
 
   async transition(run: Run, to: RunState, changes: RunChanges = {}): Promise<Run> {
-    RunFsm.assertTransition(run.state, to);
-    await this.events.flush(run.id);
-    const updated = await transitionRun(this.sql, run.id, run.state, to, RunFsm.isTerminal(to), changes);
-    if (updated) return updated;
-    const current = await this.load(run.id);
-    throw new ConflictException(`Run ${run.id} is ${current.state}, not ${run.state}`);
+    return (await this.change(run, to, changes)).run;
   }
 
   /** Moves the run to a terminal state, then emits `done` and closes its event stream. */
   async finish(run: Run, to: RunState, changes: RunChanges = {}): Promise<Run> {
-    const ended = await this.transition(run, to, changes);
+    const { run: ended, queuedBehind } = await this.change(run, to, changes);
     await this.events.finish(run.id, to);
-    this.ended$.next({ runId: run.id, conversationId: run.conversationId });
+    this.ended$.next({ runId: run.id, conversationId: run.conversationId, queuedBehind });
     return ended;
+  }
+
+  private async change(run: Run, to: RunState, changes: RunChanges) {
+    RunFsm.assertTransition(run.state, to);
+    await this.events.flush(run.id);
+    const changed = await transitionRun(this.sql, run.id, run.state, to, RunFsm.isTerminal(to), changes);
+    if (changed) return changed;
+    const current = await this.load(run.id);
+    throw new ConflictException(`Run ${run.id} is ${current.state}, not ${run.state}`);
   }
 }
