@@ -7,6 +7,6 @@ import { WorkspaceService } from './workspace.service';
 @Module({
   controllers: [ConversationController],
   providers: [ConversationService, WorkspaceService],
-  exports: [ConversationService, WorkspaceService],
+  exports: [ConversationService],
 })
 export class ConversationModule {}

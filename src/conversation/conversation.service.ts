@@ -24,6 +24,11 @@ import type { WorkspaceSettings } from './workspace.service';
 /** A transaction or the root client: lets the runtime append messages in its own transaction. */
 export type Db = Sql;
 
+export interface ConversationWithWorkspaceSettings {
+  conversation: Conversation;
+  workspaceSettings: WorkspaceSettings;
+}
+
 export interface NewMessage {
   conversationId: string;
   runId?: string | null;
@@ -132,20 +137,22 @@ export class ConversationService {
    * The caller's conversation and its workspace's settings, in one read: posting a message needs
    * both, and every statement on that path delays the first token.
    */
-  async findWithWorkspaceSettings(auth: AuthContext, id: string): Promise<{ conversation: Conversation; workspaceSettings: WorkspaceSettings }> {
+  findWithWorkspaceSettings(auth: AuthContext, id: string): Promise<ConversationWithWorkspaceSettings> {
+    return this.withWorkspaceSettings(id, Prisma.sql`AND workspace_id = ${auth.workspaceId} AND deleted_at IS NULL`);
+  }
+
+  /** The same by id alone, for work that runs without a caller (the agent loop resuming a run). */
+  findByIdWithWorkspaceSettings(id: string): Promise<ConversationWithWorkspaceSettings> {
+    return this.withWorkspaceSettings(id, Prisma.empty);
+  }
+
+  private async withWorkspaceSettings(id: string, scope: Prisma.Sql): Promise<ConversationWithWorkspaceSettings> {
     const [row] = await this.sql.$queryRaw<(RawConversation & { workspace_settings: WorkspaceSettings | null })[]>`
       SELECT ${CONVERSATION_COLUMNS}, (SELECT w.settings FROM workspaces w WHERE w.id = c.workspace_id) AS workspace_settings
       FROM conversations c
-      WHERE id = ${id} AND workspace_id = ${auth.workspaceId} AND deleted_at IS NULL`;
+      WHERE id = ${id} ${scope}`;
     if (!row) throw new NotFoundException(`Conversation ${id} not found`);
     return { conversation: toConversation(row), workspaceSettings: row.workspace_settings ?? {} };
-  }
-
-  /** The conversation row by id alone, for work that runs without a caller (the agent loop). */
-  async findById(id: string) {
-    const [row] = await this.sql.$queryRaw<RawConversation[]>`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ${id}`;
-    if (!row) throw new NotFoundException(`Conversation ${id} not found`);
-    return toConversation(row);
   }
 
   /** Serialises writers of one conversation inside the caller's unit of work (row lock). */

@@ -1,6 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
-import { SqlClient } from '../database/sql-client';
 import { DEFAULT_WORKSPACE_ID } from '../security/auth-context';
 
 /** Workspace-wide defaults; conversations may override some of them (see ConversationSettingsDto). */
@@ -25,10 +24,7 @@ export function effectiveSettings(workspace: WorkspaceSettings, conversation: { 
 
 @Injectable()
 export class WorkspaceService implements OnModuleInit {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly sql: SqlClient,
-  ) {}
+  constructor(private readonly prisma: PrismaService) {}
 
   /** The bootstrap token and open mode act in the default workspace, so it always exists. */
   async onModuleInit(): Promise<void> {
@@ -37,23 +33,5 @@ export class WorkspaceService implements OnModuleInit {
       create: { id: DEFAULT_WORKSPACE_ID, name: 'Default workspace' },
       update: {},
     });
-  }
-
-  /**
-   * The workspace's settings and those in force for one conversation (its own settings override
-   * the workspace's, key by key).
-   */
-  async settingsFor(conversation: { workspaceId: string; settings: unknown }): Promise<{
-    workspace: WorkspaceSettings;
-    effective: EffectiveSettings;
-  }> {
-    const workspace = await this.settings(conversation.workspaceId);
-    return { workspace, effective: effectiveSettings(workspace, conversation) };
-  }
-
-  async settings(workspaceId: string): Promise<WorkspaceSettings> {
-    // read on every posted message: hand-written SQL (see SqlClient)
-    const [row] = await this.sql.$queryRaw<{ settings: unknown }[]>`SELECT settings FROM workspaces WHERE id = ${workspaceId}`;
-    return (row?.settings ?? {}) as WorkspaceSettings;
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
 import type { MessageView } from '../conversation/conversation.view';
-import { type EffectiveSettings, WorkspaceService } from '../conversation/workspace.service';
+import { effectiveSettings, type EffectiveSettings } from '../conversation/workspace.service';
 import { SqlClient, type Sql } from '../database/sql-client';
 import type { Run } from '../generated/prisma/client';
 import { ModelCatalog } from '../model/model-catalog';
@@ -62,7 +62,6 @@ export class AgentLoop {
     private readonly runs: RunStore,
     private readonly events: EventLog,
     private readonly conversations: ConversationService,
-    private readonly workspaces: WorkspaceService,
     private readonly gateway: ModelGateway,
     private readonly router: ModelRouter,
     private readonly tools: ToolHub,
@@ -99,9 +98,9 @@ export class AgentLoop {
   private async context(run: Run, start?: RunStart): Promise<RunContext> {
     let { workspaceId, settings } = start ?? {};
     if (!workspaceId || !settings) {
-      const conversation = await this.conversations.findById(run.conversationId);
+      const { conversation, workspaceSettings } = await this.conversations.findByIdWithWorkspaceSettings(run.conversationId);
       workspaceId = conversation.workspaceId;
-      settings = (await this.workspaces.settingsFor(conversation)).effective;
+      settings = effectiveSettings(workspaceSettings, conversation);
     }
     return { workspaceId, settings, fallbacks: this.router.fallbacks(settings), history: start?.history };
   }
