@@ -23,6 +23,7 @@ export const MAX_TOKEN_FLUSH_MS = 48;
 export function tokenFlushInterval(streamingRuns: number): number {
   return Math.min(MAX_TOKEN_FLUSH_MS, Math.max(TOKEN_FLUSH_MS, Math.round((streamingRuns * 1000) / TOKEN_EVENTS_PER_SECOND)));
 }
+
 /** A finished run's events stay in memory this long for quick reconnects, then come from the table. */
 const RETAIN_MS = 30_000;
 const RETRY_MS = 500;
