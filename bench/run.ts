@@ -134,7 +134,7 @@ function runnersFor(mock: MockProcess, helix: Helix | undefined, peer: Peer | un
   return {
     bare: bareRunner(mock.url),
     hx: helix && helixRunner(helix),
-    hs: helix?.streamingPost ? helixStreamingPostRunner(helix) : undefined,
+    hs: helix?.streamingPost ? helixRunner(helix, true) : undefined,
     lg: peer && peerRunner(peer),
   };
 }
@@ -189,29 +189,21 @@ function bareRunner(mockUrl: string): Runner {
   };
 }
 
-function helixRunner({ port, pid }: Helix): Runner {
+/**
+ * Helix, runs started the pinned way (POST, then GET …/events as soon as it answers) or, with
+ * `streamingPost`, with one request: POST …/messages answering with the run's stream.
+ */
+function helixRunner({ port, pid }: Helix, streamingPost = false): Runner {
   return {
-    name: 'Helix',
+    name: streamingPost ? 'Helix (streaming POST)' : 'Helix',
     server: pid,
     prepare: (count) => createMany(count, () => newConversation(port)),
     run: async (conversationId, tokens, delayMs) => {
       const timing = startTiming();
-      const run = await postMessage(port, conversationId, directive(tokens, delayMs));
-      await runEvents(port, run.id, recorder(timing, 'token', helixText)).done;
-      return timing;
-    },
-  };
-}
-
-/** The same runs started with one request: POST …/messages answering with the run's stream. */
-function helixStreamingPostRunner({ port, pid }: Helix): Runner {
-  return {
-    name: 'Helix (streaming POST)',
-    server: pid,
-    prepare: (count) => createMany(count, () => newConversation(port)),
-    run: async (conversationId, tokens, delayMs) => {
-      const timing = startTiming();
-      await postMessageStreaming(port, conversationId, directive(tokens, delayMs), recorder(timing, 'token', helixText)).done;
+      const onEvent = recorder(timing, 'token', helixText);
+      const text = directive(tokens, delayMs);
+      if (streamingPost) await postMessageStreaming(port, conversationId, text, onEvent).done;
+      else await runEvents(port, (await postMessage(port, conversationId, text)).id, onEvent).done;
       return timing;
     },
   };
