@@ -5,9 +5,7 @@ import { Auth, type AuthContext } from '../security/auth-context';
 import { EventLog } from './event-log';
 import { PostMessageDto } from './run.dto';
 import { RunService } from './run.service';
-import { SseWriter } from './sse-writer';
-
-const wantsEventStream = (request: Request) => (request.headers.accept ?? '').includes('text/event-stream');
+import { acceptsEventStream, SseWriter } from './sse-writer';
 
 /** Posting a message starts a run, so it lives in runtime (conversation never imports runtime). */
 @Controller('conversations')
@@ -33,7 +31,7 @@ export class MessageController {
     @Res() response: Response,
   ): Promise<void> {
     const posted = await this.runs.postMessage(auth, id, dto);
-    if (!wantsEventStream(request)) {
+    if (!acceptsEventStream(request)) {
       response.status(201).json(posted);
       return;
     }

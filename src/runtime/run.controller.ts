@@ -5,7 +5,7 @@ import { AllowStreamToken, Auth, type AuthContext } from '../security/auth-conte
 import { EventLog } from './event-log';
 import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto } from './run.dto';
 import { RunService } from './run.service';
-import { SseWriter } from './sse-writer';
+import { acceptsEventStream, SseWriter } from './sse-writer';
 
 function resumePoint(query: EventsQuery, request: Request): number {
   if (query.after !== undefined) return query.after;
@@ -17,10 +17,7 @@ function resumePoint(query: EventsQuery, request: Request): number {
   return Number(header);
 }
 
-const wantsJson = (request: Request) => {
-  const accept = request.headers.accept ?? '';
-  return accept.includes('application/json') && !accept.includes('text/event-stream');
-};
+const wantsJson = (request: Request) => (request.headers.accept ?? '').includes('application/json') && !acceptsEventStream(request);
 
 @Controller('runs')
 export class RunController {

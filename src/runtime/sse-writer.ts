@@ -1,10 +1,13 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Observable, Observer, Subscription } from 'rxjs';
 import { requestId } from '../common/request-id';
 import type { RunEvent } from './run-events';
 
 export const HEARTBEAT_MS = 15_000;
+
+/** The client asked for an event stream (`Accept: text/event-stream`, whatever else it lists). */
+export const acceptsEventStream = (request: Request): boolean => (request.headers.accept ?? '').includes('text/event-stream');
 const HEARTBEAT = 'event: heartbeat\ndata: {}\n\n';
 
 /**
