@@ -158,7 +158,9 @@ function networkCode(error: unknown): string | undefined {
 function describeCause(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
-    if (e instanceof Error) parts.push(e.message);
+    // not instanceof Error: a cause may come from another realm (Node's own errors under Jest)
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && message) parts.push(message);
     e = (e as { cause?: unknown }).cause;
   }
   return truncate(parts.join(': '));

@@ -17,6 +17,7 @@ import {
   toOpenAiTools,
   ToolCallAssembler,
 } from './openai-format';
+import { createNodeFetch } from './node-fetch';
 import { sseJsonPayloads } from './sse-body';
 
 /** One attempt against one model; the gateway owns retries, fallbacks and error mapping. */
@@ -49,6 +50,8 @@ type Message = OpenAI.Chat.Completions.ChatCompletionMessage & ReasoningFields;
  */
 export class OpenAiCompatibleProvider implements ChatProvider {
   private readonly clients = new Map<string, OpenAI>();
+  /** one set of keep-alive connections for every client */
+  private readonly fetch = createNodeFetch();
   private readonly requestTimeoutMs: number;
   private readonly idleTimeoutMs: number;
 
@@ -71,6 +74,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
         maxRetries: 0,
         // AttemptGuard enforces our timeouts; the SDK's is only a backstop
         timeout: this.requestTimeoutMs + 5_000,
+        fetch: this.fetch,
       });
       this.clients.set(key, client);
     }
