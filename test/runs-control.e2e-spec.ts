@@ -257,7 +257,7 @@ describe('runs: control (mock LLM)', () => {
   });
 
   describe('double-texting', () => {
-    it('default policy: a second message while a run is live is 409 naming the live state; nothing is written', async () => {
+    it('default policy: a second message while a run is live is 409 naming the live state; nothing is written or sent', async () => {
       const conversationId = await api.createConversation();
       const first = await api.postMessage(conversationId, { text: `long ${LONG}` });
       try {
@@ -265,6 +265,8 @@ describe('runs: control (mock LLM)', () => {
         const before = await api.messages(conversationId);
         const res = await api.post(`/conversations/${conversationId}/messages`, { text: 'are you there?' });
         expect(res.status).toBe(409);
+        // no model call went out for the refused message (a run's first call may start early)
+        expect(mock.requests.filter((r) => JSON.stringify(r.messages).includes('are you there?'))).toEqual([]);
         expect(res.body).toMatchObject({ statusCode: 409, error: 'Conflict' });
         expect(res.body.message).toContain('EXECUTING');
         expect(await api.messages(conversationId)).toEqual(before);
@@ -291,6 +293,8 @@ describe('runs: control (mock LLM)', () => {
       })();
       expect(s2Posted.run.state).toBe('CREATED');
       expect(s2Posted.run.id).not.toBe(first.run.id);
+      const secondCalls = () => mock.requests.filter((r) => JSON.stringify(r.messages).includes('second MOCK')).length;
+      expect(secondCalls()).toBe(0); // queued: not even its first model call has gone out
       const s2 = api.stream(s2Posted.run.id);
       try {
         await s1.waitForDone(60_000);
@@ -328,6 +332,7 @@ describe('runs: control (mock LLM)', () => {
       expect(a1.content).toBe(tokenText(s1.events));
       // the second run answers the second message: its model call ends with that user turn
       expect(lastTurnOf('second MOCK')).toEqual({ role: 'user', content: 'second MOCK:{"text":"second answer"}' });
+      expect(secondCalls()).toBe(1);
       expect(a2.content).toBe('second answer');
       expect(a2.content).toBe(tokenText(s2.events));
     });

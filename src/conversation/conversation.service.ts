@@ -30,6 +30,8 @@ export interface ConversationWithWorkspaceSettings {
 }
 
 export interface NewMessage {
+  /** chosen by the caller when it needs the id before the message is stored */
+  id?: string;
   conversationId: string;
   runId?: string | null;
   role: MessageRole;
@@ -141,18 +143,32 @@ export class ConversationService {
     return this.withWorkspaceSettings(id, Prisma.sql`AND workspace_id = ${auth.workspaceId} AND deleted_at IS NULL`);
   }
 
+  /** findWithWorkspaceSettings as a statement, for a caller that reads more in the same call (`$atomic`). */
+  findWithWorkspaceSettingsStatement(auth: AuthContext, id: string): Prisma.Sql {
+    return this.withWorkspaceSettingsStatement(id, Prisma.sql`AND workspace_id = ${auth.workspaceId} AND deleted_at IS NULL`);
+  }
+
+  /** The rows of findWithWorkspaceSettingsStatement; 404 when there are none. */
+  withWorkspaceSettingsFromRows(id: string, rows: unknown[]): ConversationWithWorkspaceSettings {
+    const [row] = rows as (RawConversation & { workspace_settings: WorkspaceSettings | null })[];
+    if (!row) throw new NotFoundException(`Conversation ${id} not found`);
+    return { conversation: toConversation(row), workspaceSettings: row.workspace_settings ?? {} };
+  }
+
   /** The same by id alone, for work that runs without a caller (the agent loop resuming a run). */
   findByIdWithWorkspaceSettings(id: string): Promise<ConversationWithWorkspaceSettings> {
     return this.withWorkspaceSettings(id, Prisma.empty);
   }
 
   private async withWorkspaceSettings(id: string, scope: Prisma.Sql): Promise<ConversationWithWorkspaceSettings> {
-    const [row] = await this.sql.$queryRaw<(RawConversation & { workspace_settings: WorkspaceSettings | null })[]>`
+    return this.withWorkspaceSettingsFromRows(id, await this.sql.$queryRaw<unknown[]>(this.withWorkspaceSettingsStatement(id, scope)));
+  }
+
+  private withWorkspaceSettingsStatement(id: string, scope: Prisma.Sql): Prisma.Sql {
+    return Prisma.sql`
       SELECT ${CONVERSATION_COLUMNS}, (SELECT w.settings FROM workspaces w WHERE w.id = c.workspace_id) AS workspace_settings
       FROM conversations c
       WHERE id = ${id} ${scope}`;
-    if (!row) throw new NotFoundException(`Conversation ${id} not found`);
-    return { conversation: toConversation(row), workspaceSettings: row.workspace_settings ?? {} };
   }
 
   /** Serialises writers of one conversation inside the caller's unit of work (row lock). */
@@ -183,7 +199,7 @@ export class ConversationService {
         WHERE id = ${message.conversationId} AND ${onlyIf} RETURNING last_seq
       )
       INSERT INTO messages (id, conversation_id, run_id, seq, role, content, parts, tool_call_id)
-      SELECT ${newId('msg')}, ${message.conversationId}, ${message.runId ?? null}, bumped.last_seq,
+      SELECT ${message.id ?? newId('msg')}, ${message.conversationId}, ${message.runId ?? null}, bumped.last_seq,
              ${message.role}::"MessageRole", ${message.content}, ${JSON.stringify(message.parts ?? {})}::jsonb,
              ${message.toolCallId ?? null}
       FROM bumped

@@ -7,7 +7,7 @@ import type { Run } from '../generated/prisma/client';
 import { ModelCatalog } from '../model/model-catalog';
 import { ModelGateway } from '../model/model-gateway';
 import { ModelRouter } from '../model/model-router';
-import { ModelError, type ModelRef, type ToolCall, type Usage } from '../model/model.types';
+import { ModelError, type ModelRef, type ModelRequest, type ToolCall, type Usage } from '../model/model.types';
 import { ToolHub } from '../tool/tool-hub';
 import { BudgetGate } from './budget-gate';
 import { parsePlan, PLAN_PROMPT, runView, systemPrompt, toChatMessages } from './context-window';
@@ -18,6 +18,7 @@ import { RunStore } from './run-store';
 import { readUsage, type RunUsage } from './run.view';
 import { InterruptedAnswers } from './interrupted-answers';
 import { StreamedAnswer } from './streamed-answer';
+import { PrefetchedCall } from './prefetched-call';
 import { ToolStep } from './tool-step';
 
 interface RunContext {
@@ -26,7 +27,14 @@ interface RunContext {
   fallbacks: ModelRef[];
   /** the conversation as the run's creator read it, used by the first step instead of reading it */
   history?: MessageView[];
+  /** the first step's model call, already sent by the run's creator */
+  prefetched?: PrefetchedCall;
+  /** the first step was counted and announced by the run's creator */
+  stepStarted?: boolean;
 }
+
+/** The status event that announces a step of a run. */
+export const STEP_STATUS = { phase: 'thinking', text: 'Thinking' } as const;
 
 /** What the caller that just created a run already knows: saves the loop re-reading it. */
 export interface RunStart {
@@ -35,6 +43,21 @@ export interface RunStart {
   settings: EffectiveSettings;
   /** the conversation's messages up to and including the one that started the run */
   history?: MessageView[];
+  /** the first step's model call, sent for exactly that history (see `prefetch`) */
+  prefetched?: PrefetchedCall;
+  /** the creator wrote the run at step 1 with the step's status event (not to be repeated) */
+  stepStarted?: boolean;
+}
+
+/** What a run about to be created will send at its first step (see `AgentLoop.prefetch`). */
+export interface FirstStep {
+  runId: string;
+  mode: Run['mode'];
+  model: ModelRef;
+  workspaceId: string;
+  settings: EffectiveSettings;
+  /** the conversation's messages including the run's own, not yet stored */
+  history: MessageView[];
 }
 
 /** Thrown inside the loop to end the run with a clear message (not a provider failure). */
@@ -70,7 +93,27 @@ export class AgentLoop {
     private readonly interrupted: InterruptedAnswers,
   ) {}
 
+  /**
+   * Sends the model call a run about to be created would make at its first step, so that it
+   * overlaps the run's creation (see PrefetchedCall). Undefined where the first step is not a
+   * model call with this history (plan mode plans first) or the budget forbids it.
+   */
+  async prefetch(first: FirstStep): Promise<PrefetchedCall | undefined> {
+    if (first.mode === 'plan') return undefined;
+    if (!(await this.budget.check(first.workspaceId)).allowed) return undefined;
+    const context = { workspaceId: first.workspaceId, settings: first.settings, fallbacks: this.router.fallbacks(first.settings) };
+    return new PrefetchedCall(this.gateway, this.stepRequest({ id: first.runId, mode: first.mode, model: first.model, plan: null }, context, first.history));
+  }
+
   async drive(runId: string, signal: AbortSignal, start?: RunStart): Promise<void> {
+    try {
+      await this.driveRun(runId, signal, start);
+    } finally {
+      start?.prefetched?.discard(); // not taken: the run stopped before its first model call
+    }
+  }
+
+  private async driveRun(runId: string, signal: AbortSignal, start?: RunStart): Promise<void> {
     await this.events.open(runId, start ? 0 : undefined);
     let run = start?.run ?? (await this.runs.load(runId));
     const partial = { text: '' };
@@ -87,7 +130,8 @@ export class AgentLoop {
         await this.events.suspend(runId);
         return;
       }
-      await this.execute(run, context, signal, partial, await this.interrupted.find(run));
+      // a run its creator just started cannot have an answer interrupted by a restart
+      await this.execute(run, context, signal, partial, context.stepStarted ? undefined : await this.interrupted.find(run));
     } catch (error) {
       run = await this.runs.load(runId);
       await this.end(run, error, signal, partial.text);
@@ -102,7 +146,14 @@ export class AgentLoop {
       workspaceId = conversation.workspaceId;
       settings = effectiveSettings(workspaceSettings, conversation);
     }
-    return { workspaceId, settings, fallbacks: this.router.fallbacks(settings), history: start?.history };
+    return {
+      workspaceId,
+      settings,
+      fallbacks: this.router.fallbacks(settings),
+      history: start?.history,
+      prefetched: start?.prefetched,
+      stepStarted: start?.stepStarted,
+    };
   }
 
   private async plan(run: Run, context: RunContext, signal: AbortSignal): Promise<void> {
@@ -131,7 +182,6 @@ export class AgentLoop {
    *   again (without counting a new step) and its answer reconciled with what was shown.
    */
   private async execute(run: Run, context: RunContext, signal: AbortSignal, partial: { text: string }, echo?: string): Promise<void> {
-    const toolsOn = run.mode !== 'direct';
     for (;;) {
       if (signal.aborted) throw signal.reason;
       let history = context.history ?? (await this.conversations.history(run.conversationId));
@@ -144,21 +194,23 @@ export class AgentLoop {
       if (answered.run !== run) history = await this.conversations.history(run.conversationId);
       run = answered.run;
       if (signal.aborted) throw signal.reason;
-      if (echo === undefined && run.step >= run.maxSteps) {
+      const started = context.stepStarted; // counted and announced by the run's creator
+      context.stepStarted = false;
+      if (!started && echo === undefined && run.step >= run.maxSteps) {
         throw new RunStop('FAILED', 'max_steps', `The run stopped after reaching its limit of ${run.maxSteps} steps.`);
       }
       const budget = await this.budget.check(context.workspaceId);
       if (!budget.allowed) throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', budget.reason ?? 'The daily budget is used up.');
       // the step is counted while the model request goes out (the UPDATE need not delay the first
       // token) and is in place before any of the step's output is handled
-      let counting = echo === undefined ? this.runs.nextStep(run) : undefined;
+      let counting = echo === undefined && !started ? this.runs.nextStep(run) : undefined;
       counting?.catch(() => undefined); // awaited below; a failure before that is not "unhandled"
       const stepCounted = async () => {
         if (counting) run = await counting;
         counting = undefined;
       };
 
-      this.events.emit(run.id, 'status', { phase: 'thinking', text: echo === undefined ? 'Thinking' : 'Resuming after a restart' });
+      if (!started) this.events.emit(run.id, 'status', echo === undefined ? STEP_STATUS : { phase: 'thinking', text: 'Resuming after a restart' });
       const answer = new StreamedAnswer(echo);
       echo = undefined;
       const toolCalls: ToolCall[] = [];
@@ -167,16 +219,11 @@ export class AgentLoop {
       let usage: Usage | undefined;
       partial.text = '';
       const plan = (run.plan as { steps?: PlanStep[] } | null)?.steps ?? null;
-      for await (const chunk of this.gateway.stream(
-        {
-          model: run.model as unknown as ModelRef,
-          fallbacks: context.fallbacks,
-          workspaceId: context.workspaceId,
-          messages: [{ role: 'system', content: systemPrompt(context.settings.systemPrompt, plan) }, ...toChatMessages(runView(history, run.id))],
-          tools: toolsOn ? this.tools.specs() : undefined,
-        },
-        signal,
-      )) {
+      const chunks =
+        context.prefetched?.take(signal) ??
+        this.gateway.stream(this.stepRequest({ id: run.id, mode: run.mode, model: run.model as unknown as ModelRef, plan }, context, history), signal);
+      context.prefetched = undefined;
+      for await (const chunk of chunks) {
         if (counting) await stepCounted();
         switch (chunk.type) {
           case 'text': {
@@ -243,6 +290,21 @@ export class AgentLoop {
       await this.runs.finish(run, 'SUCCEEDED', { usage: total });
       return;
     }
+  }
+
+  /** The model call of one step: the system prompt (with the approved plan), the run's view of the conversation, the tools. */
+  private stepRequest(
+    run: { id: string; mode: Run['mode']; model: ModelRef; plan: PlanStep[] | null },
+    context: Pick<RunContext, 'workspaceId' | 'settings' | 'fallbacks'>,
+    history: MessageView[],
+  ): ModelRequest {
+    return {
+      model: run.model,
+      fallbacks: context.fallbacks,
+      workspaceId: context.workspaceId,
+      messages: [{ role: 'system', content: systemPrompt(context.settings.systemPrompt, run.plan) }, ...toChatMessages(runView(history, run.id))],
+      tools: run.mode !== 'direct' ? this.tools.specs() : undefined,
+    };
   }
 
   /** The run's usage with this call's added (and the budget charged); written with the next run update. */

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Observable } from 'rxjs';
+import type { Prisma } from '../database/prisma.service';
 import { EventBus } from './event-bus';
 import { RunEventStore, type PendingEvent, SEGMENT_BYTES, SEGMENT_PARTS } from './run-event-store';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
@@ -70,14 +71,28 @@ export class EventLog implements OnApplicationShutdown {
     const existing = this.writers.get(runId);
     if (existing && !existing.done) return;
     const last = lastSeq ?? (await this.store.last(runId))?.seq ?? 0;
-    this.writers.set(runId, {
-      seq: last,
-      openedAt: last,
-      history: [],
-      pendingText: '',
-      lastTokenAt: 0,
-      done: false,
-    });
+    this.writers.set(runId, { seq: last, openedAt: last, history: [], pendingText: '', lastTokenAt: 0, done: false });
+  }
+
+  /**
+   * A new run's first event, written by its creator's unit of work (`SqlClient.$atomic`) rather
+   * than through the queue: `statement` goes into the unit (written only if `onlyIf` holds), and
+   * `open()`, once the unit committed with it, starts writing the run after it and publishes it.
+   */
+  firstEvent<K extends RunEventType>(
+    runId: string,
+    type: K,
+    data: RunEventPayloads[K],
+    onlyIf: Prisma.Sql,
+  ): { statement: Prisma.Sql; open(): void } {
+    const event = { runId, seq: 1, type, data, at: new Date() } as RunEvent;
+    return {
+      statement: this.store.insertStatement(event, onlyIf),
+      open: () => {
+        this.writers.set(runId, { seq: 1, openedAt: 0, history: [event], pendingText: '', lastTokenAt: 0, done: false });
+        this.bus.publish(event);
+      },
+    };
   }
 
   emit<K extends RunEventType>(runId: string, type: K, data: RunEventPayloads[K]): RunEvent {

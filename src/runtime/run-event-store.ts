@@ -74,6 +74,14 @@ export class RunEventStore {
         WHERE run_events.type = 'token' AND jsonb_array_length(run_events.data -> 'parts') = (EXCLUDED.data ->> 'from')::int`;
   }
 
+  /** One (non-token) event as a statement for the caller's unit of work, written only if `onlyIf` holds. */
+  insertStatement(event: RunEvent, onlyIf: Prisma.Sql): Prisma.Sql {
+    return Prisma.sql`
+      INSERT INTO run_events (run_id, seq, type, data, at)
+      SELECT ${event.runId}::text, ${event.seq}::int, ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${event.at}::timestamptz
+      WHERE ${onlyIf}`;
+  }
+
   /** Up to `limit` stored events after `after`, in order. */
   async readAfter(runId: string, after: number, limit: number): Promise<RunEvent[]> {
     // a segment holding after + 1 starts at most SEGMENT_PARTS - 1 events earlier

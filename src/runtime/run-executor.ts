@@ -94,6 +94,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
         held = false;
         if (this.stopping) {
           this.running--; // the run keeps its lease until it expires; recovery resumes it
+          start.prefetched?.discard();
           return;
         }
         this.starts.set(runId, start);
@@ -175,6 +176,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     } catch (error) {
       this.logger.error(`Run ${runId} crashed the executor: ${error instanceof Error ? error.stack : String(error)}`);
     } finally {
+      start?.prefetched?.discard(); // a no-op once the loop took it
       clearInterval(renew);
       if (!entry.ended) {
         await this.sql

@@ -138,7 +138,8 @@ export interface NewRun {
   /**
    * The run's first state change, written with it when the instance holds a slot to drive it at
    * once (not if it is queued): saves the round trip of CREATED → EXECUTING before the first
-   * model call. A run that waits (for a slot or behind a live run) is inserted CREATED.
+   * model call, and its first step counted (step 1: the creator starts it, see RunStart). A run
+   * that waits (for a slot or behind a live run) is inserted CREATED at step 0.
    */
   startAs?: 'EXECUTING';
 }
@@ -150,9 +151,10 @@ export interface NewRun {
  */
 export function insertRunStatement(run: NewRun): Prisma.Sql {
   return Prisma.sql`
-    INSERT INTO runs (id, conversation_id, state, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at)
+    INSERT INTO runs (id, conversation_id, state, step, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at)
     SELECT ${run.id}::text, ${run.conversationId}::text,
            CASE WHEN live.id IS NULL THEN ${run.startAs ?? 'CREATED'}::"RunState" ELSE 'CREATED'::"RunState" END,
+           CASE WHEN live.id IS NULL THEN ${run.startAs ? 1 : 0}::int ELSE 0 END,
            ${run.mode}::"RunMode", ${run.goal}::text, ${json(run.model)}::jsonb,
            ${run.maxSteps}::int, CASE WHEN live.id IS NULL THEN NULL ELSE ${json({ type: 'queued' } satisfies PendingAction)}::jsonb END,
            CASE WHEN live.id IS NULL THEN ${run.lease.owner}::text END,

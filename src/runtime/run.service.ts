@@ -3,6 +3,7 @@ import { Subscription } from 'rxjs';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import { ConversationService } from '../conversation/conversation.service';
+import type { NewMessage } from '../conversation/conversation.service';
 import type { MessageView } from '../conversation/conversation.view';
 import { effectiveSettings, type EffectiveSettings } from '../conversation/workspace.service';
 import { Prisma, PrismaService } from '../database/prisma.service';
@@ -12,13 +13,21 @@ import { ModelRouter } from '../model/model-router';
 import { ModelError } from '../model/model.types';
 import type { AuthContext } from '../security/auth-context';
 import { StreamTokenService } from '../security/stream-token.service';
+import { AgentLoop, STEP_STATUS, type RunStart } from './agent-loop';
 import { EventLog } from './event-log';
+import type { PrefetchedCall } from './prefetched-call';
 import { type ExecutionSlot, RunExecutor } from './run-executor';
 import { RunFsm } from './run-fsm';
 import { pendingOf, RunStore } from './run-store';
 import { insertRunStatement, liveRunsStatement, runFromRows, type LiveRun } from './run-sql';
 import type { ApprovalDecisionDto, PostMessageDto, ReplyDto, ResumeRunDto } from './run.dto';
 import { RunView, toRunView } from './run.view';
+
+/** The conversation as read before a run is written, for its first model call. */
+interface ReadBefore {
+  history: MessageView[];
+  live: LiveRun[];
+}
 
 export interface PostedMessage {
   message: MessageView;
@@ -44,6 +53,7 @@ export class RunService implements OnModuleDestroy {
     private readonly runs: RunStore,
     private readonly events: EventLog,
     private readonly executor: RunExecutor,
+    private readonly loop: AgentLoop,
     private readonly streamTokens: StreamTokenService,
     private readonly config: AppConfig,
   ) {
@@ -55,21 +65,27 @@ export class RunService implements OnModuleDestroy {
   }
 
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
-    const { conversation, workspaceSettings: workspace } = await this.conversations.findWithWorkspaceSettings(auth, conversationId);
-    const settings = effectiveSettings(workspace, conversation);
-    let model;
-    try {
-      model = await this.router.resolve(dto.modelOverride, conversation.model, workspace, auth.workspaceId);
-    } catch (error) {
-      if (error instanceof ModelError) throw new BadRequestException(`modelOverride: ${error.message}`);
-      throw error;
-    }
-    const policy = settings.multitask ?? 'reject';
     const mode = dto.mode ?? 'react';
     // a run that can start at once is written EXECUTING (plan mode plans first: CREATED → PLANNING)
     const slot = mode === 'plan' ? undefined : this.executor.reserve();
     try {
-      return await this.createRun(auth, conversationId, dto.text, { mode, model, settings, policy, slot });
+      // such a run's first model call is sent before the run is written: read what it needs now
+      const found = this.conversations.findWithWorkspaceSettingsStatement(auth, conversationId);
+      const [conversationRows, historyRows, liveRows] = slot
+        ? await this.sql.$atomic([found, this.conversations.historyStatement(conversationId), liveRunsStatement(conversationId)])
+        : [await this.sql.$queryRaw<unknown[]>(found)];
+      const { conversation, workspaceSettings: workspace } = this.conversations.withWorkspaceSettingsFromRows(conversationId, conversationRows);
+      const before = slot && { history: this.conversations.historyFromRows(historyRows), live: liveRows as LiveRun[] };
+      const settings = effectiveSettings(workspace, conversation);
+      let model;
+      try {
+        model = await this.router.resolve(dto.modelOverride, conversation.model, workspace, auth.workspaceId);
+      } catch (error) {
+        if (error instanceof ModelError) throw new BadRequestException(`modelOverride: ${error.message}`);
+        throw error;
+      }
+      const policy = settings.multitask ?? 'reject';
+      return await this.createRun(auth, conversationId, dto.text, { mode, model, settings, policy, slot, before });
     } finally {
       slot?.release();
     }
@@ -79,60 +95,84 @@ export class RunService implements OnModuleDestroy {
     auth: AuthContext,
     conversationId: string,
     text: string,
-    { mode, model, settings, policy, slot }: {
+    { mode, model, settings, policy, slot, before }: {
       mode: Run['mode'];
       model: { provider: string; modelId: string };
       settings: EffectiveSettings;
       policy: 'reject' | 'enqueue' | 'interrupt';
       slot?: ExecutionSlot;
+      before?: ReadBefore;
     },
   ): Promise<PostedMessage> {
     const runId = newId('run');
-    // one unit, one round trip on the embedded database: lock the conversation, then insert the
-    // run (or nothing, or the run queued: decided in SQL by the multitask policy) and its message
-    const [, liveRows, runRows, messageRows, historyRows] = await this.sql.$atomic([
-      this.conversations.lockStatement(conversationId),
-      liveRunsStatement(conversationId),
-      insertRunStatement({
-        id: runId,
-        conversationId,
-        mode,
-        goal: text,
-        model: { provider: model.provider, modelId: model.modelId },
-        maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
-        whenLive: policy === 'reject' ? 'skip' : 'queue',
-        lease: this.executor.newLease(),
-        startAs: slot && 'EXECUTING',
-      }),
-      this.conversations.appendMessageStatement(
-        { conversationId, runId, role: 'user', content: text },
-        Prisma.sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId})`,
-      ),
-      // what the run's first model call will be given (read here, it costs no round trip)
-      this.conversations.historyStatement(conversationId),
-    ]);
-    const live = (liveRows as LiveRun[]).at(-1);
-    const run = runFromRows(runRows);
-    const message = this.conversations.messageFromRows(messageRows);
-    if (!run || !message) {
-      if (live && policy === 'reject') {
-        throw new ConflictException(
-          `Conversation ${conversationId} already has a live run ${live.id} in state ${live.state}; wait for it, cancel it, or set settings.multitask to enqueue or interrupt`,
-        );
+    const userMessage: NewMessage = { id: newId('msg'), conversationId, runId, role: 'user', content: text };
+    // a run that starts at once is written with its first step started: counted, and announced by
+    // its first event (written only if the unit inserts the run EXECUTING)
+    const firstEvent = slot && this.events.firstEvent(runId, 'status', STEP_STATUS, Prisma.sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND state = 'EXECUTING')`);
+    // the seq the message gets if nothing is appended before it: the history read before holds
+    const seq = before && (before.history.at(-1)?.seq ?? 0) + 1;
+    let prefetched: PrefetchedCall | undefined;
+    if (before && seq && !before.live.length) {
+      const history = [...before.history, unsavedView(userMessage, seq)];
+      prefetched = await this.loop.prefetch({ runId, mode, model, workspaceId: auth.workspaceId, settings, history });
+    }
+    try {
+      // one unit, one round trip on the embedded database: lock the conversation, then insert the
+      // run (or nothing, or the run queued: decided in SQL by the multitask policy) and its message
+      const [, liveRows, runRows, messageRows] = await this.sql.$atomic([
+        this.conversations.lockStatement(conversationId),
+        liveRunsStatement(conversationId),
+        insertRunStatement({
+          id: runId,
+          conversationId,
+          mode,
+          goal: text,
+          model: { provider: model.provider, modelId: model.modelId },
+          maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
+          whenLive: policy === 'reject' ? 'skip' : 'queue',
+          lease: this.executor.newLease(),
+          startAs: slot && 'EXECUTING',
+        }),
+        this.conversations.appendMessageStatement(userMessage, Prisma.sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId})`),
+        ...(firstEvent ? [firstEvent.statement] : []),
+      ]);
+      const live = (liveRows as LiveRun[]).at(-1);
+      const run = runFromRows(runRows);
+      const message = this.conversations.messageFromRows(messageRows);
+      if (!run || !message) {
+        if (live && policy === 'reject') {
+          throw new ConflictException(
+            `Conversation ${conversationId} already has a live run ${live.id} in state ${live.state}; wait for it, cancel it, or set settings.multitask to enqueue or interrupt`,
+          );
+        }
+        throw new NotFoundException(`Conversation ${conversationId} not found`); // deleted meanwhile
       }
-      throw new NotFoundException(`Conversation ${conversationId} not found`); // deleted meanwhile
+      if (!live) {
+        // the writer exists before the client's stream request arrives: it reads from memory
+        const stepStarted = Boolean(firstEvent) && run.state === 'EXECUTING';
+        if (stepStarted) firstEvent!.open();
+        else await this.events.open(runId, 0);
+        this.ownRuns.set(runId, auth.workspaceId);
+        // what was read before still holds when the message directly follows it
+        const history = before && message.seq === seq ? [...before.history, message] : undefined;
+        const start: RunStart = { run, workspaceId: auth.workspaceId, settings, history, stepStarted, prefetched: history && prefetched };
+        if (!start.prefetched) prefetched?.discard();
+        if (slot) slot.start(runId, start);
+        else this.executor.submit(runId, start);
+        return this.posted(message, runId);
+      }
+      prefetched?.discard();
+      if (policy === 'interrupt') await this.cancelRun(await this.runs.load(live.id));
+      // enqueue: the executor starts it when the live run ends
+      return this.posted(message, runId);
+    } catch (error) {
+      prefetched?.discard();
+      throw error;
     }
-    if (!live) {
-      // the writer exists before the client's stream request arrives: it reads from memory
-      await this.events.open(runId, 0);
-      this.ownRuns.set(runId, auth.workspaceId);
-      const start = { run, workspaceId: auth.workspaceId, settings, history: this.conversations.historyFromRows(historyRows) };
-      if (slot) slot.start(runId, start);
-      else this.executor.submit(runId, start);
-    }
-    else if (policy === 'interrupt') await this.cancelRun(await this.runs.load(live.id));
-    // enqueue: the executor starts it when the live run ends.
-    // The answer describes the run as created (the pinned contract), even one already executing.
+  }
+
+  /** The answer describes the run as created (the pinned contract), even one already executing. */
+  private posted(message: MessageView, runId: string): PostedMessage {
     return { message, run: { id: runId, state: 'CREATED', streamToken: this.streamTokens.issue(runId) } };
   }
 
@@ -243,4 +283,19 @@ export class RunService implements OnModuleDestroy {
     });
     return run;
   }
+}
+
+/** A message as it will read once stored with `seq` (for a model call sent before it is). */
+function unsavedView(message: NewMessage & { id?: string }, seq: number): MessageView {
+  return {
+    id: message.id ?? '',
+    conversationId: message.conversationId,
+    runId: message.runId ?? null,
+    seq,
+    role: message.role,
+    content: message.content,
+    parts: message.parts ?? {},
+    toolCallId: message.toolCallId ?? null,
+    createdAt: new Date().toISOString(),
+  };
 }
