@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:
 import http from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { expectJson, openSse, type SseEvent, type SseStream } from './http';
+import { expectJson, jsonAgent, openSse, type SseEvent, type SseStream } from './http';
 import { ROOT, SCRATCH, spawnLogged, waitReady, type Child } from './procs';
 
 const BUILD = join(SCRATCH, 'build');
@@ -141,7 +141,7 @@ export function postMessageStreaming(
   text: string,
   onEvent: (event: SseEvent, at: number) => void,
 ): SseStream {
-  return openSse({ port, path: `/api/v1/conversations/${conversationId}/messages`, method: 'POST', body: { text }, onEvent });
+  return openSse({ port, path: `/api/v1/conversations/${conversationId}/messages`, method: 'POST', body: { text }, onEvent, agent: jsonAgent });
 }
 
 /** Whether POST …/messages with `Accept: text/event-stream` answers with an event stream. */

@@ -6,7 +6,11 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-/** Keep-alive agent for request/response calls (POSTs); SSE streams get their own sockets. */
+/**
+ * Keep-alive agent for POSTs, including those answered with a stream (Helix's streaming POST, the
+ * peer's runs/stream), as the bare SDK's own streaming POSTs reuse their connections; a GET of an
+ * event stream gets a socket of its own, as an EventSource's would.
+ */
 export const jsonAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 });
 
 export interface JsonResponse<T = unknown> {
@@ -88,6 +92,8 @@ export interface SseOptions {
   method?: 'GET' | 'POST';
   body?: unknown;
   headers?: Record<string, string>;
+  /** a keep-alive agent to reuse connections with (the stream is read to its end to free it); default a socket of its own */
+  agent?: http.Agent;
   /** called when the response headers arrived (status 200) */
   onOpen?: (at: number) => void;
   /** called per complete event; `at` is performance.now() when its bytes were read */
@@ -103,8 +109,9 @@ export interface SseStream {
 }
 
 /**
- * Opens an SSE stream on its own socket. Parses `event:`, `data:` (multi-line joined with \n),
- * `id:`; ignores comments. Rejects on connection errors or a non-200 status.
+ * Opens an SSE stream, on a socket of its own or on `agent`'s. Parses `event:`, `data:`
+ * (multi-line joined with \n), `id:`; ignores comments. Rejects on connection errors or a
+ * non-2xx status.
  */
 export function openSse(options: SseOptions): SseStream {
   let req: http.ClientRequest | undefined;
@@ -117,52 +124,61 @@ export function openSse(options: SseOptions): SseStream {
       if (error) reject(error);
       else resolve();
     };
-    req = http.request(
-      {
-        host: options.host ?? '127.0.0.1',
-        port: options.port,
-        path: options.path,
-        method: options.method ?? 'GET',
-        agent: false,
-        headers: {
-          accept: 'text/event-stream',
-          ...options.headers,
-          ...(payload !== undefined && { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
-        },
-      },
-      (res) => {
-        if (!res.statusCode || res.statusCode < 200 || res.statusCode >= 300) {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => finish(new Error(`SSE ${options.path} → HTTP ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 300)}`)));
-          return;
-        }
-        options.onOpen?.(performance.now());
-        res.setEncoding('utf8');
-        let buffer = '';
-        res.on('data', (chunk: string) => {
-          const at = performance.now();
-          buffer += chunk.indexOf('\r') >= 0 ? chunk.replace(/\r\n?/g, '\n') : chunk;
-          let start = 0;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n', start)) >= 0) {
-            const name = parseBlock(buffer, start, end, options.onEvent, at);
-            start = end + 2;
-            if (options.closeOn !== undefined && name === options.closeOn) {
-              res.destroy();
-              finish();
-              return;
-            }
+    const onResponse = (res: http.IncomingMessage) => {
+      if (!res.statusCode || res.statusCode < 200 || res.statusCode >= 300) {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => finish(new Error(`SSE ${options.path} → HTTP ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 300)}`)));
+        return;
+      }
+      options.onOpen?.(performance.now());
+      res.setEncoding('utf8');
+      let buffer = '';
+      res.on('data', (chunk: string) => {
+        const at = performance.now();
+        buffer += chunk.indexOf('\r') >= 0 ? chunk.replace(/\r\n?/g, '\n') : chunk;
+        let start = 0;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n', start)) >= 0) {
+          const name = parseBlock(buffer, start, end, options.onEvent, at);
+          start = end + 2;
+          if (options.closeOn !== undefined && name === options.closeOn) {
+            res.destroy();
+            finish();
+            return;
           }
-          buffer = start ? buffer.slice(start) : buffer;
-        });
-        res.on('end', () => finish());
-        res.on('close', () => finish());
-        res.on('error', (error) => finish(error));
-      },
-    );
-    req.on('error', (error) => finish(error));
-    req.end(payload);
+        }
+        buffer = start ? buffer.slice(start) : buffer;
+      });
+      res.on('end', () => finish());
+      res.on('close', () => finish());
+      res.on('error', (error) => finish(error));
+    };
+    const send = (agent: http.Agent | false) => {
+      const sent = http.request(
+        {
+          host: options.host ?? '127.0.0.1',
+          port: options.port,
+          path: options.path,
+          method: options.method ?? 'GET',
+          agent,
+          headers: {
+            accept: 'text/event-stream',
+            ...options.headers,
+            ...(payload !== undefined && { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
+          },
+        },
+        onResponse,
+      );
+      sent.on('error', (error: Error & { code?: string }) => {
+        // a kept-alive socket the server closed just as it was reused: the request never arrived
+        if (agent && sent.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up')) send(false);
+        else finish(error);
+      });
+      sent.end(payload);
+      req = sent;
+    };
+    send(options.agent ?? false);
   });
   return {
     done,

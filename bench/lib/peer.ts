@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { expectJson, openSse, type SseEvent } from './http';
+import { expectJson, jsonAgent, openSse, type SseEvent } from './http';
 import { SCRATCH, spawnLogged, waitReady, type Child } from './procs';
 
 export const PEER_DIR = join(SCRATCH, 'peer');
@@ -143,5 +143,6 @@ export function peerRun(
       stream_mode: ['messages-tuple'],
     },
     onEvent,
+    agent: jsonAgent,
   });
 }
