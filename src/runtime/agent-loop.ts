@@ -7,10 +7,10 @@ import type { Run } from '../generated/prisma/client';
 import { ModelCatalog } from '../model/model-catalog';
 import { ModelGateway } from '../model/model-gateway';
 import { ModelRouter } from '../model/model-router';
-import { ModelError, type ModelRef, type ModelRequest, type ToolCall, type Usage } from '../model/model.types';
+import { ModelError, type ModelRef, type ToolCall, type Usage } from '../model/model.types';
 import { ToolHub } from '../tool/tool-hub';
 import { BudgetGate } from './budget-gate';
-import { parsePlan, PLAN_PROMPT, runView, systemPrompt, toChatMessages } from './context-window';
+import { parsePlan, PLAN_PROMPT, runView, stepRequest, toChatMessages } from './context-window';
 import { EventLog } from './event-log';
 import type { PlanStep } from './run-events';
 import { RunFsm } from './run-fsm';
@@ -19,6 +19,7 @@ import { readUsage, type RunUsage } from './run.view';
 import { InterruptedAnswers } from './interrupted-answers';
 import { StreamedAnswer } from './streamed-answer';
 import { PrefetchedCall } from './prefetched-call';
+import { STEP_STATUS, type FirstStep, type RunStart } from './run-start';
 import { ToolStep } from './tool-step';
 
 interface RunContext {
@@ -31,33 +32,6 @@ interface RunContext {
   prefetched?: PrefetchedCall;
   /** the first step was counted and announced by the run's creator */
   stepStarted?: boolean;
-}
-
-/** The status event that announces a step of a run. */
-export const STEP_STATUS = { phase: 'thinking', text: 'Thinking' } as const;
-
-/** What the caller that just created a run already knows: saves the loop re-reading it. */
-export interface RunStart {
-  run: Run;
-  workspaceId: string;
-  settings: EffectiveSettings;
-  /** the conversation's messages up to and including the one that started the run */
-  history?: MessageView[];
-  /** the first step's model call, sent for exactly that history (see `prefetch`) */
-  prefetched?: PrefetchedCall;
-  /** the creator wrote the run at step 1 with the step's status event (not to be repeated) */
-  stepStarted?: boolean;
-}
-
-/** What a run about to be created will send at its first step (see `AgentLoop.prefetch`). */
-export interface FirstStep {
-  runId: string;
-  mode: Run['mode'];
-  model: ModelRef;
-  workspaceId: string;
-  settings: EffectiveSettings;
-  /** the conversation's messages including the run's own, not yet stored */
-  history: MessageView[];
 }
 
 /** Thrown inside the loop to end the run with a clear message (not a provider failure). */
@@ -102,7 +76,8 @@ export class AgentLoop {
     if (first.mode === 'plan') return undefined;
     if (!(await this.budget.check(first.workspaceId)).allowed) return undefined;
     const context = { workspaceId: first.workspaceId, settings: first.settings, fallbacks: this.router.fallbacks(first.settings) };
-    return new PrefetchedCall(this.gateway, this.stepRequest({ id: first.runId, mode: first.mode, model: first.model, plan: null }, context, first.history));
+    const run = { id: first.runId, mode: first.mode, model: first.model, plan: null };
+    return new PrefetchedCall(this.gateway, stepRequest(run, context, first.history, this.toolSpecs(run.mode)));
   }
 
   async drive(runId: string, signal: AbortSignal, start?: RunStart): Promise<void> {
@@ -221,7 +196,7 @@ export class AgentLoop {
       const plan = (run.plan as { steps?: PlanStep[] } | null)?.steps ?? null;
       const chunks =
         context.prefetched?.take(signal) ??
-        this.gateway.stream(this.stepRequest({ id: run.id, mode: run.mode, model: run.model as unknown as ModelRef, plan }, context, history), signal);
+        this.gateway.stream(stepRequest({ id: run.id, model: run.model as unknown as ModelRef, plan }, context, history, this.toolSpecs(run.mode)), signal);
       context.prefetched = undefined;
       for await (const chunk of chunks) {
         if (counting) await stepCounted();
@@ -292,19 +267,8 @@ export class AgentLoop {
     }
   }
 
-  /** The model call of one step: the system prompt (with the approved plan), the run's view of the conversation, the tools. */
-  private stepRequest(
-    run: { id: string; mode: Run['mode']; model: ModelRef; plan: PlanStep[] | null },
-    context: Pick<RunContext, 'workspaceId' | 'settings' | 'fallbacks'>,
-    history: MessageView[],
-  ): ModelRequest {
-    return {
-      model: run.model,
-      fallbacks: context.fallbacks,
-      workspaceId: context.workspaceId,
-      messages: [{ role: 'system', content: systemPrompt(context.settings.systemPrompt, run.plan) }, ...toChatMessages(runView(history, run.id))],
-      tools: run.mode !== 'direct' ? this.tools.specs() : undefined,
-    };
+  private toolSpecs(mode: Run['mode']) {
+    return mode !== 'direct' ? this.tools.specs() : undefined;
   }
 
   /** The run's usage with this call's added (and the budget charged); written with the next run update. */

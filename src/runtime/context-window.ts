@@ -1,5 +1,5 @@
 import type { MessageView } from '../conversation/conversation.view';
-import type { ChatMessage, ToolCall } from '../model/model.types';
+import type { ChatMessage, ModelRef, ModelRequest, ToolCall, ToolSpec } from '../model/model.types';
 import type { PlanStep } from './run-events';
 
 /** Until the memory module lands: the most recent messages, never starting inside a tool exchange. */
@@ -41,6 +41,22 @@ export function toChatMessages(history: MessageView[]): ChatMessage[] {
     }
   }
   return out;
+}
+
+/** The model call of one step: the system prompt (with the approved plan), the run's view of the conversation, the tools. */
+export function stepRequest(
+  run: { id: string; model: ModelRef; plan: PlanStep[] | null },
+  context: { workspaceId: string; settings: { systemPrompt?: string }; fallbacks: ModelRef[] },
+  history: MessageView[],
+  tools: ToolSpec[] | undefined,
+): ModelRequest {
+  return {
+    model: run.model,
+    fallbacks: context.fallbacks,
+    workspaceId: context.workspaceId,
+    messages: [{ role: 'system', content: systemPrompt(context.settings.systemPrompt, run.plan) }, ...toChatMessages(runView(history, run.id))],
+    tools,
+  };
 }
 
 export function systemPrompt(custom: string | undefined, plan: PlanStep[] | null): string {

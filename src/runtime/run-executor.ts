@@ -6,7 +6,8 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseHandle } from '../database/database-handle';
 import { PrismaService } from '../database/prisma.service';
 import { SqlClient } from '../database/sql-client';
-import { AgentLoop, type RunStart } from './agent-loop';
+import { AgentLoop } from './agent-loop';
+import type { RunStart } from './run-start';
 import { pendingOf, RunStore } from './run-store';
 import { liveRunsOf, updateRun } from './run-sql';
 

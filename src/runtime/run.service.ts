@@ -13,7 +13,8 @@ import { ModelRouter } from '../model/model-router';
 import { ModelError } from '../model/model.types';
 import type { AuthContext } from '../security/auth-context';
 import { StreamTokenService } from '../security/stream-token.service';
-import { AgentLoop, STEP_STATUS, type RunStart } from './agent-loop';
+import { AgentLoop } from './agent-loop';
+import { STEP_STATUS, type RunStart } from './run-start';
 import { EventLog } from './event-log';
 import type { PrefetchedCall } from './prefetched-call';
 import { type ExecutionSlot, RunExecutor } from './run-executor';
@@ -286,7 +287,7 @@ export class RunService implements OnModuleDestroy {
 }
 
 /** A message as it will read once stored with `seq` (for a model call sent before it is). */
-function unsavedView(message: NewMessage & { id?: string }, seq: number): MessageView {
+function unsavedView(message: NewMessage, seq: number): MessageView {
   return {
     id: message.id ?? '',
     conversationId: message.conversationId,

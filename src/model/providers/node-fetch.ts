@@ -18,12 +18,14 @@ import zlib from 'node:zlib';
  * fetch), abort signals, gzip/deflate/br answers. Not followed: redirects (an API answering 3xx
  * is reported as the SDK's error for that status).
  */
-export function createNodeFetch(options: { keepAliveMs?: number } = {}): typeof fetch {
-  // a free connection closes before the usual 5 s server keep-alive would close it under us
-  const timeout = options.keepAliveMs ?? 4_000;
+const FREE_SOCKET_MS = 4_000;
+
+export function createNodeFetch(): typeof fetch {
+  // an idle connection is closed before a server's usual 5 s keep-alive would close it under a
+  // request (the timeout only ends idle sockets: an answer may be silent for longer)
   const agents = {
-    'http:': new http.Agent({ keepAlive: true, timeout, scheduling: 'lifo' }),
-    'https:': new https.Agent({ keepAlive: true, timeout, scheduling: 'lifo' }),
+    'http:': new http.Agent({ keepAlive: true, timeout: FREE_SOCKET_MS, scheduling: 'lifo' }),
+    'https:': new https.Agent({ keepAlive: true, timeout: FREE_SOCKET_MS, scheduling: 'lifo' }),
   };
   return (input, init) => {
     const body = init?.body;
