@@ -37,6 +37,12 @@ describe('Conversations REST (/api/v1/conversations)', () => {
       expect(res.headers['x-request-id']).toBe('req-abc.1');
       const generated = await t.http().get('/health').expect(200);
       expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      // also on the errors of the event-stream route, which the access log skips
+      const unknownRun = await t.http().get('/api/v1/runs/run_nope/events').set(auth).set('X-Request-Id', 'req-sse.2').expect(404);
+      expect(unknownRun.headers['x-request-id']).toBe('req-sse.2');
+      expect(unknownRun.body).toMatchObject({ statusCode: 404, error: 'Not Found', message: expect.stringContaining('run_nope') });
+      const generatedOnError = await t.http().get('/api/v1/runs/run_nope/events').set(auth).expect(404);
+      expect(generatedOnError.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     });
   });
 

@@ -8,7 +8,8 @@ import {
   Logger,
   ValidationError,
 } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { requestId } from './request-id';
 
 /** Flattens class-validator errors into one readable line naming each field (`settings.maxSteps …`). */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
@@ -67,6 +68,13 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (response.headersSent) {
       response.end();
       return;
+    }
+    if (!response.getHeader('X-Request-Id')) {
+      // a route the access log skips (event streams): its errors still name their request, and are logged
+      const request = host.switchToHttp().getRequest<Request>();
+      const id = requestId(request);
+      response.setHeader('X-Request-Id', id);
+      this.logger.log(`${request.method} ${request.originalUrl} ${status} (request ${id}): ${message}`);
     }
     response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message });
   }
