@@ -10,7 +10,6 @@ import { openDatabase } from './database/database.module';
 import { SharedShapeExpressAdapter } from './common/express-adapter';
 import { HttpErrorFilter, validationExceptionFactory } from './common/http-errors';
 
-
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
 export async function createApp(config: AppConfig): Promise<INestApplication> {
   // Nest's logger is not up yet: log the database start-up as the same JSON lines

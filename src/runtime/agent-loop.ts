@@ -80,15 +80,8 @@ export class AgentLoop {
     return new PrefetchedCall(this.gateway, stepRequest(run, context, first.history, this.toolSpecs(run.mode)));
   }
 
+  /** A prefetched call in `start` that the run stops before taking is the caller's to discard. */
   async drive(runId: string, signal: AbortSignal, start?: RunStart): Promise<void> {
-    try {
-      await this.driveRun(runId, signal, start);
-    } finally {
-      start?.prefetched?.discard(); // not taken: the run stopped before its first model call
-    }
-  }
-
-  private async driveRun(runId: string, signal: AbortSignal, start?: RunStart): Promise<void> {
     await this.events.open(runId, start ? 0 : undefined);
     let run = start?.run ?? (await this.runs.load(runId));
     const partial = { text: '' };

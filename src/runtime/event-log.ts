@@ -46,6 +46,11 @@ interface Writer {
   done: boolean;
 }
 
+/** A writer for a run whose seq was `openedAt` when this process opened it, `written` since. */
+function newWriter(openedAt: number, written: RunEvent[]): Writer {
+  return { seq: openedAt + written.length, openedAt, history: written, pendingText: '', lastTokenAt: 0, done: false };
+}
+
 @Injectable()
 export class EventLog implements OnApplicationShutdown {
   private readonly logger = new Logger(EventLog.name);
@@ -71,7 +76,7 @@ export class EventLog implements OnApplicationShutdown {
     const existing = this.writers.get(runId);
     if (existing && !existing.done) return;
     const last = lastSeq ?? (await this.store.last(runId))?.seq ?? 0;
-    this.writers.set(runId, { seq: last, openedAt: last, history: [], pendingText: '', lastTokenAt: 0, done: false });
+    this.writers.set(runId, newWriter(last, []));
   }
 
   /**
@@ -89,7 +94,7 @@ export class EventLog implements OnApplicationShutdown {
     return {
       statement: this.store.insertStatement(event, onlyIf),
       open: () => {
-        this.writers.set(runId, { seq: 1, openedAt: 0, history: [event], pendingText: '', lastTokenAt: 0, done: false });
+        this.writers.set(runId, newWriter(0, [event]));
         this.bus.publish(event);
       },
     };

@@ -177,6 +177,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     } catch (error) {
       this.logger.error(`Run ${runId} crashed the executor: ${error instanceof Error ? error.stack : String(error)}`);
     } finally {
+      // the run stopped before its first model call (or never got its lease): no one will read it
       start?.prefetched?.discard(); // a no-op once the loop took it
       clearInterval(renew);
       if (!entry.ended) {
