@@ -22,7 +22,7 @@
  * Env: BENCH_PG_URL (admin URL of a PostgreSQL server for section 5; default DATABASE_URL or
  * postgresql://postgres@127.0.0.1:5432/postgres).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -346,10 +346,11 @@ async function profiled<T>(helix: Helix | undefined, label: string, body: () => 
   }
 }
 
-/** With --profile: a full GC in Helix, then its process.memoryUsage() (heap, external, RSS). */
-async function helixMemory(helix: Helix): Promise<NodeJS.MemoryUsage | undefined> {
-  if (!PROFILE) return undefined;
-  const proc = helix.child.proc;
+/**
+ * A full GC in a process started with the bench hook and an IPC channel, then its
+ * process.memoryUsage() (heap, external, RSS); undefined if it does not answer.
+ */
+async function memoryAfterFullGc(proc: ChildProcess): Promise<NodeJS.MemoryUsage | undefined> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(undefined), 30_000);
     const onMessage = (message: { benchMemoryUsage?: NodeJS.MemoryUsage }) => {
@@ -364,8 +365,10 @@ async function helixMemory(helix: Helix): Promise<NodeJS.MemoryUsage | undefined
   });
 }
 
+const BENCH_HOOK = ['-r', join(__dirname, 'lib', 'cpu-profile-hook.cjs')];
+
 function helixNodeArgs(): string[] {
-  return PROFILE ? ['-r', join(__dirname, 'lib', 'cpu-profile-hook.cjs')] : [];
+  return PROFILE ? BENCH_HOOK : [];
 }
 function helixIpc(): boolean {
   return PROFILE;
@@ -647,13 +650,15 @@ function openIdle(port: number, runId: string, count: number): Promise<SseStream
   return openMany(count, (onEvent) => runEvents(port, runId, onEvent));
 }
 
-async function startBaselineSse(): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
+/** @param gcHook with the bench hook on an IPC channel (for memoryAfterFullGc) */
+async function startBaselineSse(gcHook = false): Promise<{ port: number; pid: number; proc: ChildProcess; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child = spawnLogged('baseline-sse', process.execPath, ['-r', '@swc-node/register', join(__dirname, 'lib', 'baseline-sse.ts')], {
-    cwd: ROOT, env: { ...process.env, PORT: String(port), NODE_OPTIONS: '' },
+  const script = ['-r', '@swc-node/register', join(__dirname, 'lib', 'baseline-sse.ts')];
+  const child = spawnLogged('baseline-sse', process.execPath, gcHook ? [...BENCH_HOOK, ...script] : script, {
+    cwd: ROOT, env: { ...process.env, PORT: String(port), NODE_OPTIONS: '' }, ...(gcHook && { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] as const }),
   });
   await waitReady(child, port, '/ok', 30_000);
-  return { port, pid: child.pid, stop: () => child.stop() };
+  return { port, pid: child.pid, proc: child.proc, stop: () => child.stop() };
 }
 
 async function waitState(port: number, runId: string, state: string, timeoutMs = 20_000): Promise<void> {
@@ -674,7 +679,7 @@ async function sectionRss(mock: MockProcess, entry: string | undefined, dataDir:
   const perConn: number[] = [];
   const raw: Array<{ before: number; after: number }> = [];
   for (let r = 0; r < reps; r++) {
-    const helix = await startHelix({ entry, port: await freePort(), mockUrl: mock.url, dataDir, name: `helix-rss-${r}`, nodeArgs: helixNodeArgs(), ipc: helixIpc() });
+    const helix = await startHelix({ entry, port: await freePort(), mockUrl: mock.url, dataDir, name: `helix-rss-${r}`, nodeArgs: BENCH_HOOK, ipc: true });
     try {
       const conversation = await newConversation(helix.port);
       const run = await postMessage(helix.port, conversation, 'MOCK:{"plan":true}', 'plan');
@@ -683,6 +688,8 @@ async function sectionRss(mock: MockProcess, entry: string | undefined, dataDir:
       const warm = await openIdle(helix.port, run.id, 200);
       warm.forEach((s) => s.close());
       await sleep(1500);
+      // the warm-up's garbage must not be collected while the streams open (it would hide their cost)
+      await memoryAfterFullGc(helix.child.proc);
       const before = rssKb(helix.pid);
       const streams = await openIdle(helix.port, run.id, connections);
       await sleep(3000);
@@ -693,7 +700,7 @@ async function sectionRss(mock: MockProcess, entry: string | undefined, dataDir:
         // diagnostics only (after the figure was taken): what is live after a full GC
         streams.forEach((s) => s.close());
         await sleep(1000);
-        const idle = await helixMemory(helix);
+        const idle = await memoryAfterFullGc(helix.child.proc);
         helix.child.proc.send({ benchHeap: 'start' });
         const again = await openIdle(helix.port, run.id, connections);
         await sleep(1000);
@@ -711,7 +718,7 @@ async function sectionRss(mock: MockProcess, entry: string | undefined, dataDir:
           helix.child.proc.send({ benchHeap: 'stop', file: heapFile });
         });
         if (written) notes.push(`live heap allocated while opening ${connections} idle connections:\n${summariseHeapProfile(written, 15, connections)}`);
-        const open = await helixMemory(helix);
+        const open = await memoryAfterFullGc(helix.child.proc);
         if (idle && open) {
           const per = (k: keyof NodeJS.MemoryUsage) => fmt((open[k] - idle[k]) / 1024 / connections, 1);
           notes.push(`memory per idle connection after a forced full GC (rep ${r + 1}): rss ${per('rss')} KB, V8 heap used ${per('heapUsed')} KB, heap total ${per('heapTotal')} KB, external ${per('external')} KB, array buffers ${per('arrayBuffers')} KB`);
@@ -728,11 +735,12 @@ async function sectionRss(mock: MockProcess, entry: string | undefined, dataDir:
   }
   const basePerConn: number[] = [];
   for (let r = 0; r < reps; r++) {
-    const server = await startBaselineSse();
+    const server = await startBaselineSse(true);
     try {
       const warm = await openMany(200, (onEvent) => openSse({ port: server.port, path: '/events', onEvent }));
       warm.forEach((s) => s.close());
       await sleep(1500);
+      await memoryAfterFullGc(server.proc);
       const before = rssKb(server.pid);
       const streams = await openMany(connections, (onEvent) => openSse({ port: server.port, path: '/events', onEvent }));
       await sleep(3000);

@@ -1,5 +1,6 @@
 /*
- * Preloaded into Helix by `npm run bench -- --profile` (node -r …). Equivalent to --cpu-prof,
+ * Preloaded into Helix by `npm run bench -- --profile` (node -r …), and into Helix and the
+ * baseline SSE server by section 4 (for the full GC before its first reading). Equivalent to --cpu-prof,
  * but scoped to the measured window and driven over the IPC channel the benchmark opens:
  * {benchProfile: 'start'} starts the V8 sampling profiler; {benchProfile: 'stop', file} writes
  * the .cpuprofile and answers {benchProfileWritten: file}; {benchMemory: true} forces a full
@@ -16,7 +17,6 @@ const fs = require('node:fs');
 if (process.send) {
   const session = new inspector.Session();
   session.connect();
-  session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: 200 }));
   process.on('message', (message) => {
     if (message && message.benchMemory) {
       session.post('HeapProfiler.collectGarbage', () => process.send({ benchMemoryUsage: process.memoryUsage() }));
@@ -38,7 +38,10 @@ if (process.send) {
     }
     if (!message || typeof message.benchProfile !== 'string') return;
     if (message.benchProfile === 'start') {
-      session.post('Profiler.start');
+      // enabled only when asked: loaded for the GC alone, the hook adds no profiler to the process
+      session.post('Profiler.enable', () =>
+        session.post('Profiler.setSamplingInterval', { interval: 200 }, () => session.post('Profiler.start')),
+      );
     } else if (message.benchProfile === 'stop') {
       session.post('Profiler.stop', (error, result) => {
         if (error) {
