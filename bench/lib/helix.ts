@@ -120,17 +120,19 @@ export async function postMessage(port: number, conversationId: string, text: st
   return body.run;
 }
 
+/** @param options.pooled on a kept-alive connection of the client's pool (as after a POST) */
 export function runEvents(
   port: number,
   runId: string,
   onEvent: (event: SseEvent, at: number) => void,
-  options: { onOpen?: (at: number) => void; after?: number } = {},
+  options: { onOpen?: (at: number) => void; after?: number; pooled?: boolean } = {},
 ): SseStream {
   return openSse({
     port,
     path: `/api/v1/runs/${runId}/events${options.after !== undefined ? `?after=${options.after}` : ''}`,
     onEvent,
     onOpen: options.onOpen,
+    ...(options.pooled && { agent: jsonAgent }),
   });
 }
 

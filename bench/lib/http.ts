@@ -7,9 +7,11 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 /**
- * Keep-alive agent for POSTs, including those answered with a stream (Helix's streaming POST, the
- * peer's runs/stream), as the bare SDK's own streaming POSTs reuse their connections; a GET of an
- * event stream gets a socket of its own, as an EventSource's would.
+ * Keep-alive agent for the requests of a run's start: POSTs, including those answered with a
+ * stream (Helix's streaming POST, the peer's runs/stream), and the GET of Helix's event stream
+ * that follows a POST, as the bare SDK's own streaming POSTs reuse their connections and as an
+ * EventSource takes an idle connection of its origin (a browser's, or the `eventsource` package
+ * on fetch). Streams opened by the thousand (fan-out, idle connections) get sockets of their own.
  */
 export const jsonAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 });
 
