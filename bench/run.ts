@@ -365,7 +365,7 @@ async function memoryAfterFullGc(proc: ChildProcess): Promise<NodeJS.MemoryUsage
   });
 }
 
-const BENCH_HOOK = ['-r', join(__dirname, 'lib', 'cpu-profile-hook.cjs')];
+const BENCH_HOOK = ['-r', join(__dirname, 'lib', 'bench-hook.cjs')];
 
 function helixNodeArgs(): string[] {
   return PROFILE ? BENCH_HOOK : [];

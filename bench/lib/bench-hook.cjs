@@ -1,7 +1,8 @@
 /*
- * Preloaded into Helix by `npm run bench -- --profile` (node -r …), and into Helix and the
- * baseline SSE server by section 4 (for the full GC before its first reading). Equivalent to --cpu-prof,
- * but scoped to the measured window and driven over the IPC channel the benchmark opens:
+ * The bench hook, preloaded (node -r …) into Helix by `npm run bench -- --profile`, and into Helix
+ * and the baseline SSE server by section 4 (for the full GC before its first reading). Its CPU
+ * profile is equivalent to --cpu-prof, but scoped to the measured window and driven over the IPC
+ * channel the benchmark opens:
  * {benchProfile: 'start'} starts the V8 sampling profiler; {benchProfile: 'stop', file} writes
  * the .cpuprofile and answers {benchProfileWritten: file}; {benchMemory: true} forces a full
  * garbage collection and answers {benchMemoryUsage: process.memoryUsage()};
