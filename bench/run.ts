@@ -70,7 +70,8 @@ const TOKEN_FLUSH_MS = (() => {
 const CFG = {
   ttft: { concurrency: 50, tokens: 20, reps: QUICK ? 2 : 5, solo: QUICK ? 10 : 30 },
   // 50 runs in flight at all times, answers paced like a hosted model (200 tokens at 50 tokens/s)
-  sustained: { inFlight: 50, tokens: 200, delayMs: 20, ms: QUICK ? 8_000 : 12_000, warmMs: 4_000, reps: QUICK ? 1 : 3 },
+  // 16 s measured: ~200 runs per repetition, so that its nearest-rank p99 is not simply its slowest run (it is below 100)
+  sustained: { inFlight: 50, tokens: 200, delayMs: 20, ms: QUICK ? 8_000 : 20_000, warmMs: 4_000, reps: QUICK ? 1 : 3 },
   tp1: { tokens: 10_000, reps: QUICK ? 2 : 7 },
   tp100: { concurrency: 100, tokens: 500, reps: QUICK ? 1 : 3 },
   fanout: { subscribers: 1_000, tokens: 20_000, perTick: 20, tickMs: 5, reps: QUICK ? 1 : 3 },
@@ -454,6 +455,7 @@ async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined,
     }
   });
   const helixRuns = sum(per.helix.map((x) => x.length));
+  const fewestPerRepetition = Math.min(...per.helix.map((x) => x.length));
   const cpuPercent = helix ? (cpu * 100) / ((cfg.reps * cfg.ms) / 1000) : Number.NaN;
   for (const [p, target] of [[50, TARGETS.ttftP50], [99, TARGETS.ttftP99]] as const) {
     const { b, h, l, peerAdded } = ttftPercentiles(per, p, !!hx, !!lg);
@@ -468,7 +470,7 @@ async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined,
         section: '1', metric: `added TTFT p${p}, ${cfg.inFlight} in flight, ${variant} (ms)`, helix: added, peer: peerAdded,
         helixPerPeer: peerAdded !== undefined ? added / peerAdded : undefined, unit: 'ms',
         target: `≤ ${target} ms`, pass: hx ? added <= target : undefined, decimals: 2,
-        ...(p === 50 && samples === per.helix && hx && { note: `${helixRuns} Helix runs (each way) measured after a ${cfg.warmMs / 1000} s warm-up; Helix used ${fmt(cpuPercent, 1)} % of one core meanwhile (${HELIX_TWO_REQUESTS})` }),
+        ...(p === 50 && samples === per.helix && hx && { note: `${helixRuns} Helix runs (each way; ≥ ${fewestPerRepetition} per repetition${fewestPerRepetition < 100 ? ', so its p99 is its slowest run' : ''}) measured after a ${cfg.warmMs / 1000} s warm-up; Helix used ${fmt(cpuPercent, 1)} % of one core meanwhile (${HELIX_TWO_REQUESTS})` }),
       });
     }
   }
