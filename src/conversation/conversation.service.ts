@@ -136,14 +136,10 @@ export class ConversationService {
   }
 
   /**
-   * The caller's conversation and its workspace's settings, in one read: posting a message needs
-   * both, and every statement on that path delays the first token.
+   * The caller's conversation and its workspace's settings, in one statement: posting a message
+   * needs both, and reads more in the same call (`$atomic`), since every statement on that path
+   * delays the first token. Its rows map with `withWorkspaceSettingsFromRows`.
    */
-  findWithWorkspaceSettings(auth: AuthContext, id: string): Promise<ConversationWithWorkspaceSettings> {
-    return this.withWorkspaceSettings(id, Prisma.sql`AND workspace_id = ${auth.workspaceId} AND deleted_at IS NULL`);
-  }
-
-  /** findWithWorkspaceSettings as a statement, for a caller that reads more in the same call (`$atomic`). */
   findWithWorkspaceSettingsStatement(auth: AuthContext, id: string): Prisma.Sql {
     return this.withWorkspaceSettingsStatement(id, Prisma.sql`AND workspace_id = ${auth.workspaceId} AND deleted_at IS NULL`);
   }

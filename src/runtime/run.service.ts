@@ -2,8 +2,7 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException, 
 import { Subscription } from 'rxjs';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
-import { ConversationService } from '../conversation/conversation.service';
-import type { NewMessage } from '../conversation/conversation.service';
+import { ConversationService, type NewMessage } from '../conversation/conversation.service';
 import type { MessageView } from '../conversation/conversation.view';
 import { effectiveSettings, type EffectiveSettings } from '../conversation/workspace.service';
 import { Prisma, PrismaService } from '../database/prisma.service';
