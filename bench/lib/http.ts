@@ -31,7 +31,6 @@ export async function requestJson<T = unknown>(
   try {
     return await requestOnce<T>(port, method, path, body, host);
   } catch (error) {
-    // a kept-alive socket the server closed just as we reused it: the request never arrived
     if ((error as { reusedSocket?: boolean }).reusedSocket) return requestOnce<T>(port, method, path, body, host);
     throw error;
   }
@@ -64,12 +63,17 @@ function requestOnce<T>(port: number, method: string, path: string, body: unknow
         res.on('error', reject);
       },
     );
-    req.on('error', (error: Error & { reusedSocket?: boolean; code?: string }) => {
-      if (req.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up')) error.reusedSocket = true;
+    req.on('error', (error: Error & { reusedSocket?: boolean }) => {
+      if (closedWhileReused(req, error)) error.reusedSocket = true;
       reject(error);
     });
     req.end(payload);
   });
+}
+
+/** A kept-alive socket the server closed just as it was reused: the request never arrived (safe to resend). */
+function closedWhileReused(req: http.ClientRequest, error: Error & { code?: string }): boolean {
+  return req.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up');
 }
 
 /** Like requestJson but throws unless the status is 2xx. */
@@ -172,9 +176,8 @@ export function openSse(options: SseOptions): SseStream {
         },
         onResponse,
       );
-      sent.on('error', (error: Error & { code?: string }) => {
-        // a kept-alive socket the server closed just as it was reused: the request never arrived
-        if (agent && sent.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up')) send(false);
+      sent.on('error', (error) => {
+        if (closedWhileReused(sent, error)) send(false);
         else finish(error);
       });
       sent.end(payload);
