@@ -1,6 +1,6 @@
 /**
  * A run that can start at once sends its first model call while the POST writes the run
- * (RunService, PrefetchedCall); it may only be used when the conversation is still as it was read.
+ * (RunStarter, ModelStep); it may only be used when the conversation is still as it was read.
  * (A refused or queued message sends no early call: runs-control.)
  */
 import { ConversationService } from '../src/conversation/conversation.service';
@@ -22,7 +22,7 @@ describe('runs: the first model call, sent before the run is written (mock LLM)'
     // another writer appends to the conversation right after the POST read it
     const spy = jest.spyOn(sql, '$atomic').mockImplementationOnce(async (statements) => {
       const read = await atomic(statements);
-      await conversations.appendMessage(sql, { conversationId, role: 'assistant', content: 'written meanwhile' });
+      await conversations.append({ conversationId, content: 'written meanwhile', parts: { kind: 'answer', step: 0 } });
       return read;
     });
     try {

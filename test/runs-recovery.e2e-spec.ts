@@ -40,7 +40,7 @@ function expectTokenText(events: RunEvent[], expected: string, what: string): vo
 const assistantsOf = (messages: MessageItem[], runId: string) =>
   messages
     .filter((m) => m.role === 'assistant' && m.runId === runId)
-    .map(({ seq, content, parts }) => ({ seq, content, partial: parts.partial === true, interrupted: parts.interrupted === true }));
+    .map(({ seq, content, parts }) => ({ seq, content, partial: parts.kind === 'partial', interrupted: parts.interrupted === true }));
 
 describe('runs: recovery after kill -9', () => {
   let mock: MockLlm;

@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
 import { ConversationController } from './conversation.controller';
+import { ConversationRepository } from './conversation.repository';
 import { ConversationService } from './conversation.service';
+import { MessageRepository } from './message.repository';
+import { WorkspaceRepository } from './workspace.repository';
 import { WorkspaceService } from './workspace.service';
 
 /** Workspaces, conversations and their messages (the persisted truth), with REST for them. */
 @Module({
   controllers: [ConversationController],
-  providers: [ConversationService, WorkspaceService],
+  providers: [ConversationService, ConversationRepository, MessageRepository, WorkspaceService, WorkspaceRepository],
   exports: [ConversationService],
 })
 export class ConversationModule {}

@@ -1,6 +1,7 @@
 /** The pinned run event catalogue (DESIGN.md "Run events"): name → payload. */
 export interface RunEventPayloads {
-  status: { phase: 'thinking' | 'planning' | 'tool' | 'waiting' | 'summarizing'; text: string };
+  /** `step`: the run's step that a `thinking` status starts, resumes or restarts */
+  status: { phase: 'thinking' | 'planning' | 'tool' | 'waiting' | 'summarizing'; text: string; step?: number };
   token: { text: string };
   reasoning: { text: string };
   plan: { steps: PlanStep[] };

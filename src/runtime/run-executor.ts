@@ -4,14 +4,13 @@ import { hostname } from 'node:os';
 import { Subscription } from 'rxjs';
 import { AppConfig } from '../config/app-config';
 import { DatabaseHandle } from '../database/database-handle';
-import { PrismaService } from '../database/prisma.service';
-import { SqlClient } from '../database/sql-client';
 import { AgentLoop } from './agent-loop';
-import type { RunStart } from './run-start';
-import { pendingOf, RunStore } from './run-store';
-import { liveRunsOf, updateRun } from './run-sql';
+import { ModelStep } from './model-step';
+import type { RunLaunch } from './run-launch';
+import { RunRepository } from './run.repository';
+import { RunStore } from './run-store';
 
-const LEASE_MS = 30_000;
+export const LEASE_MS = 30_000;
 const RENEW_MS = 10_000;
 const SWEEP_MS = 15_000;
 
@@ -20,8 +19,8 @@ const SWEEP_MS = 15_000;
  * replace it by implementing `submit` and calling `RunExecutor.execute` from its worker.
  */
 export abstract class RunQueue {
-  /** `start` carries what the creator of a fresh run already read, to skip reading it again */
-  abstract submit(runId: string, start?: RunStart): void;
+  /** `launch` carries what the creator of a new run already read, to skip reading it again */
+  abstract submit(runId: string, launch?: RunLaunch): void;
   /** removes a run that has not started yet; true if it was waiting */
   abstract withdraw(runId: string): boolean;
 }
@@ -29,7 +28,7 @@ export abstract class RunQueue {
 /** An execution slot held for a run that is about to be created (see `RunExecutor.reserve`). */
 export interface ExecutionSlot {
   /** drives the run in this slot at once */
-  start(runId: string, start: RunStart): void;
+  start(launch: RunLaunch): void;
   /** gives the slot back if it was not used (a no-op after `start`) */
   release(): void;
 }
@@ -41,6 +40,8 @@ interface ActiveRun {
   ended?: boolean;
 }
 
+const stopWith = (code: 'cancelled' | 'shutdown' | 'lease_lost', message: string) => Object.assign(new Error(message), { code });
+
 /**
  * Executes runs under a lease (so exactly one instance drives a run) with bounded concurrency,
  * starts queued runs when their conversation frees up, and resumes runs a crash left behind.
@@ -51,7 +52,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly active = new Map<string, ActiveRun>();
   private readonly waiting: string[] = [];
-  private readonly starts = new Map<string, RunStart>();
+  private readonly launches = new Map<string, RunLaunch>();
   private running = 0;
   private sweep?: NodeJS.Timeout;
   private endedSubscription?: Subscription;
@@ -59,23 +60,26 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
 
   constructor(
     private readonly config: AppConfig,
-    private readonly prisma: PrismaService,
-    private readonly sql: SqlClient,
     private readonly database: DatabaseHandle,
     private readonly loop: AgentLoop,
     private readonly runs: RunStore,
+    private readonly runRows: RunRepository,
+    private readonly steps: ModelStep,
   ) {
     super();
   }
 
-  /** A lease to write with a run this process creates and submits at once (saves taking it). */
+  /** A lease to write with a run this process creates and drives (saves taking it). */
   newLease(): { owner: string; until: Date } {
     return { owner: this.instanceId, until: new Date(Date.now() + LEASE_MS) };
   }
 
-  submit(runId: string, start?: RunStart): void {
-    if (this.stopping || this.active.has(runId) || this.waiting.includes(runId)) return;
-    if (start) this.starts.set(runId, start);
+  submit(runId: string, launch?: RunLaunch): void {
+    if (this.stopping || this.active.has(runId) || this.waiting.includes(runId)) {
+      if (launch?.first) this.steps.abandon(launch.first);
+      return;
+    }
+    if (launch) this.launches.set(runId, launch);
     this.waiting.push(runId);
     this.pump();
   }
@@ -90,16 +94,16 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     this.running++;
     let held = true;
     return {
-      start: (runId, start) => {
+      start: (launch) => {
         if (!held) throw new Error('This execution slot was already used or released');
         held = false;
         if (this.stopping) {
           this.running--; // the run keeps its lease until it expires; recovery resumes it
-          start.prefetched?.discard();
+          if (launch.first) this.steps.abandon(launch.first);
           return;
         }
-        this.starts.set(runId, start);
-        this.launch(runId);
+        this.launches.set(launch.run.id, launch);
+        this.launch(launch.run.id);
       },
       release: () => {
         if (!held) return;
@@ -114,7 +118,9 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     const index = this.waiting.indexOf(runId);
     if (index < 0) return false;
     this.waiting.splice(index, 1);
-    this.starts.delete(runId);
+    const launch = this.launches.get(runId);
+    if (launch?.first) this.steps.abandon(launch.first);
+    this.launches.delete(runId);
     return true;
   }
 
@@ -122,7 +128,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   async cancel(runId: string): Promise<boolean> {
     const entry = this.active.get(runId);
     if (!entry) return false;
-    entry.controller.abort(Object.assign(new Error('Run cancelled'), { code: 'cancelled' }));
+    entry.controller.abort(stopWith('cancelled', 'Run cancelled'));
     await entry.done;
     return true;
   }
@@ -134,9 +140,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
       if (queuedBehind) void this.startQueued(conversationId);
     });
     // the embedded database is locked to this process: every lease in it belongs to a dead one
-    if (this.database.kind === 'embedded') {
-      await this.prisma.run.updateMany({ where: { leaseOwner: { not: null } }, data: { leaseOwner: null, leaseUntil: null } });
-    }
+    if (this.database.kind === 'embedded') await this.runRows.releaseAllLeases();
     await this.recover();
     if (this.database.kind === 'postgres') {
       this.sweep = setInterval(() => void this.recover(), SWEEP_MS);
@@ -148,17 +152,15 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     this.stopping = true;
     clearInterval(this.sweep);
     this.endedSubscription?.unsubscribe();
-    this.waiting.length = 0;
+    for (const runId of [...this.waiting]) this.withdraw(runId);
     const entries = [...this.active.values()];
-    for (const { controller } of entries) {
-      controller.abort(Object.assign(new Error('Server shutting down'), { code: 'shutdown' }));
-    }
+    for (const { controller } of entries) controller.abort(stopWith('shutdown', 'Server shutting down'));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(entries.map((e) => e.done)), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
     clearTimeout(timer);
   }
 
-  /** Runs the loop for one run if this instance can take its lease. */
+  /** Runs the loop for one run if this instance can take its lease; stops it at once if the lease is lost. */
   async execute(runId: string): Promise<void> {
     const controller = new AbortController();
     let finish!: () => void;
@@ -166,28 +168,43 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     const entry: ActiveRun = { controller, done };
     this.active.set(runId, entry);
     let renew: NodeJS.Timeout | undefined;
-    const start = this.starts.get(runId);
-    this.starts.delete(runId);
+    const launch = this.launches.get(runId);
+    this.launches.delete(runId);
+    let driving = false;
     try {
       // a run created with this instance's lease (newLease) skips taking it while it has time left
-      const leased = start?.run.leaseOwner === this.instanceId && (start.run.leaseUntil?.getTime() ?? 0) > Date.now() + RENEW_MS;
-      if (!leased && !(await this.takeLease(runId))) return;
-      renew = setInterval(() => void this.takeLease(runId).catch(() => undefined), RENEW_MS);
-      await this.loop.drive(runId, controller.signal, start);
+      const leased = launch?.run.leaseOwner === this.instanceId && (launch.run.leaseUntil?.getTime() ?? 0) > Date.now() + RENEW_MS;
+      if (!leased && !(await this.renewLease(runId))) return;
+      renew = setInterval(() => void this.keepLease(runId, controller), RENEW_MS);
+      driving = true;
+      await this.loop.drive(runId, controller.signal, launch);
     } catch (error) {
       this.logger.error(`Run ${runId} crashed the executor: ${error instanceof Error ? error.stack : String(error)}`);
     } finally {
-      // the run stopped before its first model call (or never got its lease): no one will read it
-      start?.prefetched?.discard(); // a no-op once the loop took it
+      if (!driving && launch?.first) this.steps.abandon(launch.first);
       clearInterval(renew);
-      if (!entry.ended) {
-        await this.sql
-          .$executeRaw`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ${runId} AND lease_owner = ${this.instanceId}`
-          .catch(() => undefined);
-      }
+      if (!entry.ended) await this.runRows.releaseLease(runId, this.instanceId).catch(() => undefined);
       this.active.delete(runId);
       finish();
     }
+  }
+
+  private renewLease(runId: string): Promise<boolean> {
+    return this.runRows.claimLease(runId, this.instanceId, new Date(Date.now() + LEASE_MS));
+  }
+
+  /** Renews the lease; if another instance holds it now, this one stops driving the run at once. */
+  async keepLease(runId: string, controller: AbortController): Promise<void> {
+    try {
+      if (await this.renewLease(runId)) return;
+    } catch (error) {
+      // the database is unreachable: the lease may still hold; the next renewal tries again
+      this.logger.warn(`Could not renew the lease of run ${runId}: ${String(error)}`);
+      return;
+    }
+    if (this.active.get(runId)?.ended || controller.signal.aborted) return;
+    this.logger.warn(`Run ${runId}: its lease was taken by another instance; stopping here`);
+    controller.abort(stopWith('lease_lost', `The lease of run ${runId} was lost`));
   }
 
   private pump(): void {
@@ -205,45 +222,33 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     });
   }
 
-  /** Hand-written SQL: it runs at every start and every renewal of every run. */
-  private async takeLease(runId: string): Promise<boolean> {
-    const now = new Date();
-    const count = await this.sql.$executeRaw`
-      UPDATE runs SET lease_owner = ${this.instanceId}, lease_until = ${new Date(now.getTime() + LEASE_MS)}
-      WHERE id = ${runId} AND finished_at IS NULL AND (lease_owner IS NULL OR lease_until < ${now} OR lease_owner = ${this.instanceId})`;
-    return count === 1;
-  }
-
   /** Resumes runs that were being driven when their process died (expired or no lease). */
   private async recover(): Promise<void> {
     if (this.stopping) return;
-    const orphans = await this.prisma.run.findMany({
-      where: {
-        state: { in: ['CREATED', 'PLANNING', 'EXECUTING'] },
-        OR: [{ leaseOwner: null }, { leaseUntil: { lt: new Date() } }],
-      },
-      orderBy: { createdAt: 'asc' },
-    });
-    const queuedConversations = new Set<string>();
-    for (const run of orphans) {
-      if (this.active.has(run.id)) continue;
-      if (pendingOf(run)?.type === 'queued') queuedConversations.add(run.conversationId);
-      else {
-        if (run.state !== 'CREATED') this.logger.warn(`Resuming run ${run.id} (${run.state}) left by a stopped process`);
-        this.submit(run.id);
+    try {
+      const queuedConversations = new Set<string>();
+      for (const run of await this.runRows.orphans()) {
+        if (this.active.has(run.id)) continue;
+        if (run.pendingAction?.type === 'queued') queuedConversations.add(run.conversationId);
+        else {
+          if (run.state !== 'CREATED') this.logger.warn(`Resuming run ${run.id} (${run.state}) left by a stopped process`);
+          this.submit(run.id);
+        }
       }
+      for (const conversationId of queuedConversations) await this.startQueued(conversationId);
+    } catch (error) {
+      this.logger.error(`Could not look for runs to recover: ${String(error)}`);
     }
-    for (const conversationId of queuedConversations) await this.startQueued(conversationId);
   }
 
   /** Starts the oldest queued run of a conversation once no other run of it is live. */
   private async startQueued(conversationId: string): Promise<void> {
     try {
-      const live = await liveRunsOf(this.sql, conversationId);
-      if (live.some((run) => run.pending_action?.type !== 'queued')) return;
+      const live = await this.runRows.live(conversationId);
+      if (live.some((run) => run.pendingAction?.type !== 'queued')) return;
       const next = live[0];
       if (!next) return;
-      await updateRun(this.sql, next.id, { pendingAction: null });
+      await this.runRows.update(next.id, { pendingAction: null });
       this.submit(next.id);
     } catch (error) {
       this.logger.error(`Could not start the queued run of ${conversationId}: ${String(error)}`);

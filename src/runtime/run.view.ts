@@ -1,45 +1,35 @@
-import type { Run } from '../generated/prisma/client';
-
-export interface RunUsage {
-  promptTokens: number;
-  completionTokens: number;
-  cost: number;
-}
+import type { RunState } from './run-fsm';
+import type { RunError, RunMode, RunPlan, RunRecord, RunUsage } from './run.records';
 
 export interface RunView {
   id: string;
   conversationId: string;
-  state: Run['state'];
-  mode: Run['mode'];
+  state: RunState;
+  mode: RunMode;
   step: number;
   maxSteps: number;
   model: { provider: string; modelId: string };
-  plan: unknown;
-  error: { code: string; message: string } | null;
+  plan: RunPlan | null;
+  error: RunError | null;
   usage: RunUsage;
   createdAt: string;
   finishedAt: string | null;
 }
 
-export function readUsage(value: unknown): RunUsage {
-  const usage = (value ?? {}) as Partial<RunUsage>;
-  return { promptTokens: usage.promptTokens ?? 0, completionTokens: usage.completionTokens ?? 0, cost: usage.cost ?? 0 };
-}
-
 /** The run as clients see it: lease and pending internals stay inside. */
-export function toRunView(row: Run): RunView {
+export function toRunView(run: RunRecord): RunView {
   return {
-    id: row.id,
-    conversationId: row.conversationId,
-    state: row.state,
-    mode: row.mode,
-    step: row.step,
-    maxSteps: row.maxSteps,
-    model: row.model as RunView['model'],
-    plan: row.plan ?? null,
-    error: (row.error as RunView['error']) ?? null,
-    usage: readUsage(row.usage),
-    createdAt: row.createdAt.toISOString(),
-    finishedAt: row.finishedAt?.toISOString() ?? null,
+    id: run.id,
+    conversationId: run.conversationId,
+    state: run.state,
+    mode: run.mode,
+    step: run.step,
+    maxSteps: run.maxSteps,
+    model: run.model,
+    plan: run.plan,
+    error: run.error,
+    usage: run.usage,
+    createdAt: run.createdAt.toISOString(),
+    finishedAt: run.finishedAt?.toISOString() ?? null,
   };
 }

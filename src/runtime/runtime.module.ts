@@ -3,17 +3,24 @@ import { ConversationModule } from '../conversation/conversation.module';
 import { ModelModule } from '../model/model.module';
 import { ToolModule } from '../tool/tool.module';
 import { AgentLoop } from './agent-loop';
-import { BudgetGate, UnlimitedBudgetGate } from './budget-gate';
+import { AnswerStep } from './answer-step';
+import { ApprovalRepository } from './approval.repository';
+import { RecentMessagesWindow } from './context-window';
 import { EventBus, InProcessEventBus } from './event-bus';
 import { EventLog } from './event-log';
-import { RunEventStore } from './run-event-store';
-import { InterruptedAnswers } from './interrupted-answers';
 import { MessageController } from './message.controller';
-import { RunController } from './run.controller';
+import { ModelStep } from './model-step';
+import { RunEventStore } from './run-event-store';
 import { RunExecutor, RunQueue } from './run-executor';
-import { RunService } from './run.service';
+import { RunStarter } from './run-starter';
 import { RunStore } from './run-store';
+import { RunController } from './run.controller';
+import { RunRepository } from './run.repository';
+import { RunService } from './run.service';
 import { SseWriter } from './sse-writer';
+import { BudgetGate, ContextBuilder, StepRetriever, StepTracer } from './step-hooks';
+import { NoRetrieval, NoTracing, UnlimitedBudget } from './step-hooks.defaults';
+import { StepReplay } from './step-replay';
 import { ToolStep } from './tool-step';
 
 /** Posting messages, runs and their state machine, the agent loop, the event log and SSE. */
@@ -21,16 +28,25 @@ import { ToolStep } from './tool-step';
   imports: [ConversationModule, ModelModule, ToolModule],
   controllers: [MessageController, RunController],
   providers: [
+    // the hooks of every model call (step-hooks.ts): defaults until memory, RAG and observe provide theirs
+    { provide: StepRetriever, useClass: NoRetrieval },
+    { provide: ContextBuilder, useClass: RecentMessagesWindow },
+    { provide: BudgetGate, useClass: UnlimitedBudget },
+    { provide: StepTracer, useClass: NoTracing },
     { provide: EventBus, useClass: InProcessEventBus },
-    { provide: BudgetGate, useClass: UnlimitedBudgetGate },
     EventLog,
     RunEventStore,
+    RunRepository,
+    ApprovalRepository,
     RunStore,
+    ModelStep,
+    StepReplay,
     ToolStep,
-    InterruptedAnswers,
+    AnswerStep,
     AgentLoop,
     RunExecutor,
     { provide: RunQueue, useExisting: RunExecutor },
+    RunStarter,
     RunService,
     SseWriter,
   ],

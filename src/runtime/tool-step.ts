@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { ConversationService } from '../conversation/conversation.service';
-import type { MessageView } from '../conversation/conversation.view';
 import { newId } from '../common/ids';
-import { PrismaService } from '../database/prisma.service';
-import type { Run } from '../generated/prisma/client';
-import type { ToolCall } from '../model/model.types';
+import type { MessageRecord } from '../conversation/conversation.records';
+import { ConversationService } from '../conversation/conversation.service';
+import type { StoredToolCall } from '../conversation/message-parts';
+import { SqlClient } from '../database/sql-client';
+import { UnitOfWork } from '../database/unit-of-work';
 import { ToolHub } from '../tool/tool-hub';
 import type { ToolResult } from '../tool/tool.types';
+import { ApprovalRepository } from './approval.repository';
 import { EventLog } from './event-log';
-import { pendingOf, RunStore } from './run-store';
-import { updateRun } from './run-sql';
+import { RunRepository } from './run.repository';
+import type { RunRecord } from './run.records';
+import { RunStore } from './run-store';
 
-export type ToolStepOutcome = { kind: 'continue'; run: Run } | { kind: 'suspended' };
+export type ToolStepOutcome = { kind: 'continue'; run: RunRecord } | { kind: 'suspended' };
 
 const parseArgs = (raw: string): unknown => {
   try {
@@ -20,6 +22,9 @@ const parseArgs = (raw: string): unknown => {
     return raw;
   }
 };
+
+const questionOf = (args: unknown): string =>
+  typeof args === 'object' && args !== null && 'question' in args && typeof args.question === 'string' ? args.question : '';
 
 /**
  * Answers the tool calls of the run's last assistant message that have no tool message yet,
@@ -30,25 +35,25 @@ const parseArgs = (raw: string): unknown => {
 @Injectable()
 export class ToolStep {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly sql: SqlClient,
     private readonly conversations: ConversationService,
     private readonly tools: ToolHub,
     private readonly events: EventLog,
     private readonly runs: RunStore,
+    private readonly runRows: RunRepository,
+    private readonly approvals: ApprovalRepository,
   ) {}
 
-  async answerPending(run: Run, workspaceId: string, history: MessageView[], signal: AbortSignal): Promise<ToolStepOutcome> {
-    const lastAssistant = [...history].reverse().find((m) => m.role === 'assistant' && m.runId === run.id);
-    const calls = (lastAssistant?.parts.toolCalls as ToolCall[] | undefined) ?? [];
-    if (!lastAssistant || !calls.length) return { kind: 'continue', run };
-    const answered = new Set(
-      history.filter((m) => m.role === 'tool' && m.seq > lastAssistant.seq).map((m) => m.toolCallId),
-    );
+  async answerPending(run: RunRecord, workspaceId: string, history: MessageRecord[], signal: AbortSignal): Promise<ToolStepOutcome> {
+    const lastAnswer = history.findLast((m) => m.runId === run.id && m.parts.kind === 'answer');
+    const calls = lastAnswer?.parts.kind === 'answer' ? (lastAnswer.parts.toolCalls ?? []) : [];
+    if (!lastAnswer || !calls.length) return { kind: 'continue', run };
+    const answered = new Set(history.filter((m) => m.role === 'tool' && m.seq > lastAnswer.seq).map((m) => m.toolCallId));
 
     for (const call of calls) {
       if (answered.has(call.id)) continue;
       const args = parseArgs(call.arguments);
-      const pending = pendingOf(run);
+      const pending = run.pendingAction;
       if (pending?.type === 'tool_running' && pending.callId === call.id) {
         run = await this.answer(run, call, {
           ok: false,
@@ -58,7 +63,7 @@ export class ToolStep {
       }
       const tool = this.tools.get(call.name);
       if (tool?.control === 'ask_user') {
-        const question = typeof (args as { question?: unknown }).question === 'string' ? (args as { question: string }).question : '';
+        const question = questionOf(args);
         this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
         this.events.emit(run.id, 'status', { phase: 'waiting', text: question || 'Waiting for your answer' });
         await this.runs.transition(run, 'AWAIT_USER', { pendingAction: { type: 'user_reply', callId: call.id, question } });
@@ -71,12 +76,10 @@ export class ToolStep {
         continue;
       }
       if (policy === 'confirm') {
-        const approval = await this.prisma.approval.findUnique({
-          where: { runId_toolCallId: { runId: run.id, toolCallId: call.id } },
-        });
+        const approval = await this.approvals.forCall(run.id, call.id);
         if (!approval) {
-          const created = await this.prisma.approval.create({
-            data: { id: newId('appr'), runId: run.id, toolCallId: call.id, tool: call.name, args: args as object, risk: tool?.risk ?? 'high' },
+          const created = await this.approvals.create({
+            id: newId('appr'), runId: run.id, toolCallId: call.id, tool: call.name, args, risk: tool?.risk ?? 'high',
           });
           this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
           this.events.emit(run.id, 'approval', { approvalId: created.id, callId: call.id, name: call.name, args, risk: created.risk });
@@ -105,21 +108,20 @@ export class ToolStep {
     return { kind: 'continue', run };
   }
 
-  /** Persists the tool message, clears the in-flight marker (one transaction), emits tool.end. */
-  private async answer(run: Run, call: ToolCall, result: ToolResult, durationMs: number): Promise<Run> {
+  /** Stores the tool message and clears the in-flight marker (one unit), then emits tool.end. */
+  private async answer(run: RunRecord, call: StoredToolCall, result: ToolResult, durationMs: number): Promise<RunRecord> {
     const output = result.ok ? result.output : result.error;
-    const updated = await this.prisma.$transaction(async (tx) => {
-      await this.conversations.appendMessage(tx, {
-        conversationId: run.conversationId,
-        runId: run.id,
-        role: 'tool',
-        content: output,
-        parts: { name: call.name, ok: result.ok },
-        toolCallId: call.id,
-      });
-      return (await updateRun(tx, run.id, { pendingAction: null }))!;
+    const unit = new UnitOfWork();
+    this.conversations.appendIn(unit, {
+      conversationId: run.conversationId,
+      runId: run.id,
+      content: output,
+      parts: { kind: 'tool_result', name: call.name, ok: result.ok },
+      toolCallId: call.id,
     });
+    const updated = this.runRows.updateIn(unit, run.id, { pendingAction: null });
+    await unit.run(this.sql);
     this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: result.ok, output, durationMs });
-    return updated;
+    return updated.value ?? run;
   }
 }

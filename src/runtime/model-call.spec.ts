@@ -1,6 +1,6 @@
 import type { ModelGateway } from '../model/model-gateway';
 import type { ModelChunk, ModelRequest } from '../model/model.types';
-import { PrefetchedCall } from './prefetched-call';
+import { ModelCall } from './model-call';
 
 const REQUEST: ModelRequest = { model: { provider: 'openai', modelId: 'm' }, messages: [{ role: 'user', content: 'hi' }] };
 
@@ -33,12 +33,12 @@ async function collect(chunks: AsyncIterable<ModelChunk>): Promise<ModelChunk[]>
   return out;
 }
 
-describe('PrefetchedCall', () => {
+describe('ModelCall', () => {
   const text: ModelChunk[] = [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }];
 
   it('sends the call at once and hands every chunk to the taker', async () => {
     const { gateway, seen, release } = fakeGateway(text);
-    const call = new PrefetchedCall(gateway, REQUEST);
+    const call = new ModelCall(gateway, REQUEST);
     expect(seen.sent).toBe(1); // before anyone asked for a chunk
     release();
     expect(await collect(call.take(new AbortController().signal))).toEqual(text);
@@ -47,7 +47,7 @@ describe('PrefetchedCall', () => {
 
   it('discard aborts the call, quietly; taking it afterwards is an error', async () => {
     const { gateway, seen } = fakeGateway(text);
-    const call = new PrefetchedCall(gateway, REQUEST);
+    const call = new ModelCall(gateway, REQUEST);
     call.discard();
     expect(seen.aborted).toBe(true);
     await new Promise((resolve) => setImmediate(resolve)); // no unhandled rejection from the aborted call
@@ -56,7 +56,7 @@ describe('PrefetchedCall', () => {
 
   it("once taken, the run's signal aborts it and discard does nothing", async () => {
     const { gateway, seen } = fakeGateway(text);
-    const call = new PrefetchedCall(gateway, REQUEST);
+    const call = new ModelCall(gateway, REQUEST);
     const run = new AbortController();
     const chunks = call.take(run.signal);
     call.discard();
@@ -69,7 +69,7 @@ describe('PrefetchedCall', () => {
 
   it('a taker that stops early ends the call', async () => {
     const { gateway, seen, release } = fakeGateway([...text, { type: 'text', text: 'c' }]);
-    const call = new PrefetchedCall(gateway, REQUEST);
+    const call = new ModelCall(gateway, REQUEST);
     release();
     const out: ModelChunk[] = [];
     for await (const chunk of call.take(new AbortController().signal)) {

@@ -2,13 +2,14 @@ import type { ModelGateway } from '../model/model-gateway';
 import type { ModelChunk, ModelRequest } from '../model/model.types';
 
 /**
- * A run's first model call, sent while the run is still being written (RunService.createRun), so
- * that the provider's time to first token overlaps the POST's database unit instead of following
- * it. The run's loop takes the call over once the run is committed; every other outcome (a
- * conflict, a queued run, a conversation that changed meanwhile) discards it, which aborts the
- * request. Whoever holds one must take or discard it.
+ * A model call that is sent as soon as it is made, and read by whoever takes it. The loop takes
+ * a step's call at once; a new run's first call is sent while the run is still being written
+ * (RunStarter), so that the provider's time to first token overlaps the POST's database unit, and
+ * its loop takes it once the run is committed; every other outcome (a conflict, a queued run, a
+ * conversation that changed meanwhile) discards it, which aborts the request. Whoever holds one
+ * must take or discard it.
  */
-export class PrefetchedCall {
+export class ModelCall {
   private readonly controller = new AbortController();
   private readonly stream: AsyncGenerator<ModelChunk, void, undefined>;
   private first?: Promise<IteratorResult<ModelChunk, void>>;

@@ -1,0 +1,128 @@
+import type { MessageParts, MessageRole } from './message-parts';
+
+export interface ModelRef {
+  provider: string;
+  modelId: string;
+}
+
+export const MULTITASK_POLICIES = ['reject', 'enqueue', 'interrupt'] as const;
+export type MultitaskPolicy = (typeof MULTITASK_POLICIES)[number];
+export const RETRIEVAL_MODES = ['classic', 'agentic'] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+export const CONFIRMATION_POLICIES = ['always', 'risky', 'never'] as const;
+export type ConfirmationPolicy = (typeof CONFIRMATION_POLICIES)[number];
+
+/** A conversation's own overrides of its workspace's settings. */
+export interface ConversationSettings {
+  multitask?: MultitaskPolicy;
+  maxSteps?: number;
+  retrieval?: RetrievalMode;
+  systemPrompt?: string;
+}
+
+/** Workspace-wide defaults; conversations may override some of them. */
+export interface WorkspaceSettings {
+  defaultModel?: ModelRef;
+  fallbackModels?: ModelRef[];
+  maxSteps?: number;
+  dailyTokenBudget?: number;
+  dailyCostBudget?: number;
+  confirmationPolicy?: ConfirmationPolicy;
+  multitask?: MultitaskPolicy;
+  retrieval?: RetrievalMode;
+}
+
+/** Workspace settings with a conversation's overrides applied, key by key. */
+export type EffectiveSettings = WorkspaceSettings & ConversationSettings;
+
+export interface ConversationRecord {
+  id: string;
+  workspaceId: string;
+  title: string;
+  /** null: the workspace default applies */
+  model: ModelRef | null;
+  settings: ConversationSettings;
+  forkedFromId: string | null;
+  /** seq of the last message */
+  lastSeq: number;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+}
+
+export interface ConversationWithWorkspaceSettings {
+  conversation: ConversationRecord;
+  workspaceSettings: WorkspaceSettings;
+}
+
+export interface MessageRecord {
+  id: string;
+  conversationId: string;
+  runId: string | null;
+  /** monotonic per conversation */
+  seq: number;
+  role: MessageRole;
+  content: string;
+  parts: MessageParts;
+  toolCallId: string | null;
+  createdAt: Date;
+}
+
+/** A message to append: its role follows from the kind of its parts. */
+export interface NewMessage {
+  /** chosen by the caller when it needs the id before the message is stored */
+  id?: string;
+  conversationId: string;
+  runId?: string | null;
+  content: string;
+  parts: MessageParts;
+  toolCallId?: string | null;
+}
+
+export function effectiveSettings(workspace: WorkspaceSettings, conversation: { settings: ConversationSettings }): EffectiveSettings {
+  return { ...workspace, ...conversation.settings };
+}
+
+type Json = Record<string, unknown>;
+const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
+  values.find((candidate) => candidate === value);
+const positiveInt = (value: unknown): number | undefined => (Number.isInteger(value) && Number(value) > 0 ? Number(value) : undefined);
+const positiveNumber = (value: unknown): number | undefined => (typeof value === 'number' && value >= 0 && Number.isFinite(value) ? value : undefined);
+
+export function readModelRef(value: unknown): ModelRef | null {
+  if (!isJson(value) || typeof value.provider !== 'string' || typeof value.modelId !== 'string') return null;
+  return { provider: value.provider, modelId: value.modelId };
+}
+
+/** Only the known keys with values of the right type: the JSON column is validated, not trusted. */
+function compact<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function readConversationSettings(value: unknown): ConversationSettings {
+  const json = isJson(value) ? value : {};
+  return compact({
+    multitask: oneOf(MULTITASK_POLICIES, json.multitask),
+    maxSteps: positiveInt(json.maxSteps),
+    retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
+    systemPrompt: typeof json.systemPrompt === 'string' ? json.systemPrompt : undefined,
+  });
+}
+
+export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
+  const json = isJson(value) ? value : {};
+  const fallbacks = Array.isArray(json.fallbackModels)
+    ? json.fallbackModels.map(readModelRef).filter((ref): ref is ModelRef => ref !== null)
+    : undefined;
+  return compact({
+    defaultModel: readModelRef(json.defaultModel) ?? undefined,
+    fallbackModels: fallbacks,
+    maxSteps: positiveInt(json.maxSteps),
+    dailyTokenBudget: positiveNumber(json.dailyTokenBudget),
+    dailyCostBudget: positiveNumber(json.dailyCostBudget),
+    confirmationPolicy: oneOf(CONFIRMATION_POLICIES, json.confirmationPolicy),
+    multitask: oneOf(MULTITASK_POLICIES, json.multitask),
+    retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
+  });
+}

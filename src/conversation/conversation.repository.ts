@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
+import type { Deferred, UnitOfWork } from '../database/unit-of-work';
+import {
+  type ConversationRecord,
+  type ConversationSettings,
+  type ConversationWithWorkspaceSettings,
+  type ModelRef,
+  readConversationSettings,
+  readModelRef,
+  readWorkspaceSettings,
+} from './conversation.records';
+
+/** Hand-written SQL: a conversation is read on every posted message and every resumed run. */
+const COLUMNS = Prisma.sql`id, workspace_id, title, model, settings, forked_from_id, last_seq, created_at, updated_at, deleted_at`;
+
+interface ConversationRow {
+  id: string;
+  workspace_id: string;
+  title: string;
+  model: unknown;
+  settings: unknown;
+  forked_from_id: string | null;
+  last_seq: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+  deleted_at: Date | string | null;
+}
+
+type WithSettingsRow = ConversationRow & { workspace_settings: unknown };
+
+function toRecord(row: ConversationRow): ConversationRecord {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    title: row.title,
+    model: readModelRef(row.model),
+    settings: readConversationSettings(row.settings),
+    forkedFromId: row.forked_from_id,
+    lastSeq: row.last_seq,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    deletedAt: row.deleted_at === null ? null : new Date(row.deleted_at),
+  };
+}
+
+function withSettings(row: WithSettingsRow | undefined): ConversationWithWorkspaceSettings | undefined {
+  return row && { conversation: toRecord(row), workspaceSettings: readWorkspaceSettings(row.workspace_settings) };
+}
+
+export interface NewConversation {
+  id: string;
+  workspaceId: string;
+  title: string;
+  model: ModelRef | null;
+  settings: ConversationSettings;
+}
+
+export interface ConversationChanges {
+  title?: string;
+  model?: ModelRef | null;
+  settings?: ConversationSettings;
+}
+
+const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+
+/** Every statement on the `conversations` table (and the workspace settings read with one). */
+@Injectable()
+export class ConversationRepository {
+  constructor(private readonly sql: SqlClient) {}
+
+  async create(conversation: NewConversation): Promise<ConversationRecord> {
+    const [row] = await this.sql.$queryRaw<ConversationRow[]>`
+      INSERT INTO conversations (id, workspace_id, title, model, settings, updated_at)
+      VALUES (${conversation.id}, ${conversation.workspaceId}, ${conversation.title}, ${json(conversation.model)}::jsonb,
+              ${json(conversation.settings)}::jsonb, now())
+      RETURNING ${COLUMNS}`;
+    return toRecord(row);
+  }
+
+  /** A workspace's conversations, newest first, after the (createdAt, id) keyset cursor. */
+  async page(workspaceId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<ConversationRecord[]> {
+    const rows = await this.sql.$queryRaw<ConversationRow[]>`
+      SELECT ${COLUMNS} FROM conversations
+      WHERE workspace_id = ${workspaceId} AND deleted_at IS NULL
+        ${after ? Prisma.sql`AND (created_at, id) < (${after.createdAt}::timestamptz, ${after.id})` : Prisma.empty}
+      ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    return rows.map(toRecord);
+  }
+
+  /** A conversation of the workspace that is not deleted. */
+  async find(workspaceId: string, id: string): Promise<ConversationRecord | undefined> {
+    const [row] = await this.sql.$queryRaw<ConversationRow[]>`
+      SELECT ${COLUMNS} FROM conversations WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL`;
+    return row && toRecord(row);
+  }
+
+  async update(id: string, changes: ConversationChanges): Promise<ConversationRecord | undefined> {
+    const sets = [Prisma.sql`updated_at = now()`];
+    if (changes.title !== undefined) sets.push(Prisma.sql`title = ${changes.title}`);
+    if (changes.model !== undefined) sets.push(Prisma.sql`model = ${json(changes.model)}::jsonb`);
+    if (changes.settings !== undefined) sets.push(Prisma.sql`settings = ${json(changes.settings)}::jsonb`);
+    const [row] = await this.sql.$queryRaw<ConversationRow[]>`
+      UPDATE conversations SET ${Prisma.join(sets)} WHERE id = ${id} RETURNING ${COLUMNS}`;
+    return row && toRecord(row);
+  }
+
+  async softDelete(id: string): Promise<void> {
+    await this.sql.$executeRaw`UPDATE conversations SET deleted_at = now(), updated_at = now() WHERE id = ${id}`;
+  }
+
+  /** The conversation (of the workspace, not deleted) and its workspace's settings, in a unit. */
+  findWithSettingsIn(unit: UnitOfWork, workspaceId: string, id: string): Deferred<ConversationWithWorkspaceSettings | undefined> {
+    return unit.add(this.withSettingsStatement(id, Prisma.sql`AND workspace_id = ${workspaceId} AND deleted_at IS NULL`), ([row]: WithSettingsRow[]) => withSettings(row));
+  }
+
+  /** The same by id alone, deleted or not: a run of it is being driven. */
+  async findWithSettingsById(id: string): Promise<ConversationWithWorkspaceSettings | undefined> {
+    const [row] = await this.sql.$queryRaw<WithSettingsRow[]>(this.withSettingsStatement(id, Prisma.empty));
+    return withSettings(row);
+  }
+
+  /** Serialises the unit's writers of one conversation (row lock until the unit commits). */
+  lockIn(unit: UnitOfWork, id: string): void {
+    unit.add(Prisma.sql`SELECT id FROM conversations WHERE id = ${id} FOR UPDATE`, () => undefined);
+  }
+
+  private withSettingsStatement(id: string, scope: Prisma.Sql): Prisma.Sql {
+    return Prisma.sql`
+      SELECT ${COLUMNS}, (SELECT w.settings FROM workspaces w WHERE w.id = c.workspace_id) AS workspace_settings
+      FROM conversations c WHERE id = ${id} ${scope}`;
+  }
+}

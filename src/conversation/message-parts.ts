@@ -1,0 +1,92 @@
+/**
+ * What a message carries besides its text, stored as JSON in `messages.parts` and returned to
+ * clients as is. One shape per kind of message; `kind` tells which (and implies the role).
+ */
+
+/** A tool call as the model made it (raw JSON arguments, after repair when repair was possible). */
+export interface StoredToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type MessageParts =
+  /** what a user wrote */
+  | { kind: 'user' }
+  /** a model answer that completed: step `step` of its run, with the tool calls it asked for */
+  | { kind: 'answer'; step: number; toolCalls?: StoredToolCall[]; reasoning?: string }
+  /**
+   * text clients were shown of an answer that never completed: the run was cancelled, or a
+   * restart asked the model again and it answered differently (`interrupted`). Kept for the
+   * user's record; never sent back to the model.
+   */
+  | { kind: 'partial'; step?: number; interrupted?: boolean }
+  /** the message a run that failed leaves in the conversation (its text says why) */
+  | { kind: 'failure'; error: string }
+  /** a tool's result (the message's toolCallId names the call) */
+  | { kind: 'tool_result'; name: string; ok: boolean };
+
+export type MessagePartsKind = MessageParts['kind'];
+export type MessageRole = 'user' | 'assistant' | 'tool' | 'system';
+
+/** The role each kind of message is stored with. */
+export const ROLE_OF: Record<MessagePartsKind, MessageRole> = {
+  user: 'user',
+  answer: 'assistant',
+  partial: 'assistant',
+  failure: 'assistant',
+  tool_result: 'tool',
+};
+
+type Json = Record<string, unknown>;
+
+const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+
+function toolCalls(value: unknown): StoredToolCall[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const calls: StoredToolCall[] = [];
+  for (const call of value) {
+    if (!isJson(call)) continue;
+    const id = str(call.id);
+    const name = str(call.name);
+    if (id === undefined || name === undefined) continue;
+    calls.push({ id, name, arguments: str(call.arguments) ?? '' });
+  }
+  return calls.length ? calls : undefined;
+}
+
+/**
+ * The typed parts of a stored message. Rows written before `kind` existed are recognised by
+ * their role and fields (a migration also backfills it), so every stored message reads back.
+ */
+export function readMessageParts(role: MessageRole, stored: unknown): MessageParts {
+  const json = isJson(stored) ? stored : {};
+  const kind = str(json.kind) ?? legacyKind(role, json);
+  switch (kind) {
+    case 'answer': {
+      const calls = toolCalls(json.toolCalls);
+      const reasoning = str(json.reasoning);
+      return { kind, step: num(json.step) ?? 0, ...(calls && { toolCalls: calls }), ...(reasoning && { reasoning }) };
+    }
+    case 'partial': {
+      const step = num(json.step);
+      return { kind, ...(step !== undefined && { step }), ...(json.interrupted === true && { interrupted: true }) };
+    }
+    case 'failure':
+      return { kind, error: str(json.error) ?? 'internal' };
+    case 'tool_result':
+      return { kind, name: str(json.name) ?? '', ok: json.ok === true };
+    default:
+      return { kind: 'user' };
+  }
+}
+
+function legacyKind(role: MessageRole, json: Json): MessagePartsKind {
+  if (role === 'tool') return 'tool_result';
+  if (role !== 'assistant') return 'user';
+  if (json.partial === true) return 'partial';
+  if (typeof json.error === 'string') return 'failure';
+  return 'answer';
+}

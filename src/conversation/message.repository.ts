@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { newId } from '../common/ids';
+import { toStorableText } from '../common/storable-text';
+import { Prisma } from '../database/prisma.service';
+import { type Sql, SqlClient } from '../database/sql-client';
+import { type Deferred, UnitCondition, type UnitOfWork } from '../database/unit-of-work';
+import type { MessageRecord, NewMessage } from './conversation.records';
+import { type MessageRole, readMessageParts, ROLE_OF } from './message-parts';
+
+/** Messages are read and written with hand-written SQL: several statements of every run. */
+const COLUMNS = Prisma.sql`id, conversation_id, run_id, seq, role::text AS role, content, parts, tool_call_id, created_at`;
+
+interface MessageRow {
+  id: string;
+  conversation_id: string;
+  run_id: string | null;
+  seq: number;
+  role: MessageRole;
+  content: string;
+  parts: unknown;
+  tool_call_id: string | null;
+  created_at: Date | string;
+}
+
+function toRecord(row: MessageRow): MessageRecord {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    runId: row.run_id,
+    seq: row.seq,
+    role: row.role,
+    content: row.content,
+    parts: readMessageParts(row.role, row.parts),
+    toolCallId: row.tool_call_id,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+const toRecords = (rows: MessageRow[]) => rows.map(toRecord);
+
+/** Every statement on the `messages` table; a message takes the conversation's next seq. */
+@Injectable()
+export class MessageRepository {
+  constructor(private readonly sql: SqlClient) {}
+
+  /** Appends on `db`: the root client, or the caller's transaction. Undefined: no such conversation. */
+  async append(message: NewMessage, db: Sql = this.sql): Promise<MessageRecord | undefined> {
+    const [row] = await db.$queryRaw<MessageRow[]>(appendStatement(message, UnitCondition.always));
+    return row && toRecord(row);
+  }
+
+  /** Appends in the caller's unit, only if `onlyIf` holds then (undefined otherwise). */
+  appendIn(unit: UnitOfWork, message: NewMessage, onlyIf = UnitCondition.always): Deferred<MessageRecord | undefined> {
+    return unit.add(appendStatement(message, onlyIf), ([row]: MessageRow[]) => row && toRecord(row));
+  }
+
+  /** Every message of a conversation in seq order (the model's context is built from it). */
+  async history(conversationId: string): Promise<MessageRecord[]> {
+    return toRecords(await this.sql.$queryRaw<MessageRow[]>(historyStatement(conversationId)));
+  }
+
+  historyIn(unit: UnitOfWork, conversationId: string): Deferred<MessageRecord[]> {
+    return unit.add(historyStatement(conversationId), toRecords);
+  }
+
+  async page(conversationId: string, after: number, limit: number): Promise<MessageRecord[]> {
+    return toRecords(await this.sql.$queryRaw<MessageRow[]>`
+      SELECT ${COLUMNS} FROM messages WHERE conversation_id = ${conversationId} AND seq > ${after}
+      ORDER BY seq ASC LIMIT ${limit}`);
+  }
+}
+
+function historyStatement(conversationId: string): Prisma.Sql {
+  return Prisma.sql`SELECT ${COLUMNS} FROM messages WHERE conversation_id = ${conversationId} ORDER BY seq ASC`;
+}
+
+/** One statement for the seq bump and the insert. */
+function appendStatement(message: NewMessage, onlyIf: UnitCondition): Prisma.Sql {
+  return Prisma.sql`
+    WITH bumped AS (
+      UPDATE conversations SET last_seq = last_seq + 1, updated_at = now()
+      WHERE id = ${message.conversationId} AND ${onlyIf.sql} RETURNING last_seq
+    )
+    INSERT INTO messages (id, conversation_id, run_id, seq, role, content, parts, tool_call_id)
+    SELECT ${message.id ?? newId('msg')}, ${message.conversationId}, ${message.runId ?? null}, bumped.last_seq,
+           ${ROLE_OF[message.parts.kind]}::"MessageRole", ${toStorableText(message.content)}, ${JSON.stringify(message.parts)}::jsonb,
+           ${message.toolCallId ?? null}
+    FROM bumped
+    RETURNING ${COLUMNS}`;
+}

@@ -1,0 +1,171 @@
+import { Injectable } from '@nestjs/common';
+import { ConversationService } from '../conversation/conversation.service';
+import { SqlClient } from '../database/sql-client';
+import { UnitOfWork } from '../database/unit-of-work';
+import type { ToolCall, Usage } from '../model/model.types';
+import { EventLog } from './event-log';
+import { type FirstStep, ModelStep } from './model-step';
+import type { RunContext } from './run-launch';
+import { RunRepository } from './run.repository';
+import { addUsage, type RunRecord, type RunUsage } from './run.records';
+import { RunStore } from './run-store';
+import { type EchoOutput, StepEcho } from './step-echo';
+import { answered, StepReplay, type StepSoFar, stepStatus } from './step-replay';
+import { ToolStep } from './tool-step';
+
+/** Thrown inside the loop to end the run with a clear message (not a provider failure). */
+export class RunStop extends Error {
+  constructor(
+    readonly state: 'FAILED' | 'BUDGET_EXCEEDED',
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type StepOutcome = { kind: 'continue'; run: RunRecord } | { kind: 'suspended' } | { kind: 'finished' };
+
+/** What one model answer produced. */
+interface Answer {
+  echo: StepEcho;
+  toolCalls: ToolCall[];
+  invalid: { call: ToolCall; error: string }[];
+  usage?: Usage;
+}
+
+/**
+ * One step of an executing run: answer the tool calls still pending, begin the next step (or
+ * resume the one a crash cut off), make the model call, stream it, store the answer. The same
+ * code runs a new run's first step (its call sent early by RunStarter), later steps, and steps
+ * resumed after an approval, a reply or a restart.
+ */
+@Injectable()
+export class AnswerStep {
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly runs: RunStore,
+    private readonly runRows: RunRepository,
+    private readonly events: EventLog,
+    private readonly conversations: ConversationService,
+    private readonly toolStep: ToolStep,
+    private readonly steps: ModelStep,
+    private readonly replay: StepReplay,
+  ) {}
+
+  /**
+   * @param first a new run's first step, prepared by its creator: this step takes it (or abandons it)
+   * @param partial what clients were shown of the answer so far (kept if the run is cancelled)
+   */
+  async run(run: RunRecord, context: RunContext, signal: AbortSignal, partial: { text: string }, first?: FirstStep): Promise<StepOutcome> {
+    try {
+      let history = first?.history ?? (await this.conversations.history(run.conversationId));
+      const tools = await this.toolStep.answerPending(run, context.workspaceId, history, signal);
+      if (tools.kind === 'suspended') return tools;
+      if (tools.run !== run) {
+        // tool results were stored: the first step (prepared without them) no longer applies
+        history = await this.conversations.history(run.conversationId);
+        if (first) this.steps.abandon(first);
+        first = undefined;
+      }
+      run = tools.run;
+      if (signal.aborted) throw signal.reason;
+
+      // a step that began and has no answer was cut off (or was begun by the run's creator): it is resumed, not counted again
+      const soFar = run.step > 0 && !answered(history, run.id, run.step) ? await this.replay.soFar(run.id, run.step) : undefined;
+      if (!soFar && run.step >= run.maxSteps) {
+        throw new RunStop('FAILED', 'max_steps', `The run stopped after reaching its limit of ${run.maxSteps} steps.`);
+      }
+      const step = soFar ? run.step : run.step + 1;
+      const prepared = first?.prepared ?? (await this.steps.prepare(this.steps.inputFor({ ...run, step }, context, history, 'answer')));
+      if (prepared.kind === 'denied') throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', prepared.reason);
+
+      // the step is counted while the model request goes out, and in place before its output is handled
+      let counting = soFar ? undefined : this.runRows.beginStep(run.id);
+      counting?.catch(() => undefined); // awaited below; a failure before that is not "unhandled"
+      this.announce(run.id, step, soFar);
+      for (const event of prepared.events) this.events.emit(run.id, event.type, event.data);
+      const call = first?.call ?? this.steps.send(prepared);
+      first = undefined;
+
+      const answer: Answer = { echo: new StepEcho(soFar?.shown), toolCalls: [], invalid: [] };
+      try {
+        for await (const chunk of call.take(signal)) {
+          if (counting) run = { ...run, step: (await counting) ?? step };
+          counting = undefined;
+          switch (chunk.type) {
+            case 'text':
+            case 'reasoning':
+              await this.show(run, step, answer.echo.push(chunk.type, chunk.text));
+              partial.text = answer.echo.shownText;
+              break;
+            case 'tool_call':
+              answer.toolCalls.push(chunk.call);
+              break;
+            case 'tool_call_invalid':
+              answer.invalid.push({ call: chunk.call, error: chunk.error });
+              break;
+            case 'usage':
+              answer.usage = chunk.usage;
+              break;
+          }
+        }
+      } catch (error) {
+        await this.steps.settle(prepared, answer.usage, error instanceof Error ? error.message : String(error));
+        throw error;
+      }
+      const charged = await this.steps.settle(prepared, answer.usage);
+      if (counting) run = { ...run, step: (await counting) ?? step };
+      await this.show(run, step, answer.echo.end());
+      partial.text = '';
+      return await this.store(run, step, answer, addUsage(run.usage, charged));
+    } finally {
+      if (first) this.steps.abandon(first);
+    }
+  }
+
+  emitUsage(runId: string, usage: RunUsage): void {
+    this.events.emit(runId, 'usage', { ...usage, totalTokens: usage.promptTokens + usage.completionTokens });
+  }
+
+  /** The step's status: begun, or resumed after a restart (nothing to say when nothing came after its start). */
+  private announce(runId: string, step: number, soFar: StepSoFar | undefined): void {
+    if (!soFar || !soFar.started) this.events.emit(runId, 'status', stepStatus.started(step));
+    else if (soFar.followed) this.events.emit(runId, 'status', stepStatus.resumed(step));
+  }
+
+  private async show(run: RunRecord, step: number, out: EchoOutput): Promise<void> {
+    if (out.restarted) await this.replay.restart(run, step, out.restarted.shownText);
+    if (out.emit.reasoning) this.events.emit(run.id, 'reasoning', { text: out.emit.reasoning });
+    if (out.emit.text) this.events.token(run.id, out.emit.text);
+  }
+
+  /** Stores the answer (and the errors of malformed tool calls) in one unit; finishes the run if it called no tool. */
+  private async store(run: RunRecord, step: number, answer: Answer, usage: RunUsage): Promise<StepOutcome> {
+    const { invalid } = answer;
+    const calls = [...answer.toolCalls, ...invalid.map((i) => i.call)];
+    const reasoning = answer.echo.value.reasoning;
+    await this.events.flush(run.id);
+    const unit = new UnitOfWork();
+    const base = { conversationId: run.conversationId, runId: run.id };
+    this.conversations.appendIn(unit, {
+      ...base,
+      content: answer.echo.value.text,
+      parts: { kind: 'answer', step, ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }) },
+    });
+    // a malformed call is answered at once so the model can retry it
+    for (const { call, error } of invalid) {
+      this.conversations.appendIn(unit, { ...base, content: error, parts: { kind: 'tool_result', name: call.name, ok: false }, toolCallId: call.id });
+    }
+    const updated = calls.length ? this.runRows.updateIn(unit, run.id, { usage }) : undefined;
+    await unit.run(this.sql);
+    for (const { call, error } of invalid) {
+      this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args: call.arguments });
+      this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: false, output: error, durationMs: 0 });
+    }
+    if (updated) return { kind: 'continue', run: updated.value ?? { ...run, usage } };
+    this.emitUsage(run.id, usage);
+    await this.runs.finish(run, 'SUCCEEDED', { usage });
+    return { kind: 'finished' };
+  }
+}

@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import type { MessageRecord } from '../conversation/conversation.records';
+import { ModelCatalog } from '../model/model-catalog';
+import { ModelGateway } from '../model/model-gateway';
+import { ModelRouter } from '../model/model-router';
+import type { ModelRequest, ModelResult, Usage } from '../model/model.types';
+import { ToolHub } from '../tool/tool-hub';
+import { ModelCall } from './model-call';
+import type { RunContext } from './run-launch';
+import { NO_USAGE, type RunUsage } from './run.records';
+import { BudgetGate, ContextBuilder, type EventDraft, StepRetriever, type StepInput, type StepSpan, StepTracer } from './step-hooks';
+
+/** A model call with every hook run: ready to send, or refused by the budget. */
+export type PreparedStep =
+  | {
+      kind: 'ready';
+      input: StepInput;
+      request: ModelRequest;
+      /** events the hooks asked for, emitted by the loop when it takes the call */
+      events: EventDraft[];
+      settleBudget(usage: RunUsage): Promise<void>;
+      span: StepSpan;
+    }
+  | { kind: 'denied'; reason: string };
+
+export type ReadyStep = Extract<PreparedStep, { kind: 'ready' }>;
+
+/**
+ * A new run's first step, prepared (and, when it could be, sent) by its creator before the run
+ * was written. The loop takes it over when the run's messages are still `history`.
+ */
+export interface FirstStep {
+  history: MessageRecord[];
+  prepared: PreparedStep;
+  call?: ModelCall;
+}
+
+/**
+ * Every model call of every run goes through here: `prepare` runs the hooks (step-hooks.ts) in
+ * their order, `send` makes the call, `settle` charges what it used. A new run's early first
+ * call takes the same path, only sooner.
+ */
+@Injectable()
+export class ModelStep {
+  constructor(
+    private readonly gateway: ModelGateway,
+    private readonly router: ModelRouter,
+    private readonly retriever: StepRetriever,
+    private readonly window: ContextBuilder,
+    private readonly budget: BudgetGate,
+    private readonly tracer: StepTracer,
+    private readonly tools: ToolHub,
+  ) {}
+
+  /** The input of the hooks for a call of `run` (the tools offered follow from its mode and the call's purpose). */
+  inputFor(run: StepInput['run'], context: RunContext, history: MessageRecord[], purpose: StepInput['purpose']): StepInput {
+    const tools = purpose === 'answer' && run.mode !== 'direct' ? this.tools.specs() : undefined;
+    return { run, workspaceId: context.workspaceId, settings: context.settings, fallbacks: context.fallbacks, history, purpose, tools };
+  }
+
+  async prepare(input: StepInput): Promise<PreparedStep> {
+    const retrieved = input.purpose === 'answer' ? await this.retriever.retrieve(input) : undefined;
+    const window = await this.window.build(input, retrieved);
+    const request: ModelRequest = {
+      model: input.run.model,
+      fallbacks: input.fallbacks,
+      workspaceId: input.workspaceId,
+      messages: window.messages,
+      ...(input.tools && { tools: input.tools }),
+    };
+    const reservation = await this.budget.reserve({
+      workspaceId: input.workspaceId,
+      runId: input.run.id,
+      model: input.run.model,
+      estimatedPromptTokens: window.estimatedTokens,
+      maxOutputTokens: request.maxTokens,
+    });
+    if (!reservation.allowed) return { kind: 'denied', reason: reservation.reason };
+    const span = this.tracer.start(input, { model: input.run.model, estimatedTokens: window.estimatedTokens });
+    return {
+      kind: 'ready',
+      input,
+      request,
+      events: [...(retrieved?.events ?? []), ...window.events],
+      settleBudget: (usage) => reservation.settle(usage),
+      span,
+    };
+  }
+
+  send(step: ReadyStep): ModelCall {
+    return new ModelCall(this.gateway, step.request);
+  }
+
+  /** The whole answer at once (a plan), settled whether it succeeds or not. */
+  async complete(step: ReadyStep, signal: AbortSignal): Promise<{ result: ModelResult; charged: RunUsage }> {
+    let result: ModelResult | undefined;
+    try {
+      result = await this.gateway.complete(step.request, signal);
+    } catch (error) {
+      await this.settle(step, undefined, error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+    return { result, charged: await this.settle(step, result.usage) };
+  }
+
+  /**
+   * Ends the call: its usage priced and charged to the budget (the reservation released when it
+   * used nothing), its span closed. Returns the usage with its cost.
+   */
+  async settle(step: ReadyStep, usage: Usage | undefined, error?: string): Promise<RunUsage> {
+    let charged = NO_USAGE;
+    if (usage) {
+      const info = await this.router.describe(step.request.model, step.input.workspaceId);
+      charged = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cost: ModelCatalog.cost(usage, info) };
+    }
+    step.span.end({ usage: charged, ...(error && { error }) });
+    await step.settleBudget(charged);
+    return charged;
+  }
+
+  /** A first step its run will never take: the call aborted, its reservation and span released. */
+  abandon(first: FirstStep): void {
+    first.call?.discard();
+    if (first.prepared.kind === 'ready') void this.settle(first.prepared, undefined, 'not taken').catch(() => undefined);
+  }
+}

@@ -1,0 +1,21 @@
+import type { EffectiveSettings } from '../conversation/conversation.records';
+import type { ModelRef } from '../model/model.types';
+import type { FirstStep } from './model-step';
+import type { RunRecord } from './run.records';
+
+/** Whose run it is and the settings in force for it. */
+export interface RunContext {
+  workspaceId: string;
+  settings: EffectiveSettings;
+  fallbacks: ModelRef[];
+}
+
+/**
+ * What the creator of a new run hands to its loop: the run as written and its context (saving
+ * the loop reading them again), and its first step when the creator prepared one.
+ */
+export interface RunLaunch {
+  run: RunRecord;
+  context: RunContext;
+  first?: FirstStep;
+}

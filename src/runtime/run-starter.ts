@@ -1,0 +1,179 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { newId } from '../common/ids';
+import { AppConfig } from '../config/app-config';
+import { effectiveSettings, type MessageRecord, type NewMessage } from '../conversation/conversation.records';
+import { ConversationService } from '../conversation/conversation.service';
+import { SqlClient } from '../database/sql-client';
+import { UnitOfWork } from '../database/unit-of-work';
+import { ModelRouter } from '../model/model-router';
+import { ModelError, type ModelRef } from '../model/model.types';
+import type { AuthContext } from '../security/auth-context';
+import { EventLog } from './event-log';
+import { type FirstStep, ModelStep } from './model-step';
+import { type ExecutionSlot, RunExecutor } from './run-executor';
+import type { RunContext } from './run-launch';
+import { type LiveRun, RunRepository } from './run.repository';
+import type { RunMode, RunRecord } from './run.records';
+import { stepStatus } from './step-replay';
+
+export interface NewRunInput {
+  text: string;
+  mode: RunMode;
+  modelOverride?: ModelRef;
+}
+
+/** A run was started (or queued behind `behind`, a live run of the conversation). */
+export type RunStarted = { message: MessageRecord; runId: string } & (
+  | { kind: 'started' }
+  | { kind: 'queued'; behind: LiveRun; policy: 'enqueue' | 'interrupt' }
+);
+
+/**
+ * The one way a run begins. It stores the user's message and the run in one unit and hands the
+ * run to the executor. A run that can start at once (an execution slot is free, no other run of
+ * the conversation is live) is written already executing with its first step begun, and its
+ * first model call, prepared through the same hooks as every other call (ModelStep), is sent
+ * before the unit, so that the provider's time to first token overlaps the write. The loop
+ * takes that call over if the message landed right after the history the call was built from.
+ */
+@Injectable()
+export class RunStarter {
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly conversations: ConversationService,
+    private readonly router: ModelRouter,
+    private readonly runs: RunRepository,
+    private readonly events: EventLog,
+    private readonly executor: RunExecutor,
+    private readonly steps: ModelStep,
+    private readonly config: AppConfig,
+  ) {}
+
+  async start(auth: AuthContext, conversationId: string, input: NewRunInput): Promise<RunStarted> {
+    // plan mode plans first: such a run is created CREATED and moves to PLANNING in its loop
+    const slot = input.mode === 'plan' ? undefined : this.executor.reserve();
+    try {
+      return await this.startIn(slot, auth, conversationId, input);
+    } finally {
+      slot?.release();
+    }
+  }
+
+  private async startIn(slot: ExecutionSlot | undefined, auth: AuthContext, conversationId: string, input: NewRunInput): Promise<RunStarted> {
+    // what the first model call needs, read in one round trip (only conversation and settings without a slot)
+    const read = new UnitOfWork();
+    const found = this.conversations.findWithSettingsIn(read, auth, conversationId);
+    const history = slot && this.conversations.historyIn(read, conversationId);
+    const liveBefore = slot && this.runs.liveIn(read, conversationId);
+    await read.run(this.sql);
+    const { conversation, workspaceSettings } = found.value;
+    const settings = effectiveSettings(workspaceSettings, conversation);
+    const context: RunContext = { workspaceId: auth.workspaceId, settings, fallbacks: this.router.fallbacks(settings) };
+    const model = await this.resolveModel(input.modelOverride, conversation.model, workspaceSettings, auth.workspaceId);
+    const policy = settings.multitask ?? 'reject';
+
+    const runId = newId('run');
+    const message: NewMessage = { id: newId('msg'), conversationId, runId, content: input.text, parts: { kind: 'user' } };
+    const startNow = Boolean(slot);
+    // the seq the message gets if nothing is appended before it: the history read holds then
+    const seq = (history?.value.at(-1)?.seq ?? 0) + 1;
+    let first: FirstStep | undefined;
+    if (history && !liveBefore?.value.length) {
+      const seen = [...history.value, unsaved(message, seq)];
+      const draft = { id: runId, conversationId, mode: input.mode, model, plan: null, step: 1 };
+      const prepared = await this.steps.prepare(this.steps.inputFor(draft, context, seen, 'answer'));
+      first = { history: seen, prepared, call: prepared.kind === 'ready' ? this.steps.send(prepared) : undefined };
+    }
+
+    let written;
+    try {
+      written = await this.write({ runId, conversationId, input, model, policy, startNow, message, maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS });
+    } catch (error) {
+      if (first) this.steps.abandon(first);
+      throw error;
+    }
+    const { run, stored, live, openFirstEvent } = written;
+    if (!run || !stored || live) {
+      if (first) this.steps.abandon(first);
+      if (run && stored && live && policy !== 'reject') return { kind: 'queued', message: stored, runId, behind: live, policy };
+      if (live && policy === 'reject') {
+        throw new ConflictException(
+          `Conversation ${conversationId} already has a live run ${live.id} in state ${live.state}; wait for it, cancel it, or set settings.multitask to enqueue or interrupt`,
+        );
+      }
+      throw new NotFoundException(`Conversation ${conversationId} not found`); // deleted meanwhile
+    }
+    // the writer exists before the client's stream request arrives: it reads from memory
+    if (run.step === 1) openFirstEvent();
+    else await this.events.open(runId, 0);
+    if (first && stored.seq !== seq) {
+      this.steps.abandon(first); // another message landed in between: the loop asks with the conversation as it is
+      first = undefined;
+    }
+    const launch = { run, context, first };
+    if (slot) slot.start(launch);
+    else this.executor.submit(runId, launch);
+    return { kind: 'started', message: stored, runId };
+  }
+
+  /**
+   * One unit: lock the conversation, then insert the run (or nothing, or the run queued: decided
+   * in SQL by the multitask policy) and its message, and the first step's status event when the
+   * run begins at once.
+   */
+  private async write(args: {
+    runId: string;
+    conversationId: string;
+    input: NewRunInput;
+    model: ModelRef;
+    policy: 'reject' | 'enqueue' | 'interrupt';
+    startNow: boolean;
+    message: NewMessage;
+    maxSteps: number;
+  }): Promise<{ run?: RunRecord; stored?: MessageRecord; live?: LiveRun; openFirstEvent: () => void }> {
+    const { runId, conversationId, input, model, policy, startNow, message } = args;
+    const unit = new UnitOfWork();
+    this.conversations.lockIn(unit, conversationId);
+    const live = this.runs.liveIn(unit, conversationId);
+    const insert = this.runs.insertIn(unit, {
+      id: runId,
+      conversationId,
+      mode: input.mode,
+      goal: input.text,
+      model,
+      maxSteps: args.maxSteps,
+      whenLive: policy === 'reject' ? 'skip' : 'queue',
+      lease: this.executor.newLease(),
+      startNow,
+    });
+    const stored = this.conversations.appendIn(unit, message, insert.inserted);
+    const firstEvent = this.events.firstEvent(runId, 'status', stepStatus.started(1), insert.begun.sql);
+    if (startNow) unit.add(firstEvent.statement, () => undefined);
+    await unit.run(this.sql);
+    return { run: insert.run.value, stored: stored.value, live: live.value.at(-1), openFirstEvent: firstEvent.open };
+  }
+
+  private async resolveModel(override: ModelRef | undefined, conversationModel: ModelRef | null, workspaceSettings: object, workspaceId: string): Promise<ModelRef> {
+    try {
+      return await this.router.resolve(override, conversationModel, workspaceSettings, workspaceId);
+    } catch (error) {
+      if (error instanceof ModelError) throw new BadRequestException(`modelOverride: ${error.message}`);
+      throw error;
+    }
+  }
+}
+
+/** A message as it will read once stored with `seq` (for a model call sent before it is). */
+function unsaved(message: NewMessage, seq: number): MessageRecord {
+  return {
+    id: message.id ?? '',
+    conversationId: message.conversationId,
+    runId: message.runId ?? null,
+    seq,
+    role: 'user',
+    content: message.content,
+    parts: message.parts,
+    toolCallId: null,
+    createdAt: new Date(),
+  };
+}

@@ -1,0 +1,120 @@
+import type { ModelRef } from '../model/model.types';
+import type { PlanStep } from './run-events';
+import type { RunState } from './run-fsm';
+
+export const RUN_MODES = ['react', 'plan', 'direct'] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+
+/** What a run is waiting for or doing that must survive a restart. */
+export type PendingAction =
+  | { type: 'queued' }
+  | { type: 'tool_running'; callId: string; name: string }
+  | { type: 'approval'; approvalId: string; callId: string }
+  | { type: 'user_reply'; callId: string; question: string };
+
+export interface RunPlan {
+  steps: PlanStep[];
+}
+
+export interface RunError {
+  code: string;
+  message: string;
+}
+
+export interface RunUsage {
+  promptTokens: number;
+  completionTokens: number;
+  cost: number;
+}
+
+export const NO_USAGE: RunUsage = { promptTokens: 0, completionTokens: 0, cost: 0 };
+
+/** A run as the runtime works with it: every JSON column parsed into its type. */
+export interface RunRecord {
+  id: string;
+  conversationId: string;
+  state: RunState;
+  mode: RunMode;
+  goal: string;
+  model: ModelRef;
+  /** steps begun (a step is one model call and what it asks for) */
+  step: number;
+  maxSteps: number;
+  plan: RunPlan | null;
+  pendingAction: PendingAction | null;
+  error: RunError | null;
+  usage: RunUsage;
+  leaseOwner: string | null;
+  leaseUntil: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+/** What a state change or an update may write besides the state. `null` clears a field. */
+export interface RunChanges {
+  plan?: RunPlan;
+  usage?: RunUsage;
+  pendingAction?: PendingAction | null;
+  error?: RunError;
+}
+
+export function addUsage(total: RunUsage, call: RunUsage): RunUsage {
+  return {
+    promptTokens: total.promptTokens + call.promptTokens,
+    completionTokens: total.completionTokens + call.completionTokens,
+    cost: Number((total.cost + call.cost).toFixed(6)),
+  };
+}
+
+// ---- parsing the JSON columns (validated, not trusted) ----
+
+type Json = Record<string, unknown>;
+const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+export function readModel(value: unknown): ModelRef {
+  const json = isJson(value) ? value : {};
+  return { provider: str(json.provider) ?? '', modelId: str(json.modelId) ?? '' };
+}
+
+export function readPlan(value: unknown): RunPlan | null {
+  if (!isJson(value) || !Array.isArray(value.steps)) return null;
+  const steps: PlanStep[] = [];
+  for (const step of value.steps) {
+    if (!isJson(step) || typeof step.title !== 'string') continue;
+    const detail = str(step.detail);
+    steps.push({ title: step.title, ...(detail && { detail }) });
+  }
+  return { steps };
+}
+
+export function readPendingAction(value: unknown): PendingAction | null {
+  if (!isJson(value)) return null;
+  const callId = str(value.callId);
+  switch (value.type) {
+    case 'queued':
+      return { type: 'queued' };
+    case 'tool_running':
+      return callId !== undefined ? { type: 'tool_running', callId, name: str(value.name) ?? '' } : null;
+    case 'approval': {
+      const approvalId = str(value.approvalId);
+      return callId !== undefined && approvalId !== undefined ? { type: 'approval', approvalId, callId } : null;
+    }
+    case 'user_reply':
+      return callId !== undefined ? { type: 'user_reply', callId, question: str(value.question) ?? '' } : null;
+    default:
+      return null;
+  }
+}
+
+export function readError(value: unknown): RunError | null {
+  if (!isJson(value)) return null;
+  return { code: str(value.code) ?? 'internal', message: str(value.message) ?? '' };
+}
+
+export function readUsage(value: unknown): RunUsage {
+  const json = isJson(value) ? value : {};
+  return { promptTokens: count(json.promptTokens), completionTokens: count(json.completionTokens), cost: count(json.cost) };
+}

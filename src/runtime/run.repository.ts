@@ -1,0 +1,260 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../database/prisma.service';
+import { type Sql, SqlClient } from '../database/sql-client';
+import { type Deferred, UnitCondition, type UnitOfWork } from '../database/unit-of-work';
+import type { ModelRef } from '../model/model.types';
+import { RUN_STATES, RunFsm, type RunState } from './run-fsm';
+import {
+  type PendingAction,
+  readError,
+  readModel,
+  readPendingAction,
+  readPlan,
+  readUsage,
+  type RunChanges,
+  type RunMode,
+  type RunRecord,
+} from './run.records';
+
+/**
+ * Hand-written SQL: every run executes these several times, on the path to its first token,
+ * where the ORM's per-call work would show.
+ */
+const COLUMNS = Prisma.sql`id, conversation_id, state::text AS state, mode::text AS mode, goal, model, step,
+  max_steps, plan, pending_action, error, usage, lease_owner, lease_until, created_at, updated_at, finished_at`;
+
+interface RunRow {
+  id: string;
+  conversation_id: string;
+  state: RunState;
+  mode: RunMode;
+  goal: string;
+  model: unknown;
+  step: number;
+  max_steps: number;
+  plan: unknown;
+  pending_action: unknown;
+  error: unknown;
+  usage: unknown;
+  lease_owner: string | null;
+  lease_until: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  finished_at: Date | string | null;
+}
+
+const date = (value: Date | string) => new Date(value);
+
+function toRecord(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    state: row.state,
+    mode: row.mode,
+    goal: row.goal,
+    model: readModel(row.model),
+    step: row.step,
+    maxSteps: row.max_steps,
+    plan: readPlan(row.plan),
+    pendingAction: readPendingAction(row.pending_action),
+    error: readError(row.error),
+    usage: readUsage(row.usage),
+    leaseOwner: row.lease_owner,
+    leaseUntil: row.lease_until === null ? null : date(row.lease_until),
+    createdAt: date(row.created_at),
+    updatedAt: date(row.updated_at),
+    finishedAt: row.finished_at === null ? null : date(row.finished_at),
+  };
+}
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/** `SET …` assignments for the changes given; untouched fields keep their value. */
+function assignments(changes: RunChanges): Prisma.Sql[] {
+  const sets = [Prisma.sql`updated_at = now()`];
+  if (changes.plan !== undefined) sets.push(Prisma.sql`plan = ${json(changes.plan)}::jsonb`);
+  if (changes.usage !== undefined) sets.push(Prisma.sql`usage = ${json(changes.usage)}::jsonb`);
+  if (changes.pendingAction !== undefined) sets.push(Prisma.sql`pending_action = ${json(changes.pendingAction)}::jsonb`);
+  if (changes.error !== undefined) sets.push(Prisma.sql`error = ${json(changes.error)}::jsonb`);
+  return sets;
+}
+
+const LIVE = Prisma.join(RUN_STATES.filter(RunFsm.isLive));
+const isLiveRunOf = (conversationId: string) => Prisma.sql`conversation_id = ${conversationId} AND state::text IN (${LIVE})`;
+
+/** A run that has not finished, as a new message of its conversation sees it. */
+export interface LiveRun {
+  id: string;
+  state: RunState;
+  pendingAction: PendingAction | null;
+}
+
+interface LiveRunRow {
+  id: string;
+  state: RunState;
+  pending_action: unknown;
+}
+
+const toLiveRuns = (rows: LiveRunRow[]): LiveRun[] =>
+  rows.map((row) => ({ id: row.id, state: row.state, pendingAction: readPendingAction(row.pending_action) }));
+
+export interface NewRun {
+  id: string;
+  conversationId: string;
+  mode: RunMode;
+  goal: string;
+  model: ModelRef;
+  maxSteps: number;
+  /** with a live run in the conversation: insert nothing, or insert the run queued behind it */
+  whenLive: 'skip' | 'queue';
+  /** the instance that will drive the run (not taken if it is queued) */
+  lease: { owner: string; until: Date };
+  /**
+   * Inserted EXECUTING with its first step begun (step 1) when the creator can drive it at once
+   * (saves the round trips of that state change and of counting the step); otherwise CREATED at
+   * step 0. A queued run is always CREATED.
+   */
+  startNow: boolean;
+}
+
+/** The insert of a run in a unit, and what the unit's later statements may depend on. */
+export interface RunInsert {
+  run: Deferred<RunRecord | undefined>;
+  /** the run was inserted (not skipped for a live run) */
+  inserted: UnitCondition;
+  /** the run was inserted with its first step begun */
+  begun: UnitCondition;
+}
+
+/** Every statement on the `runs` table. */
+@Injectable()
+export class RunRepository {
+  constructor(private readonly sql: SqlClient) {}
+
+  async find(runId: string): Promise<RunRecord | undefined> {
+    const [row] = await this.sql.$queryRaw<RunRow[]>`SELECT ${COLUMNS} FROM runs WHERE id = ${runId}`;
+    return row && toRecord(row);
+  }
+
+  async latestOf(conversationId: string): Promise<RunRecord | undefined> {
+    const [row] = await this.sql.$queryRaw<RunRow[]>`
+      SELECT ${COLUMNS} FROM runs WHERE conversation_id = ${conversationId} ORDER BY created_at DESC, id DESC LIMIT 1`;
+    return row && toRecord(row);
+  }
+
+  /** Updates on `db` (the caller's transaction) if given. */
+  async update(runId: string, changes: RunChanges, db: Sql = this.sql): Promise<RunRecord | undefined> {
+    const [row] = await db.$queryRaw<RunRow[]>`
+      UPDATE runs SET ${Prisma.join(assignments(changes))} WHERE id = ${runId} RETURNING ${COLUMNS}`;
+    return row && toRecord(row);
+  }
+
+  updateIn(unit: UnitOfWork, runId: string, changes: RunChanges): Deferred<RunRecord | undefined> {
+    return unit.add(
+      Prisma.sql`UPDATE runs SET ${Prisma.join(assignments(changes))} WHERE id = ${runId} RETURNING ${COLUMNS}`,
+      ([row]: RunRow[]) => row && toRecord(row),
+    );
+  }
+
+  /** Begins a step: the new step number. */
+  async beginStep(runId: string): Promise<number | undefined> {
+    const [row] = await this.sql.$queryRaw<{ step: number }[]>`
+      UPDATE runs SET step = step + 1, updated_at = now() WHERE id = ${runId} RETURNING step`;
+    return row?.step;
+  }
+
+  /**
+   * The state change, only if the run is still in `from`. A terminal one also ends the lease and
+   * tells whether a run of the conversation is queued behind this one (saves every run's end a
+   * query for the rare conversation that has one).
+   */
+  async transition(
+    runId: string,
+    from: RunState,
+    to: RunState,
+    changes: RunChanges,
+  ): Promise<{ run: RunRecord; queuedBehind: boolean } | undefined> {
+    const terminal = RunFsm.isTerminal(to);
+    const sets = assignments(changes);
+    sets.push(Prisma.sql`state = ${to}::"RunState"`);
+    if (terminal) sets.push(Prisma.sql`finished_at = now(), pending_action = NULL, lease_owner = NULL, lease_until = NULL`);
+    const queued = terminal
+      ? Prisma.sql`EXISTS (SELECT 1 FROM runs queued WHERE queued.conversation_id = runs.conversation_id
+          AND queued.state = 'CREATED'::"RunState" AND queued.pending_action ->> 'type' = 'queued')`
+      : Prisma.sql`FALSE`;
+    const [row] = await this.sql.$queryRaw<(RunRow & { queued_behind: boolean })[]>`
+      UPDATE runs SET ${Prisma.join(sets)} WHERE id = ${runId} AND state = ${from}::"RunState"
+      RETURNING ${COLUMNS}, ${queued} AS queued_behind`;
+    return row && { run: toRecord(row), queuedBehind: row.queued_behind };
+  }
+
+  /**
+   * Inserts a run in the caller's unit, queued (`pending_action` queued, no lease) if its
+   * conversation has a live run (see `whenLive`): decided in SQL, so that it holds under the
+   * conversation's lock taken earlier in the unit.
+   */
+  insertIn(unit: UnitOfWork, run: NewRun): RunInsert {
+    const startAs: RunState = run.startNow ? 'EXECUTING' : 'CREATED';
+    const inserted = unit.add(
+      Prisma.sql`
+        INSERT INTO runs (id, conversation_id, state, step, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at)
+        SELECT ${run.id}::text, ${run.conversationId}::text,
+               CASE WHEN live.id IS NULL THEN ${startAs}::"RunState" ELSE 'CREATED'::"RunState" END,
+               CASE WHEN live.id IS NULL THEN ${run.startNow ? 1 : 0}::int ELSE 0 END,
+               ${run.mode}::"RunMode", ${run.goal}::text, ${json(run.model)}::jsonb, ${run.maxSteps}::int,
+               CASE WHEN live.id IS NULL THEN NULL ELSE ${json({ type: 'queued' } satisfies PendingAction)}::jsonb END,
+               CASE WHEN live.id IS NULL THEN ${run.lease.owner}::text END,
+               CASE WHEN live.id IS NULL THEN ${run.lease.until}::timestamptz END, now()
+        FROM (SELECT 1) AS one
+        LEFT JOIN LATERAL (SELECT id FROM runs WHERE ${isLiveRunOf(run.conversationId)} LIMIT 1) AS live ON TRUE
+        WHERE live.id IS NULL OR ${run.whenLive === 'queue'}::boolean
+        RETURNING ${COLUMNS}`,
+      ([row]: RunRow[]) => row && toRecord(row),
+    );
+    return {
+      run: inserted,
+      inserted: new UnitCondition(Prisma.sql`EXISTS (SELECT 1 FROM runs WHERE id = ${run.id})`),
+      begun: new UnitCondition(Prisma.sql`EXISTS (SELECT 1 FROM runs WHERE id = ${run.id} AND step = 1 AND state = 'EXECUTING')`),
+    };
+  }
+
+  /** The runs of a conversation that have not finished, oldest first. */
+  async live(conversationId: string): Promise<LiveRun[]> {
+    return toLiveRuns(await this.sql.$queryRaw<LiveRunRow[]>(liveStatement(conversationId)));
+  }
+
+  liveIn(unit: UnitOfWork, conversationId: string): Deferred<LiveRun[]> {
+    return unit.add(liveStatement(conversationId), toLiveRuns);
+  }
+
+  /** Takes (or renews) the lease unless another instance holds one that has not expired. */
+  async claimLease(runId: string, owner: string, until: Date, now = new Date()): Promise<boolean> {
+    const count = await this.sql.$executeRaw`
+      UPDATE runs SET lease_owner = ${owner}, lease_until = ${until}
+      WHERE id = ${runId} AND finished_at IS NULL AND (lease_owner IS NULL OR lease_until < ${now} OR lease_owner = ${owner})`;
+    return count === 1;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<void> {
+    await this.sql.$executeRaw`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = ${runId} AND lease_owner = ${owner}`;
+  }
+
+  /** Every lease (the embedded database is locked to one process: any lease in it is a dead one's). */
+  async releaseAllLeases(): Promise<void> {
+    await this.sql.$executeRaw`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL`;
+  }
+
+  /** Runs being driven (or about to be) whose lease is gone or expired: their process died. */
+  async orphans(now = new Date()): Promise<RunRecord[]> {
+    const rows = await this.sql.$queryRaw<RunRow[]>`
+      SELECT ${COLUMNS} FROM runs
+      WHERE state IN ('CREATED', 'PLANNING', 'EXECUTING') AND (lease_owner IS NULL OR lease_until < ${now})
+      ORDER BY created_at ASC`;
+    return rows.map(toRecord);
+  }
+}
+
+function liveStatement(conversationId: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT id, state::text AS state, pending_action FROM runs WHERE ${isLiveRunOf(conversationId)} ORDER BY created_at ASC`;
+}

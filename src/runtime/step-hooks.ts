@@ -1,0 +1,88 @@
+import type { EffectiveSettings, MessageRecord } from '../conversation/conversation.records';
+import type { ChatMessage, ModelRef, ToolSpec } from '../model/model.types';
+import type { RunEventPayloads, RunEventType } from './run-events';
+import type { RunMode, RunPlan, RunUsage } from './run.records';
+
+/**
+ * The seams other modules plug into a run's model calls. `ModelStep.prepare` runs them, in this
+ * order, before every model call of every run (the first one of a new run, sent early,
+ * included): retrieve (RAG, classic mode) → build the window (memory) → reserve budget
+ * (observe) → open a span (observe). Each is an abstract class used as an injection token; the
+ * runtime provides a default for each, replaced by the owning module when it lands.
+ */
+
+/** What a model call is for: the answer steps of a run, or the plan of a plan-mode run. */
+export type CallPurpose = 'answer' | 'plan';
+
+/** Everything a hook may look at; the run may not be stored yet (its first, early call). */
+export interface StepInput {
+  run: { id: string; conversationId: string; mode: RunMode; model: ModelRef; plan: RunPlan | null; step: number };
+  workspaceId: string;
+  settings: EffectiveSettings;
+  fallbacks: ModelRef[];
+  /** the conversation's messages, the run's own included */
+  history: MessageRecord[];
+  purpose: CallPurpose;
+  /** the tools the model may call (none in direct mode or for a plan) */
+  tools?: ToolSpec[];
+}
+
+/** An event a hook wants the run to emit; emitted when the run's loop takes the call over. */
+export type EventDraft = { [K in RunEventType]: { type: K; data: RunEventPayloads[K] } }[RunEventType];
+
+export interface Retrieved {
+  /** text for the system prompt (the chunks with their citation markers) */
+  context: string;
+  events: EventDraft[];
+}
+
+/** RAG, classic mode: fetches what the model should read before it answers. */
+export abstract class StepRetriever {
+  abstract retrieve(input: StepInput): Promise<Retrieved | undefined>;
+}
+
+export interface ContextWindow {
+  messages: ChatMessage[];
+  /** the prompt's size in tokens, as well as it can be told before the call */
+  estimatedTokens: number;
+  events: EventDraft[];
+}
+
+/** Memory: the messages the model sees, within its context window. */
+export abstract class ContextBuilder {
+  abstract build(input: StepInput, retrieved: Retrieved | undefined): Promise<ContextWindow>;
+}
+
+export interface BudgetRequest {
+  workspaceId: string;
+  runId: string;
+  model: ModelRef;
+  estimatedPromptTokens: number;
+  /** the call's output limit, when it has one */
+  maxOutputTokens?: number;
+}
+
+/** Budget held for one model call: `settle` replaces it with what the call really used. */
+export type BudgetReservation =
+  | { allowed: true; settle(usage: RunUsage): Promise<void> }
+  | { allowed: false; /** shown to the user when the run stops for budget */ reason: string };
+
+/** Observe: daily budgets, enforced by reserving before each call. */
+export abstract class BudgetGate {
+  abstract reserve(request: BudgetRequest): Promise<BudgetReservation>;
+}
+
+export interface SpanOutcome {
+  usage?: RunUsage;
+  /** why the call failed, was cancelled or discarded */
+  error?: string;
+}
+
+export interface StepSpan {
+  end(outcome: SpanOutcome): void;
+}
+
+/** Observe: a span around each model call. */
+export abstract class StepTracer {
+  abstract start(input: StepInput, request: { model: ModelRef; estimatedTokens: number }): StepSpan;
+}
