@@ -1,3 +1,4 @@
+import { definedOnly } from '../common/ids';
 import type { MessageParts, MessageRole } from './message-parts';
 
 export interface ModelRef {
@@ -96,13 +97,9 @@ export function readModelRef(value: unknown): ModelRef | null {
 }
 
 /** Only the known keys with values of the right type: the JSON column is validated, not trusted. */
-function compact<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
 export function readConversationSettings(value: unknown): ConversationSettings {
   const json = isJson(value) ? value : {};
-  return compact({
+  return definedOnly({
     multitask: oneOf(MULTITASK_POLICIES, json.multitask),
     maxSteps: positiveInt(json.maxSteps),
     retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
@@ -115,7 +112,7 @@ export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
   const fallbacks = Array.isArray(json.fallbackModels)
     ? json.fallbackModels.map(readModelRef).filter((ref): ref is ModelRef => ref !== null)
     : undefined;
-  return compact({
+  return definedOnly({
     defaultModel: readModelRef(json.defaultModel) ?? undefined,
     fallbackModels: fallbacks,
     maxSteps: positiveInt(json.maxSteps),

@@ -10,15 +10,10 @@ import { parsePlan } from './context-window';
 import { EventLog } from './event-log';
 import { ModelStep } from './model-step';
 import { RunFsm } from './run-fsm';
+import { RunInterruption } from './run-interruption';
 import type { RunContext, RunLaunch } from './run-launch';
 import { RunStore } from './run-store';
 import { addUsage, type RunRecord } from './run.records';
-
-/** Why a signal stopped a run: a user's cancel ends it; losing the process or the lease hands it over. */
-const handedOver = (signal: AbortSignal) => {
-  const code = (signal.reason as { code?: unknown } | undefined)?.code;
-  return code === 'shutdown' || code === 'lease_lost';
-};
 
 /**
  * Drives one run from whatever state it was persisted in until it finishes or has to wait
@@ -95,7 +90,7 @@ export class AgentLoop {
   /** Ends the run after an error or a cancellation: message, state, `error`, `done`. */
   private async end(run: RunRecord, error: unknown, signal: AbortSignal, partialText: string): Promise<void> {
     if (!RunFsm.isLive(run.state)) return; // already finished elsewhere (e.g. cancelled while waiting)
-    if (signal.aborted && handedOver(signal)) {
+    if (RunInterruption.of(signal)?.handsOver) {
       await this.events.suspend(run.id); // recovery (here or on another instance) resumes the run
       return;
     }

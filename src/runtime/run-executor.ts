@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { DatabaseHandle } from '../database/database-handle';
 import { AgentLoop } from './agent-loop';
 import { ModelStep } from './model-step';
+import { RunInterruption } from './run-interruption';
 import type { RunLaunch } from './run-launch';
 import { RunRepository } from './run.repository';
 import { RunStore } from './run-store';
@@ -39,8 +40,6 @@ interface ActiveRun {
   done: Promise<void>;
   ended?: boolean;
 }
-
-const stopWith = (code: 'cancelled' | 'shutdown' | 'lease_lost', message: string) => Object.assign(new Error(message), { code });
 
 /**
  * Executes runs under a lease (so exactly one instance drives a run) with bounded concurrency,
@@ -128,7 +127,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   async cancel(runId: string): Promise<boolean> {
     const entry = this.active.get(runId);
     if (!entry) return false;
-    entry.controller.abort(stopWith('cancelled', 'Run cancelled'));
+    entry.controller.abort(new RunInterruption('cancelled', 'Run cancelled'));
     await entry.done;
     return true;
   }
@@ -154,7 +153,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     this.endedSubscription?.unsubscribe();
     for (const runId of [...this.waiting]) this.withdraw(runId);
     const entries = [...this.active.values()];
-    for (const { controller } of entries) controller.abort(stopWith('shutdown', 'Server shutting down'));
+    for (const { controller } of entries) controller.abort(new RunInterruption('shutdown', 'Server shutting down'));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(entries.map((e) => e.done)), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
     clearTimeout(timer);
@@ -204,7 +203,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     }
     if (this.active.get(runId)?.ended || controller.signal.aborted) return;
     this.logger.warn(`Run ${runId}: its lease was taken by another instance; stopping here`);
-    controller.abort(stopWith('lease_lost', `The lease of run ${runId} was lost`));
+    controller.abort(new RunInterruption('lease_lost', `The lease of run ${runId} was lost`));
   }
 
   private pump(): void {
