@@ -4,6 +4,7 @@
  *
  *   1. added time to first token at 50 concurrent runs (p50, p99) vs the bare openai SDK
  *   2. streaming throughput at 1 and 100 concurrent runs, as a fraction of the bare SDK rate
+ *   (1 and 2 also against the physical limit: a plain `fetch` reader parsing the mock's SSE itself)
  *   3. fan-out: events/s to 1,000 SSE subscribers of one run
  *   4. RSS per idle SSE connection with 5,000 open
  *   5. database rows and transactions per 1,000-token answer (PostgreSQL through a counting proxy)
@@ -18,7 +19,8 @@
  * · --profile (V8 CPU profiles of Helix per section, summarised, in .bench/prof)
  * · --src (run src/main.ts through swc instead of a fresh build) · --helix-src=<dir> (build and
  * measure a patched copy of src/, for before/after experiments) · --markdown (also print the
- * table as Markdown) · --json=<file> (write all results).
+ * results as Markdown, ready for docs/BENCHMARKS.md) · --update-doc (write them into its generated
+ * block; a full run only) · --json=<file> (write all results).
  * Env: BENCH_PG_URL (admin URL of a PostgreSQL server for section 5; default DATABASE_URL or
  * postgresql://postgres@127.0.0.1:5432/postgres).
  */
@@ -56,6 +58,12 @@ const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? 'po
 const FROM_SRC = flag('src');
 /** development aid: measure only the baseline and the peer in sections 1–2 */
 const NO_HELIX = flag('no-helix');
+/** write the results into docs/BENCHMARKS.md (a full run of every section only) */
+const UPDATE_DOC = flag('update-doc');
+if (UPDATE_DOC && (QUICK || NO_HELIX || option('only') !== undefined || option('helix-src') !== undefined)) {
+  process.stderr.write('--update-doc needs a full run of the checked-out code: without --quick, --only, --no-helix or --helix-src\n');
+  process.exit(2);
+}
 
 /** Helix's token coalescing interval (TOKEN_FLUSH_MS in src/runtime/event-log.ts), for the notes */
 const TOKEN_FLUSH_MS = (() => {
@@ -130,10 +138,11 @@ interface Runner {
   server?: number;
 }
 
-/** The runners of a section: the bare SDK, and Helix and the peer when they run. */
+/** The runners of a section: the two baselines, and Helix and the peer when they run. */
 function runnersFor(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined) {
   return {
     bare: bareRunner(mock.url),
+    plain: fetchRunner(mock.url),
     hx: helix && helixRunner(helix),
     hs: helix?.streamingPost ? helixRunner(helix, true) : undefined,
     lg: peer && peerRunner(peer),
@@ -184,6 +193,55 @@ function bareRunner(mockUrl: string): Runner {
       for await (const chunk of stream) {
         const text = chunk.choices[0]?.delta?.content;
         if (text) record(timing, text, now());
+      }
+      return timing;
+    },
+  };
+}
+
+const CHAT_REQUEST_HEADERS = { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer bench' };
+
+/**
+ * The physical limit: the same streaming request POSTed with the global `fetch`, its SSE read
+ * with no library (split lines, JSON.parse each `data:` payload, count tokens). About the best a
+ * client reads from the mock: the SDK's reader, on the same fetch, does more per chunk (a reader
+ * on node:http instead of undici's fetch is faster still).
+ */
+function fetchRunner(mockUrl: string): Runner {
+  const url = `${mockUrl.replace(/\/$/, '')}/chat/completions`;
+  return {
+    name: 'plain fetch',
+    prepare: async (count) => Array.from({ length: count }, () => ''),
+    run: async (_context, tokens, delayMs) => {
+      const timing = startTiming();
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: CHAT_REQUEST_HEADERS,
+        body: JSON.stringify({
+          model: 'mock-model',
+          messages: [{ role: 'user', content: directive(tokens, delayMs) }],
+          stream: true,
+          stream_options: { include_usage: true },
+        }),
+      });
+      if (!res.ok || !res.body) throw new Error(`plain fetch: HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(bytes, { stream: true });
+        let start = 0;
+        let end: number;
+        while ((end = buffer.indexOf('\n', start)) >= 0) {
+          const line = buffer.slice(start, end);
+          start = end + 1;
+          if (!line.startsWith('data:')) continue;
+          const payload = line.slice(5).trim();
+          if (payload === '[DONE]') continue;
+          const chunk = JSON.parse(payload) as { choices?: Array<{ delta?: { content?: string } }> };
+          const text = chunk.choices?.[0]?.delta?.content;
+          if (text) record(timing, text, now());
+        }
+        buffer = buffer.slice(start);
       }
       return timing;
     },
@@ -254,13 +312,14 @@ async function peerBatch<T>(what: string, body: () => Promise<T>): Promise<T | u
   }
 }
 
-type TtftSamples = { bare: number[][]; helix: number[][]; peer: number[][] };
+type TtftSamples = { bare: number[][]; plain: number[][]; helix: number[][]; peer: number[][] };
 /** Medians over repetitions of the p-th percentile; "added" is taken per repetition against its own baseline. */
 function ttftPercentiles(per: TtftSamples, p: number, withHelix: boolean, withPeer: boolean) {
   const pick = (x: number[]) => percentile(x, p);
   const addedTo = (runs: number[][]) => median(runs.map((x, i) => pick(x) - pick(per.bare[i])));
   return {
     b: median(per.bare.map(pick)),
+    f: median(per.plain.map(pick)),
     h: median(per.helix.map(pick)),
     l: withPeer ? median(per.peer.map(pick)) : undefined,
     added: withHelix ? addedTo(per.helix) : Number.NaN,
@@ -304,8 +363,12 @@ interface Row {
   section: string;
   metric: string;
   helix?: number;
+  /** the bare SDK (sections 1–2) or the minimal node:http SSE server (3–4) */
   baseline?: number;
   ratio?: number;
+  /** the plain fetch reader (sections 1–2): the physical limit */
+  limit?: number;
+  limitRatio?: number;
   peer?: number;
   helixPerPeer?: number;
   unit: string;
@@ -381,16 +444,18 @@ function helixIpc(): boolean {
 async function sectionTtft(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
   const { concurrency, tokens, reps } = CFG.ttft;
   log(`1. time to first token: ${reps} × ${concurrency} concurrent runs of ${tokens} tokens`);
-  const { bare, hx, hs, lg } = runnersFor(mock, helix, peer);
+  const { bare, plain, hx, hs, lg } = runnersFor(mock, helix, peer);
   // warm-up
   await batch(bare, 10, tokens);
+  await batch(plain, 10, tokens);
   if (hx) await batch(hx, 10, tokens);
   if (hs) await batch(hs, 10, tokens);
   if (lg) await batch(lg, 10, tokens);
   // one run at a time: the latency floor without contention
-  const solo = { bare: [] as number[], helix: [] as number[], stream: [] as number[], peer: [] as number[] };
+  const solo = { bare: [] as number[], plain: [] as number[], helix: [] as number[], stream: [] as number[], peer: [] as number[] };
   for (let r = 0; r < CFG.ttft.solo; r++) {
     solo.bare.push(...ttfts(await batch(bare, 1, tokens)));
+    solo.plain.push(...ttfts(await batch(plain, 1, tokens)));
     if (hx) solo.helix.push(...ttfts(await batch(hx, 1, tokens)));
     if (hs) solo.stream.push(...ttfts(await batch(hs, 1, tokens)));
     if (lg) solo.peer.push(...ttfts(await batch(lg, 1, tokens)));
@@ -405,25 +470,26 @@ async function sectionTtft(mock: MockProcess, helix: Helix | undefined, peer: Pe
         section: '1', metric: `added TTFT p50, 1 run at a time, ${variant} (ms)`, helix: h, peer: l,
         helixPerPeer: l !== undefined ? h / l : undefined, unit: 'ms', decimals: 2,
         ...(samples === solo.helix && {
-          note: `${CFG.ttft.solo} sequential runs; bare SDK TTFT ${fmt(b, 2)} ms, Helix ${fmt(median(solo.helix), 2)} ms (${HELIX_TWO_REQUESTS})${hs ? `, ${fmt(median(solo.stream), 2)} ms (${HELIX_ONE_REQUEST})` : ''}${lg ? `, LangGraph ${fmt(median(solo.peer), 2)} ms` : ''}`,
+          note: `${CFG.ttft.solo} sequential runs; bare SDK TTFT ${fmt(b, 2)} ms, plain fetch ${fmt(median(solo.plain), 2)} ms, Helix ${fmt(median(solo.helix), 2)} ms (${HELIX_TWO_REQUESTS})${hs ? `, ${fmt(median(solo.stream), 2)} ms (${HELIX_ONE_REQUEST})` : ''}${lg ? `, LangGraph ${fmt(median(solo.peer), 2)} ms` : ''}`,
         }),
       });
     }
   }
-  const per = { bare: [] as number[][], helix: [] as number[][], peer: [] as number[][] };
+  const per: TtftSamples = { bare: [], plain: [], helix: [], peer: [] };
   const cpu0 = helix ? cpuSeconds(helix.pid) : 0;
   await profiled(helix, 'ttft', async () => {
     for (let r = 0; r < reps; r++) {
       per.bare.push(ttfts(await batch(bare, concurrency, tokens)));
+      per.plain.push(ttfts(await batch(plain, concurrency, tokens)));
       if (hx) per.helix.push(ttfts(await batch(hx, concurrency, tokens)));
       if (lg) per.peer.push(ttfts(await batch(lg, concurrency, tokens)));
     }
   });
   const cpuPerRun = helix ? ((cpuSeconds(helix.pid) - cpu0) * 1000) / (reps * concurrency) : Number.NaN;
   for (const p of [50, 99]) {
-    const { b, h, l, added, peerAdded } = ttftPercentiles(per, p, !!hx, !!lg);
+    const { b, f, h, l, added, peerAdded } = ttftPercentiles(per, p, !!hx, !!lg);
     rows.push({
-      section: '1', metric: `TTFT p${p}, ${concurrency} started at once (ms)`, helix: h, baseline: b, ratio: h / b, peer: l,
+      section: '1', metric: `TTFT p${p}, ${concurrency} started at once (ms)`, helix: h, baseline: b, ratio: h / b, limit: f, limitRatio: h / f, peer: l,
       helixPerPeer: l !== undefined ? h / l : undefined, unit: 'ms', decimals: 2,
     });
     rows.push({
@@ -440,13 +506,14 @@ async function sectionTtft(mock: MockProcess, helix: Helix | undefined, peer: Pe
 async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
   const cfg = CFG.sustained;
   log(`1. time to first token with ${cfg.inFlight} runs in flight (${cfg.tokens} tokens at ${Math.round(1000 / cfg.delayMs)} tokens/s each), ${cfg.reps} × ${cfg.ms / 1000} s`);
-  const { bare, hx, hs, lg } = runnersFor(mock, helix, peer);
-  const per: TtftSamples = { bare: [], helix: [], peer: [] };
+  const { bare, plain, hx, hs, lg } = runnersFor(mock, helix, peer);
+  const per: TtftSamples = { bare: [], plain: [], helix: [], peer: [] };
   const perStream: number[][] = [];
   let cpu = 0; // Helix's CPU seconds while the two-request flow ran (the note's figure)
   await profiled(helix, 'ttft-sustained', async () => {
     for (let r = 0; r < cfg.reps; r++) {
       per.bare.push(await sustained(bare, cfg));
+      per.plain.push(await sustained(plain, cfg));
       const cpu0 = helix ? cpuSeconds(helix.pid) : 0;
       if (hx) per.helix.push(await sustained(hx, cfg));
       cpu += helix ? cpuSeconds(helix.pid) - cpu0 : 0;
@@ -458,9 +525,9 @@ async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined,
   const fewestPerRepetition = Math.min(...per.helix.map((x) => x.length));
   const cpuPercent = helix ? (cpu * 100) / ((cfg.reps * cfg.ms) / 1000) : Number.NaN;
   for (const [p, target] of [[50, TARGETS.ttftP50], [99, TARGETS.ttftP99]] as const) {
-    const { b, h, l, peerAdded } = ttftPercentiles(per, p, !!hx, !!lg);
+    const { b, f, h, l, peerAdded } = ttftPercentiles(per, p, !!hx, !!lg);
     rows.push({
-      section: '1', metric: `TTFT p${p}, ${cfg.inFlight} in flight, ${HELIX_TWO_REQUESTS} (ms)`, helix: h, baseline: b, ratio: h / b, peer: l,
+      section: '1', metric: `TTFT p${p}, ${cfg.inFlight} in flight, ${HELIX_TWO_REQUESTS} (ms)`, helix: h, baseline: b, ratio: h / b, limit: f, limitRatio: h / f, peer: l,
       helixPerPeer: l !== undefined ? h / l : undefined, unit: 'ms', decimals: 2,
     });
     for (const [variant, samples] of [[HELIX_TWO_REQUESTS, per.helix], [HELIX_ONE_REQUEST, perStream]] as const) {
@@ -478,7 +545,7 @@ async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined,
 }
 
 async function sectionThroughput(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
-  const { bare, hx, lg } = runnersFor(mock, helix, peer);
+  const { bare, plain, hx, lg } = runnersFor(mock, helix, peer);
   const cases = [
     { concurrency: 1, tokens: CFG.tp1.tokens, reps: CFG.tp1.reps, target: TARGETS.tpRatio1 },
     { concurrency: CFG.tp100.concurrency, tokens: CFG.tp100.tokens, reps: CFG.tp100.reps, target: undefined },
@@ -486,13 +553,15 @@ async function sectionThroughput(mock: MockProcess, helix: Helix | undefined, pe
   for (const c of cases) {
     log(`2. throughput: ${c.reps} × ${c.concurrency} concurrent run(s) of ${c.tokens} tokens`);
     await batch(bare, Math.min(c.concurrency, 10), c.tokens);
+    await batch(plain, Math.min(c.concurrency, 10), c.tokens);
     if (hx) await batch(hx, Math.min(c.concurrency, 10), c.tokens);
     const what = `throughput ×${c.concurrency}`;
     let peerOk = !!lg && (await peerBatch(what, () => batch(lg, Math.min(c.concurrency, 10), Math.min(c.tokens, 1000)))) !== undefined;
-    const rates = { bare: [] as number[], helix: [] as number[], peer: [] as number[] };
+    const rates = { bare: [] as number[], plain: [] as number[], helix: [] as number[], peer: [] as number[] };
     await profiled(helix, `throughput-${c.concurrency}`, async () => {
       for (let r = 0; r < c.reps; r++) {
         rates.bare.push(rate(await batch(bare, c.concurrency, c.tokens)));
+        rates.plain.push(rate(await batch(plain, c.concurrency, c.tokens)));
         if (hx) rates.helix.push(rate(await batch(hx, c.concurrency, c.tokens)));
         if (lg && peerOk) {
           const timings = await peerBatch(what, () => batch(lg, c.concurrency, c.tokens));
@@ -504,9 +573,10 @@ async function sectionThroughput(mock: MockProcess, helix: Helix | undefined, pe
     const b = median(rates.bare);
     const h = median(rates.helix);
     const ratio = median(rates.helix.map((x, i) => x / rates.bare[i]));
+    const limitRatio = median(rates.helix.map((x, i) => x / rates.plain[i]));
     const l = peerOk ? median(rates.peer) : undefined;
     rows.push({
-      section: '2', metric: `throughput ×${c.concurrency} (tokens/s)`, helix: h, baseline: b, ratio, peer: l,
+      section: '2', metric: `throughput ×${c.concurrency} (tokens/s)`, helix: h, baseline: b, ratio, limit: median(rates.plain), limitRatio, peer: l,
       helixPerPeer: l !== undefined ? h / l : undefined, unit: 'tokens/s',
       target: c.target !== undefined ? `ratio ≥ ${c.target}` : undefined,
       pass: c.target !== undefined && hx ? ratio >= c.target : undefined, decimals: 0,
@@ -930,20 +1000,50 @@ function machine(): Record<string, string> {
 }
 
 function render(markdown: boolean): string {
-  const header = ['#', 'metric', 'Helix', 'baseline', 'Helix/baseline', 'LangGraph', 'Helix/LangGraph', 'target', 'result'];
+  const header = ['#', 'metric', 'Helix', 'baseline', 'Helix/baseline', 'plain fetch', 'Helix/fetch', 'LangGraph', 'Helix/LangGraph', 'target', 'result'];
   const body = rows.map((r) => [
     r.section,
     r.metric,
     fmt(r.helix, r.decimals ?? 1),
     r.baseline !== undefined ? fmt(r.baseline, r.decimals ?? 1) : '',
     r.ratio !== undefined ? fmt(r.ratio, 2) : '',
+    r.limit !== undefined ? fmt(r.limit, r.decimals ?? 1) : '',
+    r.limitRatio !== undefined ? fmt(r.limitRatio, 2) : '',
     r.peer !== undefined ? fmt(r.peer, r.decimals ?? 1) : '',
     r.helixPerPeer !== undefined ? fmt(r.helixPerPeer, 2) : '',
     r.target ?? '',
     r.pass === undefined ? '' : r.pass ? 'PASS' : 'MISS',
   ]);
-  const withNotes = rows.filter((r) => r.note).map((r) => `${r.section} ${r.metric}: ${r.note}`);
+  const withNotes = rows.filter((r) => r.note).map((r) => `${markdown ? '- ' : ''}${r.section} ${r.metric}: ${r.note}`);
   return [table([header, ...body], markdown), '', ...withNotes].join('\n');
+}
+
+const DOC = join(ROOT, 'docs', 'BENCHMARKS.md');
+const DOC_BEGIN = '<!-- bench:begin';
+const DOC_END = '<!-- bench:end -->';
+
+/** The results as Markdown, ready for docs/BENCHMARKS.md: where and how they were taken, the table, its notes. */
+function markdownReport(info: Record<string, string>, seconds: number, setup: string[]): string {
+  const command = ['npm run bench', ...(argv.length ? ['--', ...argv] : [])].join(' ');
+  const oneLine = notes.filter((n) => !n.includes('\n')).map((n) => `- ${n}`);
+  return [
+    `Commit \`${info.helix}\`, ${info.date}; ${info.cpu}, ${info.memory}, ${info.os}, Node ${info.node}.`,
+    `\`${command}\`, ${fmt(seconds, 0)} s; ${setup.filter(Boolean).join('; ')}.${QUICK ? ' **Quick mode: indicative only.**' : ''}`,
+    '',
+    render(true),
+    ...(oneLine.length ? ['', ...oneLine] : []),
+  ].join('\n');
+}
+
+/** Replaces the generated block of docs/BENCHMARKS.md (between its bench:begin and bench:end markers). */
+function writeDoc(report: string): void {
+  const text = readFileSync(DOC, 'utf8');
+  const begin = text.indexOf(DOC_BEGIN);
+  const beginEnd = text.indexOf('\n', begin);
+  const end = text.indexOf(DOC_END, beginEnd);
+  if (begin < 0 || beginEnd < 0 || end < 0) throw new Error(`${DOC} has no ${DOC_BEGIN} … ${DOC_END} block`);
+  writeFileSync(DOC, `${text.slice(0, beginEnd + 1)}\n${report}\n\n${text.slice(end)}`);
+  log(`results written into ${DOC}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -964,6 +1064,9 @@ async function raiseFdLimitOrReexec(): Promise<boolean> {
 async function main(): Promise<void> {
   if (await raiseFdLimitOrReexec()) return;
   const started = Date.now();
+  // other work on the machine competes for the cores the bench's processes share: it shows here
+  const loads = [os.loadavg()[0]];
+  setInterval(() => loads.push(os.loadavg()[0]), 10_000).unref();
   mkdirSync(SCRATCH, { recursive: true });
   if (PROFILE) {
     rmSync(PROF_DIR, { recursive: true, force: true });
@@ -1047,20 +1150,29 @@ async function main(): Promise<void> {
       ? `peer: LangGraph.js API server ${PEER_VERSIONS['@langchain/langgraph-api']} (langgraph ${PEER_VERSIONS['@langchain/langgraph']}, @langchain/openai ${PEER_VERSIONS['@langchain/openai']}), in-memory, createReactAgent, stream_mode messages-tuple, 100 jobs per worker`
       : ''
     : 'peer: not run (--no-peer)';
+  const setup = [
+    `database for sections 1–3: ${ON_POSTGRES ? 'PostgreSQL (--postgres)' : 'embedded PGlite'}`,
+    peerLine,
+    `load average (1 min) over the run: median ${fmt(median(loads), 1)}, max ${fmt(Math.max(...loads), 1)} on ${os.cpus().length} cores`,
+  ];
+  const seconds = (Date.now() - started) / 1000;
   const out = [
     '',
     `Helix benchmark — ${Object.entries(info).map(([k, v]) => `${k}: ${v}`).join(' · ')}`,
     `median of repetitions (TTFT ${CFG.ttft.reps}×${CFG.ttft.concurrency} runs of ${CFG.ttft.tokens} tokens; throughput ${CFG.tp1.reps}×1×${CFG.tp1.tokens} and ${CFG.tp100.reps}×${CFG.tp100.concurrency}×${CFG.tp100.tokens} tokens; fan-out ${CFG.fanout.reps}×; RSS ${CFG.rss.reps}×; persistence ${CFG.db.reps}×)${QUICK ? ' — QUICK MODE, indicative only' : ''}`,
-    peerLine,
-    `database for sections 1–3: ${ON_POSTGRES ? 'PostgreSQL (--postgres)' : 'embedded PGlite'}`,
+    ...setup,
     '',
     render(false),
     ...(notes.length ? ['', ...notes] : []),
     '',
-    `total ${fmt((Date.now() - started) / 1000, 0)} s`,
+    `total ${fmt(seconds, 0)} s`,
   ].join('\n');
   process.stdout.write(`${out}\n`);
-  if (flag('markdown')) process.stdout.write(`\n${render(true)}\n`);
+  if (flag('markdown') || UPDATE_DOC) {
+    const report = markdownReport(info, seconds, setup);
+    if (flag('markdown')) process.stdout.write(`\n${report}\n`);
+    if (UPDATE_DOC) writeDoc(report);
+  }
   const jsonFile = option('json');
   if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ machine: info, config: CFG, rows, notes, details }, null, 2));
 }
