@@ -102,6 +102,7 @@ export class ModelGateway {
       for (;;) {
         let yielded = false;
         const storable = new StorableChunks();
+        const started = new Set<ModelChunk['type']>();
         try {
           for await (const chunk of provider.stream({ target, request, streaming, signal })) {
             const orphan = storable.orphanBefore(chunk);
@@ -113,6 +114,10 @@ export class ModelGateway {
             if (out === undefined) continue;
             yielded = true;
             yield out;
+            if ((out.type === 'text' || out.type === 'reasoning') && !started.has(out.type)) {
+              started.add(out.type);
+              await nextTurnOfTheEventLoop();
+            }
           }
           const orphan = storable.orphanBefore();
           if (orphan) yield orphan;
@@ -213,6 +218,14 @@ export class ModelGateway {
     return Math.round(exp / 2 + Math.random() * (exp / 2));
   }
 }
+
+/**
+ * The consumer handles each chunk in the same chain of microtasks that parses the next one, so
+ * what it writes for the first token (an SSE frame waits for a later tick to leave the socket)
+ * would otherwise wait until a whole burst of tokens that arrived in one network piece is
+ * processed. One turn after the first text and the first reasoning of an answer lets that out.
+ */
+const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The model and its fallbacks, in order, each model once. */
 function candidates(request: ModelRequest): ModelRef[] {
