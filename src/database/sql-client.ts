@@ -26,6 +26,8 @@ function sqlOn(execute: Execute): Sql {
   return {
     async $queryRaw<T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T> {
       const sql = statement(query, values);
+      // the caller names the shape of the rows its statement selects, as with Prisma's $queryRaw:
+      // the driver's rows are not checked against it (the hot paths read many rows per second)
       return (await execute(sql.text, sql.values)).rows as T;
     },
     async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number> {
@@ -55,14 +57,38 @@ export abstract class SqlClient implements Sql {
   abstract $atomic(statements: Prisma.Sql[]): Promise<unknown[][]>;
 }
 
-function clientOf(execute: Execute, transaction: SqlClient['$transaction'], atomic?: SqlClient['$atomic']): SqlClient {
-  const client = Object.assign(Object.create(SqlClient.prototype) as SqlClient, sqlOn(execute), { $transaction: transaction });
-  client.$atomic = atomic ?? ((statements) => transaction(async (tx) => {
-    const results: unknown[][] = [];
-    for (const statement of statements) results.push(await tx.$queryRaw<unknown[]>(statement));
-    return results;
-  }));
-  return client;
+type Transaction = SqlClient['$transaction'];
+type Atomic = SqlClient['$atomic'];
+
+/** A SqlClient over a driver's `execute`, its transactions and (optionally) its own atomic batch. */
+class DriverSqlClient extends SqlClient {
+  private readonly sql: Sql;
+
+  constructor(execute: Execute, private readonly transaction: Transaction, private readonly atomic?: Atomic) {
+    super();
+    this.sql = sqlOn(execute);
+  }
+
+  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T> {
+    return this.sql.$queryRaw<T>(query, ...values);
+  }
+
+  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number> {
+    return this.sql.$executeRaw(query, ...values);
+  }
+
+  $transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.transaction(work);
+  }
+
+  $atomic(statements: Prisma.Sql[]): Promise<unknown[][]> {
+    if (this.atomic) return this.atomic(statements);
+    return this.transaction(async (tx) => {
+      const results: unknown[][] = [];
+      for (const statement of statements) results.push(await tx.$queryRaw<unknown[]>(statement));
+      return results;
+    });
+  }
 }
 
 const fromPg = (result: pg.QueryResult): Result => ({ rows: result.rows, count: result.rowCount ?? 0 });
@@ -143,7 +169,7 @@ export async function pgliteSqlClient(pglite: PGlite, pool: pg.Pool): Promise<Sq
       connection.release();
     }
   };
-  return clientOf(
+  return new DriverSqlClient(
     (text, values) => withConnection(() => execute(text, values)),
     (work) => withConnection(() => inTransaction(executeInTransaction, work)),
     conforming === 'on'
@@ -160,7 +186,7 @@ export async function pgliteSqlClient(pglite: PGlite, pool: pg.Pool): Promise<Sq
 }
 
 export function postgresSqlClient(pool: pg.Pool): SqlClient {
-  return clientOf(
+  return new DriverSqlClient(
     async (text, values) => fromPg(await pool.query(text, values)),
     async (work) => {
       const connection = await pool.connect();

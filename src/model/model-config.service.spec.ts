@@ -1,23 +1,22 @@
-import type { PrismaService } from '../database/prisma.service';
-import { ModelConfigService, type ModelConfigRow } from './model-config.service';
+import type { ModelConfigRecord, ModelConfigRepository } from './model-config.repository';
+import { ModelConfigService } from './model-config.service';
 
-function row(partial: Partial<ModelConfigRow> & Pick<ModelConfigRow, 'modelId'>): ModelConfigRow {
+function row(partial: Partial<ModelConfigRecord> & Pick<ModelConfigRecord, 'modelId'>): ModelConfigRecord {
   return {
-    workspaceId: null, provider: 'openai', baseUrl: null, apiKeySecretId: null, temperature: null, topP: null,
+    id: 'mc', workspaceId: null, provider: 'openai', baseUrl: null, apiKeySecretId: null, temperature: null, topP: null,
     maxTokens: null, contextWindow: null, toolsEnabled: true, inputPrice: null, outputPrice: null, ...partial,
   };
 }
 
-function fakePrisma(rows: ModelConfigRow[], calls: { count: number; fail?: boolean }) {
+/** The repository's contract over an in-memory table, counting reads. */
+function fakeRepository(rows: ModelConfigRecord[], calls: { count: number; fail?: boolean }): Pick<ModelConfigRepository, 'forProvider'> {
   return {
-    modelConfig: {
-      findMany: async ({ where }: { where: { provider: string; OR: Array<{ workspaceId: string | null }> } }) => {
-        calls.count++;
-        if (calls.fail) throw new Error('database down');
-        return rows.filter((r) => r.provider === where.provider && where.OR.some((c) => c.workspaceId === r.workspaceId));
-      },
+    forProvider: async (provider, workspaceId) => {
+      calls.count++;
+      if (calls.fail) throw new Error('database down');
+      return rows.filter((r) => r.provider === provider && (r.workspaceId === null || r.workspaceId === workspaceId));
     },
-  } as unknown as PrismaService;
+  };
 }
 
 describe('ModelConfigService', () => {
@@ -30,7 +29,7 @@ describe('ModelConfigService', () => {
   ];
 
   it('merges field by field: workspace+model > workspace+* > global+model > global+*', async () => {
-    const service = new ModelConfigService(fakePrisma(rows, { count: 0 }));
+    const service = new ModelConfigService(fakeRepository(rows, { count: 0 }));
     await expect(service.settingsFor({ provider: 'openai', modelId: 'gpt-4o' }, 'ws')).resolves.toEqual({
       configured: true, baseUrl: 'http://global-any/v1', apiKeySecretId: 'sec_ws', apiKeyWorkspaceId: 'ws',
       temperature: 0.4, topP: 0.5, maxTokens: 20, inputPrice: 3, toolsEnabled: true,
@@ -46,14 +45,14 @@ describe('ModelConfigService', () => {
   });
 
   it('answers exact-row questions', async () => {
-    const service = new ModelConfigService(fakePrisma(rows, { count: 0 }));
+    const service = new ModelConfigService(fakeRepository(rows, { count: 0 }));
     await expect(service.hasExactRow({ provider: 'openai', modelId: 'gpt-4o' })).resolves.toBe(true);
     await expect(service.hasExactRow({ provider: 'openai', modelId: 'gpt-4.1' })).resolves.toBe(false);
   });
 
   it('caches rows per workspace and provider, until invalidate()', async () => {
     const calls = { count: 0 };
-    const service = new ModelConfigService(fakePrisma(rows, calls));
+    const service = new ModelConfigService(fakeRepository(rows, calls));
     await Promise.all([
       service.settingsFor({ provider: 'openai', modelId: 'a' }, 'ws'),
       service.settingsFor({ provider: 'openai', modelId: 'b' }, 'ws'),
@@ -69,7 +68,7 @@ describe('ModelConfigService', () => {
 
   it('does not cache a failed read', async () => {
     const calls = { count: 0, fail: true };
-    const service = new ModelConfigService(fakePrisma(rows, calls));
+    const service = new ModelConfigService(fakeRepository(rows, calls));
     await expect(service.settingsFor({ provider: 'openai', modelId: 'a' })).rejects.toThrow('database down');
     calls.fail = false;
     await expect(service.settingsFor({ provider: 'openai', modelId: 'gpt-4o' })).resolves.toMatchObject({ temperature: 0.2 });

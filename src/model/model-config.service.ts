@@ -1,25 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { type ModelConfigRecord, ModelConfigRepository } from './model-config.repository';
 import type { ModelRef } from './model.types';
 
 /** Matches every model of a provider: a row with this modelId carries provider-wide settings. */
 export const ANY_MODEL = '*';
-
-/** The ModelConfig columns the model module reads. */
-export interface ModelConfigRow {
-  workspaceId: string | null;
-  provider: string;
-  modelId: string;
-  baseUrl: string | null;
-  apiKeySecretId: string | null;
-  temperature: number | null;
-  topP: number | null;
-  maxTokens: number | null;
-  contextWindow: number | null;
-  toolsEnabled: boolean;
-  inputPrice: number | null;
-  outputPrice: number | null;
-}
 
 /** ModelConfig rows merged for one model; absent fields mean "provider/catalog default". */
 export interface ModelSettings {
@@ -42,13 +26,13 @@ export const MODEL_CONFIG_CACHE_MS = Symbol('MODEL_CONFIG_CACHE_MS');
 
 interface CacheEntry {
   until: number;
-  rows: Promise<ModelConfigRow[]>;
+  rows: Promise<ModelConfigRecord[]>;
 }
 
 /**
- * Reads ModelConfig rows. Rows are looked up on every model call, so they are cached per
- * (workspace, provider) for a few seconds: a database round trip would otherwise sit on every
- * run step's time-to-first-token. Admin mutations call invalidate() for immediate effect.
+ * ModelConfig rows merged into the settings of one model. Rows are looked up on every model
+ * call, so they are cached per (workspace, provider) for a few seconds: a database round trip
+ * would otherwise sit on every run step's time-to-first-token. Admin mutations call invalidate() for immediate effect.
  *
  * Precedence, field by field: workspace row for the model > workspace row for `*` > global row
  * for the model > global row for `*`.
@@ -59,7 +43,7 @@ export class ModelConfigService {
   private readonly ttlMs: number;
 
   constructor(
-    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @Inject(ModelConfigRepository) private readonly repository: Pick<ModelConfigRepository, 'forProvider'>,
     @Optional() @Inject(MODEL_CONFIG_CACHE_MS) ttlMs?: number,
   ) {
     this.ttlMs = ttlMs ?? 5_000;
@@ -73,7 +57,7 @@ export class ModelConfigService {
 
   async settingsFor(ref: ModelRef, workspaceId?: string): Promise<ModelSettings> {
     const rows = await this.rows(ref.provider, workspaceId);
-    const rank = (row: ModelConfigRow) =>
+    const rank = (row: ModelConfigRecord) =>
       (row.workspaceId === null ? 2 : 0) + (row.modelId === ANY_MODEL ? 1 : 0);
     const matching = rows
       .filter((row) => row.modelId === ref.modelId || row.modelId === ANY_MODEL)
@@ -103,20 +87,13 @@ export class ModelConfigService {
     this.cache.clear();
   }
 
-  private rows(provider: string, workspaceId?: string): Promise<ModelConfigRow[]> {
+  private rows(provider: string, workspaceId?: string): Promise<ModelConfigRecord[]> {
     const key = `${workspaceId ?? ''}\u0000${provider}`;
     const now = Date.now();
     const hit = this.cache.get(key);
     if (hit && hit.until > now) return hit.rows;
-    // a plain Promise (not Prisma's lazy one) so every cache reader shares a single query
-    const rows: Promise<ModelConfigRow[]> = Promise.resolve().then(() =>
-      this.prisma.modelConfig.findMany({
-        where: {
-          provider,
-          OR: workspaceId ? [{ workspaceId }, { workspaceId: null }] : [{ workspaceId: null }],
-        },
-      }),
-    );
+    // one promise, shared by every reader of the entry (settled once, however many await it)
+    const rows = this.repository.forProvider(provider, workspaceId);
     // a failed read must not be cached, or one database hiccup would stick for the TTL
     rows.catch(() => this.cache.delete(key));
     this.cache.set(key, { until: now + this.ttlMs, rows });

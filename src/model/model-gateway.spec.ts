@@ -78,6 +78,43 @@ describe('ModelGateway against the mock LLM (real SDK)', () => {
       expect(texts(chunks, 'reasoning').join('')).toBe('a b');
     });
 
+    it('makes text, reasoning and tool calls storable, keeping a surrogate pair split across deltas', async () => {
+      mock.enqueue((ctx) =>
+        ctx.streamRaw([
+          { reasoning_content: 'r\u0000' },
+          { content: 'a\ud83d' },
+          { content: '\ude00b \ud800' },
+          { tool_calls: [{ index: 0, id: 'c1', function: { name: 'calc\u0000', arguments: '{"x":"\udc00"}' } }] },
+        ]),
+      );
+      const chunks = await collect(stack().gateway.stream(ask('hi')));
+      expect(texts(chunks, 'reasoning')).toEqual(['r\ufffd']);
+      expect(texts(chunks)).toEqual(['a', '😀b ', '\ufffd']);
+      expect(chunks.find((c) => c.type === 'tool_call')).toEqual({
+        type: 'tool_call', call: { id: 'c1', name: 'calc\ufffd', arguments: '{"x":"\ufffd"}' }, repaired: false,
+      });
+      mock.enqueue({ text: 'x\u0000y' });
+      await expect(stack().gateway.complete(ask('hi'))).resolves.toMatchObject({ text: 'x\ufffdy' });
+    });
+
+    it('lets the event loop turn after the first token of a burst that arrived in one piece', async () => {
+      const burst = 300;
+      mock.enqueue((ctx) => ctx.streamRaw([
+        { reasoning_content: 'r0' }, { reasoning_content: 'r1' },
+        ...Array.from({ length: burst }, (_, i) => ({ content: `t${i} ` })),
+      ]));
+      // what a consumer writes for a chunk leaves on a later turn of the event loop (as SSE frames do)
+      const seenAtTurn: Record<string, number> = {};
+      const seen = { text: 0, reasoning: 0 };
+      for await (const chunk of stack().gateway.stream(ask('hi'))) {
+        if (chunk.type !== 'text' && chunk.type !== 'reasoning') continue;
+        const type = chunk.type;
+        if (seen[type]++ === 0) setImmediate(() => (seenAtTurn[type] = seen[type]));
+      }
+      expect(seen).toEqual({ text: burst, reasoning: 2 });
+      expect(seenAtTurn).toEqual({ text: 1, reasoning: 1 });
+    });
+
     it('assembles a tool call whose arguments arrive over several chunks', async () => {
       const directive = JSON.stringify({ toolCall: { name: 'calculator', arguments: '{"expression":"2+3"}' } });
       const tools = [{ name: 'calculator', description: 'math', parameters: { type: 'object' } }];

@@ -5,6 +5,7 @@ import { formatModelRef, modelError, toModelError } from './provider-errors';
 import { DEFAULT_EMBEDDING_DIMENSIONS, hashEmbedding } from './providers/hash-embedding';
 import { OfflineModel } from './providers/offline.model';
 import { type ChatProvider, OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
+import { StorableChunks } from './storable-chunks';
 import { sleep } from '../common/sleep';
 
 export interface ModelGatewayOptions {
@@ -50,6 +51,9 @@ const NO_FALLBACK = new Set(['bad_request', 'aborted']);
  * 3. then the fallback models are tried in order;
  * 4. nothing is retried once a chunk has reached the caller (tokens cannot be un-sent): the
  *    mapped ModelError is thrown instead.
+ *
+ * Text, reasoning and tool calls leave storable (storable-chunks.ts): PostgreSQL rejects some
+ * strings a provider may send, and every chunk ends up in the event log or a message row.
  *
  * Every failure is a ModelError with a code and a human message. Aborting `signal` stops the
  * provider request at once and throws ModelError('aborted') — it never ends quietly, so a
@@ -97,11 +101,26 @@ export class ModelGateway {
       let retries = 0;
       for (;;) {
         let yielded = false;
+        const storable = new StorableChunks();
+        const started = new Set<ModelChunk['type']>();
         try {
           for await (const chunk of provider.stream({ target, request, streaming, signal })) {
+            const orphan = storable.orphanBefore(chunk);
+            if (orphan) {
+              yielded = true;
+              yield orphan;
+            }
+            const out = storable.storable(chunk);
+            if (out === undefined) continue;
             yielded = true;
-            yield chunk;
+            yield out;
+            if ((out.type === 'text' || out.type === 'reasoning') && !started.has(out.type)) {
+              started.add(out.type);
+              await nextTurnOfTheEventLoop();
+            }
           }
+          const orphan = storable.orphanBefore();
+          if (orphan) yield orphan;
           return;
         } catch (error) {
           const mapped = toModelError(error, target.ref);
@@ -199,6 +218,14 @@ export class ModelGateway {
     return Math.round(exp / 2 + Math.random() * (exp / 2));
   }
 }
+
+/**
+ * The consumer handles each chunk in the same chain of microtasks that parses the next one, so
+ * what it writes for the first token (an SSE frame waits for a later tick to leave the socket)
+ * would otherwise wait until a whole burst of tokens that arrived in one network piece is
+ * processed. One turn after the first text and the first reasoning of an answer lets that out.
+ */
+const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The model and its fallbacks, in order, each model once. */
 function candidates(request: ModelRequest): ModelRef[] {

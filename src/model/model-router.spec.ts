@@ -112,7 +112,7 @@ describe('ModelRouter', () => {
       const stack = buildModelStack({ env: KEY });
       expect((await stack.router.target(ref('openai', 'gpt-4o'))).baseURL).toBe('https://api.openai.com/v1');
       stack.rows.push({
-        workspaceId: null, provider: 'openai', modelId: 'gpt-4o', baseUrl: 'http://new/v1', apiKeySecretId: null, temperature: null,
+        id: 'mc_new', workspaceId: null, provider: 'openai', modelId: 'gpt-4o', baseUrl: 'http://new/v1', apiKeySecretId: null, temperature: null,
         topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, inputPrice: null, outputPrice: null,
       });
       expect((await stack.router.target(ref('openai', 'gpt-4o'))).baseURL).toBe('https://api.openai.com/v1');

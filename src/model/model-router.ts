@@ -3,7 +3,8 @@ import { AppConfig } from '../config/app-config';
 import { SecretService } from '../security/secret.service';
 import { ModelCatalog, OFFLINE_MODEL, OPENAI_DEFAULT_BASE_URL } from './model-catalog';
 import { ModelConfigService } from './model-config.service';
-import { ModelError, type ModelInfo, type ModelRef } from './model.types';
+import { isRecord } from './json-record';
+import { ModelError, type ModelInfo, type ModelRef, type WorkspaceModelSettings } from './model.types';
 
 /** The built-in default when an OpenAI key is configured (seed: the env provider's small model). */
 export const BUILTIN_OPENAI_MODEL: ModelRef = Object.freeze({ provider: 'openai', modelId: 'gpt-4o-mini' });
@@ -38,7 +39,7 @@ export class ModelRouter {
     @Inject(ModelCatalog) private readonly catalog: ModelCatalog,
     @Inject(ModelConfigService) private readonly configs: ModelConfigService,
     @Inject(AppConfig) private readonly config: AppConfig,
-    @Optional() @Inject(SecretService) private readonly secrets?: SecretService,
+    @Optional() @Inject(SecretService) private readonly secrets?: Pick<SecretService, 'reveal'>,
   ) {}
 
   /**
@@ -53,7 +54,7 @@ export class ModelRouter {
     const chosen =
       asModelRef(override) ??
       asModelRef(conversationModel) ??
-      asModelRef(settingsObject(workspaceSettings)?.defaultModel) ??
+      workspaceModelSettings(workspaceSettings).defaultModel ??
       parseModelString(this.config.HELIX_DEFAULT_MODEL) ??
       this.builtinDefault();
     return (await this.target(chosen, workspaceId)).ref;
@@ -61,14 +62,7 @@ export class ModelRouter {
 
   /** The workspace's fallback chain (`settings.fallbackModels`), malformed entries dropped. */
   fallbacks(workspaceSettings?: unknown): ModelRef[] {
-    const list = settingsObject(workspaceSettings)?.fallbackModels;
-    if (!Array.isArray(list)) return [];
-    const refs: ModelRef[] = [];
-    for (const item of list) {
-      const ref = asModelRef(item);
-      if (ref) refs.push(ref);
-    }
-    return refs;
+    return workspaceModelSettings(workspaceSettings).fallbackModels ?? [];
   }
 
   /** resolve() and fallbacks() together, as a run needs them. */
@@ -188,8 +182,8 @@ function unknownModel(ref: ModelRef): ModelError {
 
 /** A well-formed ModelRef (trimmed), or undefined. Stored JSON is never trusted blindly. */
 export function asModelRef(value: unknown): ModelRef | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const { provider, modelId } = value as { provider?: unknown; modelId?: unknown };
+  if (!isRecord(value)) return undefined;
+  const { provider, modelId } = value;
   if (typeof provider !== 'string' || typeof modelId !== 'string') return undefined;
   const p = provider.trim();
   const m = modelId.trim();
@@ -205,8 +199,21 @@ export function parseModelString(value: string | undefined): ModelRef | undefine
   return asModelRef({ provider: value.slice(0, colon), modelId: value.slice(colon + 1) });
 }
 
-function settingsObject(value: unknown): { defaultModel?: unknown; fallbackModels?: unknown } | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as { defaultModel?: unknown; fallbackModels?: unknown })
-    : undefined;
+/**
+ * The model fields of a workspace's `settings` JSON; a malformed default is left out, as are
+ * malformed entries of the fallback list.
+ */
+export function workspaceModelSettings(settings: unknown): WorkspaceModelSettings {
+  if (!isRecord(settings)) return {};
+  const out: WorkspaceModelSettings = {};
+  const defaultModel = asModelRef(settings.defaultModel);
+  if (defaultModel) out.defaultModel = defaultModel;
+  if (Array.isArray(settings.fallbackModels)) {
+    out.fallbackModels = [];
+    for (const item of settings.fallbackModels) {
+      const ref = asModelRef(item);
+      if (ref) out.fallbackModels.push(ref);
+    }
+  }
+  return out;
 }

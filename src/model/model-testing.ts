@@ -1,8 +1,8 @@
 import { loadConfig, type AppConfig } from '../config/app-config';
-import type { PrismaService } from '../database/prisma.service';
 import type { SecretService } from '../security/secret.service';
 import { ModelCatalog } from './model-catalog';
-import { ModelConfigService, type ModelConfigRow } from './model-config.service';
+import type { ModelConfigRecord, ModelConfigRepository } from './model-config.repository';
+import { ModelConfigService } from './model-config.service';
 import { ModelGateway, type ModelGatewayOptions } from './model-gateway';
 import { ModelRouter } from './model-router';
 
@@ -14,7 +14,7 @@ import { ModelRouter } from './model-router';
 export interface ModelStackOptions {
   /** environment passed through loadConfig (e.g. OPENAI_API_KEY, OPENAI_BASE_URL) */
   env?: Record<string, string>;
-  rows?: Array<Partial<ModelConfigRow> & Pick<ModelConfigRow, 'provider' | 'modelId'>>;
+  rows?: Array<Partial<ModelConfigRecord> & Pick<ModelConfigRecord, 'provider' | 'modelId'>>;
   /** secretId → plaintext, served by a stand-in SecretService.reveal */
   secrets?: Record<string, string>;
   gateway?: ModelGatewayOptions;
@@ -27,32 +27,26 @@ export interface ModelStack {
   router: ModelRouter;
   gateway: ModelGateway;
   /** the in-memory ModelConfig table (mutate, then call router.invalidate()) */
-  rows: ModelConfigRow[];
+  rows: ModelConfigRecord[];
 }
 
 export function buildModelStack(options: ModelStackOptions = {}): ModelStack {
   const config = loadConfig({ HELIX_DATA_DIR: 'memory://', ...options.env });
-  const rows: ModelConfigRow[] = (options.rows ?? []).map((row) => ({
-    workspaceId: null, baseUrl: null, apiKeySecretId: null, temperature: null, topP: null,
+  const rows: ModelConfigRecord[] = (options.rows ?? []).map((row, i) => ({
+    id: `mc_${i}`, workspaceId: null, baseUrl: null, apiKeySecretId: null, temperature: null, topP: null,
     maxTokens: null, contextWindow: null, toolsEnabled: true, inputPrice: null, outputPrice: null,
     ...row,
   }));
-  const prisma = {
-    modelConfig: {
-      findMany: async (args: { where: { provider: string; OR: Array<{ workspaceId: string | null }> } }) =>
-        rows.filter(
-          (row) =>
-            row.provider === args.where.provider &&
-            args.where.OR.some((clause) => clause.workspaceId === row.workspaceId),
-        ),
-    },
-  } as unknown as PrismaService;
+  const repository: Pick<ModelConfigRepository, 'forProvider'> = {
+    forProvider: async (provider, workspaceId) =>
+      rows.filter((row) => row.provider === provider && (row.workspaceId === null || row.workspaceId === workspaceId)),
+  };
   const secrets = options.secrets;
-  const secretService = secrets
-    ? ({ reveal: async (id: string) => secrets[id] } as unknown as SecretService)
+  const secretService: Pick<SecretService, 'reveal'> | undefined = secrets
+    ? { reveal: async (id: string) => secrets[id] }
     : undefined;
   const catalog = new ModelCatalog();
-  const configs = new ModelConfigService(prisma);
+  const configs = new ModelConfigService(repository);
   const router = new ModelRouter(catalog, configs, config, secretService);
   const gateway = new ModelGateway(router, { baseDelayMs: 1, ...options.gateway });
   return { config, catalog, configs, router, gateway, rows };

@@ -1,10 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ModelCatalog } from './model-catalog';
+import { ModelConfigRepository } from './model-config.repository';
 import { ModelConfigService } from './model-config.service';
 import { MODEL_GATEWAY_OPTIONS, ModelGateway, type ModelGatewayOptions } from './model-gateway';
 import { ModelRouter } from './model-router';
 
-const providers = [ModelCatalog, ModelConfigService, ModelRouter, ModelGateway];
+const providers = [ModelCatalog, ModelConfigRepository, ModelConfigService, ModelRouter, ModelGateway];
 
 /**
  * Models: catalog, ModelConfig rows, routing and the gateway every model call goes through.

@@ -4,6 +4,7 @@ import {
   APIError,
   APIUserAbortError,
 } from 'openai';
+import { isRecord } from './json-record';
 import { ModelError, type ModelErrorCode, type ModelRef } from './model.types';
 
 /**
@@ -137,8 +138,8 @@ export function parseRetryAfter(headers: Headers, now = Date.now()): number | un
 }
 
 function providerMessage(error: APIError): string | undefined {
-  const body = error.error as { message?: unknown } | undefined;
-  if (body && typeof body.message === 'string' && body.message) return truncate(body.message);
+  const body = error.error;
+  if (isRecord(body) && typeof body.message === 'string' && body.message) return truncate(body.message);
   return error.message ? truncate(error.message) : undefined;
 }
 
@@ -146,22 +147,31 @@ function isAbort(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError';
 }
 
+/**
+ * An error and its causes, outermost first (at most four). Read field by field, not through
+ * `instanceof Error`: a cause may come from another realm (Node's own errors under Jest).
+ */
+function* causeChain(error: unknown): Generator<object> {
+  let e = error;
+  for (let depth = 0; typeof e === 'object' && e !== null && depth < 4; depth++) {
+    yield e;
+    e = 'cause' in e ? e.cause : undefined;
+  }
+}
+
 function networkCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
+  for (const e of causeChain(error)) {
+    const code = 'code' in e ? e.code : undefined;
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || code === 'ETIMEDOUT')) return code;
-    e = (e as { cause?: unknown }).cause;
   }
   return undefined;
 }
 
 function describeCause(error: unknown): string {
   const parts: string[] = [];
-  for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
-    // not instanceof Error: a cause may come from another realm (Node's own errors under Jest)
-    const message = (e as { message?: unknown }).message;
+  for (const e of causeChain(error)) {
+    const message = 'message' in e ? e.message : undefined;
     if (typeof message === 'string' && message) parts.push(message);
-    e = (e as { cause?: unknown }).cause;
   }
   return truncate(parts.join(': '));
 }

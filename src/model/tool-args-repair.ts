@@ -1,3 +1,5 @@
+import { isRecord } from './json-record';
+
 /**
  * Tool-call argument repair (after Gaia's tryFixAndParse). Small models often stop a deeply nested
  * argument object early (`{"steps":[{"a":1},{"b":2}`) or add a stray brace. We repair only damage
@@ -41,9 +43,9 @@ export function repairToolArguments(raw: string): ArgsRepairResult {
 function parseObject(text: string): true | 'not-object' | string {
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? true : 'not-object';
+    return isRecord(value) ? true : 'not-object';
   } catch (error) {
-    return `invalid JSON (${(error as Error).message})`;
+    return `invalid JSON (${error instanceof Error ? error.message : String(error)})`;
   }
 }
 

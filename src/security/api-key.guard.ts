@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppConfig } from '../config/app-config';
-import { PrismaService } from '../database/prisma.service';
+import { ApiKeyRepository } from './api-key.repository';
 import { ALLOWS_STREAM_TOKEN, AuthContext, DEFAULT_WORKSPACE_ID, IS_PUBLIC, RequestWithAuth } from './auth-context';
 import { StreamTokenService } from './stream-token.service';
 
@@ -29,7 +29,7 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly config: AppConfig,
-    private readonly prisma: PrismaService,
+    private readonly apiKeys: ApiKeyRepository,
     private readonly streamTokens: StreamTokenService,
   ) {
     if (config.HELIX_API_TOKEN) this.bootstrapHash = sha256(config.HELIX_API_TOKEN);
@@ -66,7 +66,7 @@ export class ApiKeyGuard implements CanActivate {
     if (timingSafeEqual(hash, this.bootstrapHash)) {
       return { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin' };
     }
-    const key = await this.prisma.apiKey.findUnique({ where: { hash: hash.toString('hex') } });
+    const key = await this.apiKeys.findByHash(hash.toString('hex'));
     if (!key || key.revokedAt) throw new UnauthorizedException('Invalid API token');
     return { workspaceId: key.workspaceId, role: key.role, keyId: key.id };
   }

@@ -3,10 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/app-config';
-import type { PrismaService } from '../database/prisma.service';
+import type { SecretRecord, SecretRepository } from './secret.repository';
 import { SecretError, SecretService } from './secret.service';
 
-const noDb = {} as PrismaService;
+type Secrets = Pick<SecretRepository, 'findById' | 'save'>;
+
+const noDb: Secrets = {
+  findById: () => Promise.reject(new Error('no database in this test')),
+  save: () => Promise.reject(new Error('no database in this test')),
+};
 
 describe('SecretService', () => {
   let dir: string;
@@ -15,8 +20,8 @@ describe('SecretService', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const serviceFor = (env: Record<string, string>, prisma: PrismaService = noDb) =>
-    new SecretService(loadConfig({ HELIX_DATA_DIR: dir, ...env }), prisma);
+  const serviceFor = (env: Record<string, string>, secrets: Secrets = noDb) =>
+    new SecretService(loadConfig({ HELIX_DATA_DIR: dir, ...env }), secrets);
 
   it('round-trips with AES-256-GCM as base64 iv|tag|ciphertext, with a fresh iv each time', () => {
     const service = serviceFor({});
@@ -66,34 +71,24 @@ describe('SecretService', () => {
     expect(() => serviceFor({}).encrypt('x')).toThrow('32 bytes');
   });
 
-  // PGlite cannot start inside Jest's CommonJS VM (it needs --experimental-vm-modules), so the
-  // Secret table is an in-memory stand-in with Prisma's semantics for the calls the service makes.
-  describe('with the Secret table', () => {
-    interface Row { id: string; workspaceId: string | null; name: string; ciphertext: string }
-    const table: Row[] = [];
-    const prisma = {
-      secret: {
-        findUnique: async ({ where }: { where: { id: string } }) => table.find((r) => r.id === where.id) ?? null,
-        findFirst: async ({ where }: { where: { workspaceId: null; name: string } }) =>
-          table.find((r) => r.workspaceId === where.workspaceId && r.name === where.name) ?? null,
-        upsert: async (args: { where: { workspaceId_name: { workspaceId: string; name: string } }; create: Row; update: { ciphertext: string } }) => {
-          const { workspaceId, name } = args.where.workspaceId_name;
-          const found = table.find((r) => r.workspaceId === workspaceId && r.name === name);
-          if (found) return Object.assign(found, args.update);
-          table.push({ ...args.create });
-          return args.create;
-        },
-        update: async ({ where, data }: { where: { id: string }; data: { ciphertext: string } }) =>
-          Object.assign(table.find((r) => r.id === where.id) ?? {}, data),
-        create: async ({ data }: { data: Row }) => {
-          table.push({ ...data });
-          return data;
-        },
+  // the repository's own SQL is covered against a real database in secret.repository.spec.ts
+  describe('with a repository', () => {
+    const table: SecretRecord[] = [];
+    const secrets: Secrets = {
+      findById: async (id) => table.find((r) => r.id === id),
+      save: async (workspaceId, name, ciphertext) => {
+        const found = table.find((r) => r.workspaceId === workspaceId && r.name === name);
+        if (found) {
+          found.ciphertext = ciphertext;
+          return found.id;
+        }
+        table.push({ id: `sec_${table.length + 1}`, workspaceId, name, ciphertext });
+        return `sec_${table.length}`;
       },
-    } as unknown as PrismaService;
+    };
 
     it('stores (upserting by workspace and name) and reveals, scoped to the workspace', async () => {
-      const service = serviceFor({}, prisma);
+      const service = serviceFor({}, secrets);
       const id = await service.store('ws_a', 'openai', 'sk-1');
       expect(id).toMatch(/^sec_/);
       expect(await service.store('ws_a', 'openai', 'sk-2')).toBe(id);

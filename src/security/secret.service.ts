@@ -2,9 +2,8 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { dirname, join, resolve } from 'node:path';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
-import { PrismaService } from '../database/prisma.service';
+import { SecretRepository } from './secret.repository';
 
 const IV_BYTES = 12; // the GCM standard nonce size
 const TAG_BYTES = 16;
@@ -26,7 +25,7 @@ export class SecretService {
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
-    @Inject(PrismaService) private readonly prisma: PrismaService,
+    @Inject(SecretRepository) private readonly repository: Pick<SecretRepository, 'findById' | 'save'>,
   ) {}
 
   encrypt(plain: string): string {
@@ -54,37 +53,17 @@ export class SecretService {
    * workspace. Global secrets (no workspace) are visible to every workspace.
    */
   async reveal(secretId: string, workspaceId?: string): Promise<string | undefined> {
-    const row = await this.prisma.secret.findUnique({ where: { id: secretId } });
-    if (!row) return undefined;
-    if (workspaceId !== undefined && row.workspaceId !== null && row.workspaceId !== workspaceId) {
+    const secret = await this.repository.findById(secretId);
+    if (!secret) return undefined;
+    if (workspaceId !== undefined && secret.workspaceId !== null && secret.workspaceId !== workspaceId) {
       return undefined;
     }
-    return this.decrypt(row.ciphertext);
+    return this.decrypt(secret.ciphertext);
   }
 
   /** Creates or replaces the secret `name` of a workspace (null: global); returns its id. */
   async store(workspaceId: string | null, name: string, plain: string): Promise<string> {
-    const ciphertext = this.encrypt(plain);
-    if (workspaceId !== null) {
-      const row = await this.prisma.secret.upsert({
-        where: { workspaceId_name: { workspaceId, name } },
-        create: { id: newId('sec'), workspaceId, name, ciphertext },
-        update: { ciphertext },
-        select: { id: true },
-      });
-      return row.id;
-    }
-    // Prisma's compound-unique `where` cannot match a NULL workspace, so look it up first.
-    const existing = await this.prisma.secret.findFirst({ where: { workspaceId: null, name }, select: { id: true } });
-    if (existing) {
-      await this.prisma.secret.update({ where: { id: existing.id }, data: { ciphertext } });
-      return existing.id;
-    }
-    const row = await this.prisma.secret.create({
-      data: { id: newId('sec'), workspaceId: null, name, ciphertext },
-      select: { id: true },
-    });
-    return row.id;
+    return this.repository.save(workspaceId, name, this.encrypt(plain));
   }
 
   /** A key for another purpose (e.g. signing stream tokens), derived from the master key with HKDF. */
@@ -117,14 +96,14 @@ export function loadOrCreateKeyFile(file: string, logger?: Logger): Buffer {
   try {
     return readKeyFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (errorCode(error) !== 'ENOENT') throw error;
   }
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   try {
     writeFileSync(file, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
     logger?.log(`Generated a master key for secrets at ${file}; back it up with the data directory.`);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if (errorCode(error) !== 'EEXIST') throw error;
   }
   return readKeyFile(file);
 }
@@ -134,4 +113,12 @@ function readKeyFile(file: string): Buffer {
   // a key readable by other users protects nothing; tighten it rather than refuse to start
   if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
   return key;
+}
+
+/**
+ * The `code` of a Node system error (ENOENT, EEXIST …), if `error` has one. Not `instanceof
+ * Error`: errors from another realm (Node's own under Jest) fail that test.
+ */
+function errorCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
 }

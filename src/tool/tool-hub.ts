@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service';
+import { Inject, Injectable } from '@nestjs/common';
+import { isRecord } from '../model/json-record';
 import type { ToolSpec } from '../model/model.types';
 import { askUser } from './builtin/ask-user';
 import { calculator } from './builtin/calculator';
 import { currentTime } from './builtin/current-time';
+import { ToolPolicyRepository } from './tool-policy.repository';
 import type { Tool, ToolContext, ToolPolicyMode, ToolResult } from './tool.types';
 
 const BUILTINS: Tool[] = [calculator, currentTime, askUser];
@@ -17,7 +18,7 @@ const BUILTINS: Tool[] = [calculator, currentTime, askUser];
 export class ToolHub {
   private readonly tools = new Map(BUILTINS.map((tool) => [tool.spec.name, tool]));
 
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(@Inject(ToolPolicyRepository) private readonly policies: Pick<ToolPolicyRepository, 'rulesFor'>) {}
 
   specs(): ToolSpec[] {
     return [...this.tools.values()].map((tool) => tool.spec);
@@ -28,9 +29,7 @@ export class ToolHub {
   }
 
   async policy(workspaceId: string, conversationId: string, name: string): Promise<ToolPolicyMode> {
-    const rules = await this.prisma.toolPolicy.findMany({
-      where: { workspaceId, tool: name, OR: [{ conversationId }, { conversationId: null }] },
-    });
+    const rules = await this.policies.rulesFor(workspaceId, conversationId, name);
     const rule = rules.find((r) => r.conversationId === conversationId) ?? rules.find((r) => r.conversationId === null);
     if (rule) return rule.mode;
     return this.tools.get(name)?.risk === 'high' ? 'confirm' : 'always';
@@ -52,25 +51,28 @@ export class ToolHub {
 }
 
 function parseArgs(raw: string): Record<string, unknown> | string {
+  let value: unknown;
   try {
-    const value: unknown = raw.trim() ? JSON.parse(raw) : {};
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-    return 'Tool arguments must be a JSON object';
+    value = raw.trim() ? JSON.parse(raw) : {};
   } catch {
     return 'Tool arguments are not valid JSON';
   }
+  return isRecord(value) ? value : 'Tool arguments must be a JSON object';
 }
 
 /** Required properties and primitive types of the spec's top level (the built-ins need no more). */
 function checkArgs(spec: ToolSpec, args: Record<string, unknown>): string | undefined {
-  const schema = spec.parameters as { properties?: Record<string, { type?: string }>; required?: string[] };
-  for (const name of schema.required ?? []) {
-    if (args[name] === undefined) return `"${name}" is required`;
+  const { properties, required } = spec.parameters;
+  if (Array.isArray(required)) {
+    for (const name of required) {
+      if (typeof name === 'string' && args[name] === undefined) return `"${name}" is required`;
+    }
   }
   for (const [name, value] of Object.entries(args)) {
-    const expected = schema.properties?.[name]?.type;
-    if (!schema.properties?.[name]) return `unknown argument "${name}"`;
-    if (expected && expected !== 'integer' && typeof value !== expected) return `"${name}" must be a ${expected}`;
+    const property = isRecord(properties) ? properties[name] : undefined;
+    if (!isRecord(property)) return `unknown argument "${name}"`;
+    const expected = property.type;
+    if (typeof expected === 'string' && expected !== 'integer' && typeof value !== expected) return `"${name}" must be a ${expected}`;
   }
   return undefined;
 }

@@ -127,14 +127,15 @@ function decoded(res: IncomingMessage): Readable {
 
 /** A web stream over `body`, made only when someone reads it (highWaterMark 0: no read ahead). */
 function lazyWebBody(body: Readable): ReadableStream<Uint8Array> {
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let chunks: AsyncIterator<unknown> | undefined;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        reader ??= (Readable.toWeb(body) as ReadableStream<Uint8Array>).getReader();
-        const { done, value } = await reader.read();
+        chunks ??= body[Symbol.asyncIterator]();
+        const { done, value } = await chunks.next();
         if (done) controller.close();
-        else controller.enqueue(value);
+        // a body without an encoding yields Buffers; text only if an encoding was set on it
+        else controller.enqueue(Buffer.isBuffer(value) ? value : Buffer.from(String(value)));
       },
       cancel(reason) {
         body.destroy(reason instanceof Error ? reason : undefined);

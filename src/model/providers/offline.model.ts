@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isRecord } from '../json-record';
 import { OFFLINE_MODEL } from '../model-catalog';
 import type { ChatMessage, ModelChunk, ModelRequest, ToolCall } from '../model.types';
 import { modelError } from '../provider-errors';
@@ -198,10 +199,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function clip(text: string, max = 500): string {

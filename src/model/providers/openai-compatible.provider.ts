@@ -12,13 +12,13 @@ import {
   mapFinishReason,
   promptChars,
   reasoningOf,
-  type ReasoningFields,
   toOpenAiMessages,
   toOpenAiTools,
   ToolCallAssembler,
 } from './openai-format';
 import { createNodeFetch } from './node-fetch';
 import { sseJsonPayloads } from './sse-body';
+import { readStreamedChunk } from './streamed-chunk';
 
 /** One attempt against one model; the gateway owns retries, fallbacks and error mapping. */
 export interface ProviderCall {
@@ -40,9 +40,6 @@ export interface OpenAiProviderOptions {
   /** longest silence allowed between two stream chunks */
   idleTimeoutMs?: number;
 }
-
-type Delta = OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & ReasoningFields;
-type Message = OpenAI.Chat.Completions.ChatCompletionMessage & ReasoningFields;
 
 /**
  * Any OpenAI-compatible `/chat/completions` endpoint (OpenAI, NVIDIA, vLLM, Ollama, DeepSeek …)
@@ -118,26 +115,21 @@ export class OpenAiCompatibleProvider implements ChatProvider {
         .chat.completions.create({ ...this.body(call), stream: true, stream_options: { include_usage: true } }, { signal: guard.signal })
         .asResponse();
       guard.watchIdle(this.idleTimeoutMs);
-      for await (const chunk of sseJsonPayloads<OpenAI.Chat.Completions.ChatCompletionChunk>(response)) {
+      for await (const payload of sseJsonPayloads(response)) {
         guard.received++;
+        const chunk = readStreamedChunk(payload);
         if (chunk.usage) usage = fromOpenAiUsage(chunk.usage);
-        const choice = chunk.choices?.[0];
-        if (choice === undefined) continue;
-        const delta = choice.delta as Delta | undefined;
-        if (delta) {
-          const reasoning = reasoningOf(delta);
-          if (reasoning) {
-            outChars += reasoning.length;
-            yield { type: 'reasoning', text: reasoning };
-          }
-          const content = delta.content;
-          if (content) {
-            outChars += content.length;
-            yield { type: 'text', text: content };
-          }
-          if (delta.tool_calls) tools.add(delta.tool_calls);
+        if (!chunk.hasChoice) continue;
+        if (chunk.reasoning) {
+          outChars += chunk.reasoning.length;
+          yield { type: 'reasoning', text: chunk.reasoning };
         }
-        if (choice.finish_reason) finishReason = choice.finish_reason;
+        if (chunk.content) {
+          outChars += chunk.content.length;
+          yield { type: 'text', text: chunk.content };
+        }
+        if (chunk.toolCalls) tools.add(chunk.toolCalls);
+        if (chunk.finishReason) finishReason = chunk.finishReason;
       }
       // a body cut short by our abort may end quietly: silence must not pass for a finished answer
       guard.check(target);
@@ -201,7 +193,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
         model: target.ref, retryable: true, detail: 'the response had no choices',
       });
     }
-    const message = choice.message as Message;
+    const message = choice.message;
     let outChars = 0;
     const reasoning = reasoningOf(message);
     if (reasoning) {

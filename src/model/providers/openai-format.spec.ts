@@ -3,8 +3,8 @@ import { mapFinishReason, reasoningOf, ToolCallAssembler } from './openai-format
 describe('ToolCallAssembler', () => {
   it('concatenates argument pieces by index and keeps arrival order', () => {
     const a = new ToolCallAssembler();
-    a.add([{ index: 1, id: 'b', type: 'function', function: { name: 'second', arguments: '{"y"' } }]);
-    a.add([{ index: 0, id: 'a', type: 'function', function: { name: 'first', arguments: '' } }]);
+    a.add([{ index: 1, id: 'b', function: { name: 'second', arguments: '{"y"' } }]);
+    a.add([{ index: 0, id: 'a', function: { name: 'first', arguments: '' } }]);
     a.add([{ index: 1, function: { arguments: ':1}' } }, { index: 0, function: { arguments: '{}' } }]);
     expect(a.finish()).toEqual([
       { type: 'tool_call', call: { id: 'b', name: 'second', arguments: '{"y":1}' }, repaired: false },

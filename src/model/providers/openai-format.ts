@@ -1,23 +1,18 @@
-import type {
-  ChatCompletionChunk,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { repairToolArguments } from '../tool-args-repair';
 import type { ChatMessage, FinishReason, ModelChunk, ToolSpec, Usage } from '../model.types';
-
-/** gpt-oss (vLLM, NVIDIA) and DeepSeek send reasoning under names the SDK's types do not know. */
-export interface ReasoningFields {
-  reasoning_content?: string | null;
-  reasoning?: string | null;
-}
+import type { OpenAiUsage, ToolCallDelta } from './streamed-chunk';
 
 /**
- * The reasoning text of a delta or message. Some servers send both names with the same text during
+ * The reasoning text of a delta or message: gpt-oss (vLLM, NVIDIA) and DeepSeek send it under
+ * names the SDK's types do not know. Some servers send both names with the same text during
  * their rename, so one is taken, never both.
  */
-export function reasoningOf(value: ReasoningFields): string | null | undefined {
-  return value.reasoning_content || value.reasoning;
+export function reasoningOf(value: object): string | undefined {
+  const content = 'reasoning_content' in value ? value.reasoning_content : undefined;
+  if (typeof content === 'string' && content) return content;
+  const reasoning = 'reasoning' in value ? value.reasoning : undefined;
+  return typeof reasoning === 'string' && reasoning ? reasoning : undefined;
 }
 
 export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
@@ -94,7 +89,7 @@ export class ToolCallAssembler {
   /** characters of arguments received, for usage estimates */
   chars = 0;
 
-  add(deltas: ChatCompletionChunk.Choice.Delta.ToolCall[]): void {
+  add(deltas: ToolCallDelta[]): void {
     for (const delta of deltas) {
       const index = typeof delta.index === 'number' ? delta.index : 0;
       let slot = this.slotOfIndex.get(index);
@@ -161,7 +156,7 @@ export function estimateUsage(promptCharCount: number, completionCharCount: numb
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true };
 }
 
-export function fromOpenAiUsage(u: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }): Usage {
+export function fromOpenAiUsage(u: OpenAiUsage): Usage {
   const promptTokens = u.prompt_tokens ?? 0;
   const completionTokens = u.completion_tokens ?? 0;
   return { promptTokens, completionTokens, totalTokens: u.total_tokens ?? promptTokens + completionTokens };

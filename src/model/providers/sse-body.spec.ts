@@ -1,4 +1,7 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
+import { createNodeFetch } from './node-fetch';
 import { LineSplitter, sseJsonPayloads } from './sse-body';
 
 /** A response whose body arrives in exactly these pieces; `cancelled` tells whether it was closed early. */
@@ -80,15 +83,77 @@ describe('sseJsonPayloads', () => {
   });
 });
 
+describe('sseJsonPayloads on a burst from a real server', () => {
+  let server: http.Server;
+  let base: string;
+  const burst = 500;
+  const fetch = createNodeFetch();
+
+  beforeAll(async () => {
+    server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let body = '';
+      for (let n = 1; n <= burst; n++) body += `data: {"n":${n}}\n\n`;
+      res.end(`${body}data: [DONE]\n\n`); // one write: the whole burst in one network piece
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('yields the first event of a piece before parsing the others', async () => {
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      let parsedAtFirst = -1;
+      let count = 0;
+      for await (const payload of sseJsonPayloads(await fetch(`${base}/burst`))) {
+        if (count++ === 0) {
+          parsedAtFirst = parse.mock.calls.length;
+          expect(payload).toEqual({ n: 1 });
+        }
+      }
+      expect(parsedAtFirst).toBe(1);
+      expect(count).toBe(burst);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+});
+
 describe('LineSplitter', () => {
+  const read = (lines: LineSplitter) => {
+    const out: string[] = [];
+    for (let line = lines.next(); line !== undefined; line = lines.next()) out.push(line);
+    return out;
+  };
+
   it('keeps a partial line until its end arrives', () => {
     const lines = new LineSplitter();
-    expect(lines.push('ab')).toEqual([]);
-    expect(lines.push('c\nde')).toEqual(['abc']);
-    expect(lines.push('\r')).toEqual(['de']);
-    expect(lines.push('\nf\r\n\n')).toEqual(['f', '']);
-    expect(lines.end()).toBe('');
-    expect(lines.push('tail')).toEqual([]);
-    expect(lines.end()).toBe('\n');
+    lines.push('ab');
+    expect(read(lines)).toEqual([]);
+    lines.push('c\nde');
+    expect(read(lines)).toEqual(['abc']);
+    lines.push('\r');
+    expect(read(lines)).toEqual(['de']);
+    lines.push('');
+    lines.push('\nf\r\n\n');
+    expect(read(lines)).toEqual(['f', '']);
+    expect(lines.end()).toBeUndefined();
+    lines.push('tail');
+    expect(read(lines)).toEqual([]);
+    expect(lines.end()).toBe('tail');
+  });
+
+  it('hands out one line at a time', () => {
+    const lines = new LineSplitter();
+    lines.push('one\ntwo\nthr');
+    expect(lines.next()).toBe('one');
+    expect(lines.next()).toBe('two');
+    expect(lines.next()).toBeUndefined();
+    lines.push('ee\n');
+    expect(lines.next()).toBe('three');
   });
 });

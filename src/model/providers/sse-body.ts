@@ -1,20 +1,26 @@
 import type { Readable } from 'node:stream';
 import OpenAI from 'openai';
+import { isRecord } from '../json-record';
 import { nodeBodyOf } from './node-fetch';
 
 /**
  * The JSON payloads of a Server-Sent Events body as OpenAI-compatible `stream: true` endpoints
- * send it (`data: {…}` events, ending with `data: [DONE]` or the end of the body).
+ * send it (`data: {…}` events, ending with `data: [DONE]` or the end of the body), as parsed
+ * JSON for the caller to read field by field.
  *
  * The SDK still makes the request (auth, headers, the error for a non-2xx answer); only the body
  * is read here, in one loop, from the Node stream when the request went out through
  * `createNodeFetch` (else from the web stream): the SDK's reader passes every chunk through four
  * nested async iterators, which at tens of chunks per second per run was the largest share of
- * Helix's CPU per token after the database (docs/BENCHMARKS.md). Semantics follow the SDK's `Stream`: lines end
+ * Helix's CPU per token after the database. Semantics follow the SDK's `Stream`: lines end
  * with CRLF, LF or CR, `data:` lines of one event are joined with LF, other fields and comments
  * are ignored, a payload with an `error` member is thrown as the SDK's `APIError`.
+ *
+ * A network piece may hold a whole burst of events: lines are split and parsed one event at a
+ * time, each yielded as soon as its blank line is read, so the consumer has the first event
+ * before the rest of the piece is looked at.
  */
-export async function* sseJsonPayloads<T>(response: Response): AsyncGenerator<T> {
+export async function* sseJsonPayloads(response: Response): AsyncGenerator<unknown> {
   const node = nodeBodyOf(response);
   const texts = node ? nodeTexts(node) : response.body ? webTexts(response.body) : undefined;
   if (!texts) return;
@@ -22,16 +28,17 @@ export async function* sseJsonPayloads<T>(response: Response): AsyncGenerator<T>
   let data: string[] = [];
   let sawDone = false;
   /** the event whose `data:` lines were collected, if it is a payload (not `[DONE]`) */
-  const take = (): T | undefined => {
+  const take = (): unknown => {
     const text = data.join('\n');
     data = [];
     if (text.startsWith('[DONE]')) {
       sawDone = true;
       return undefined;
     }
-    const parsed = JSON.parse(text) as T & { error?: unknown };
-    if (parsed && typeof parsed === 'object' && parsed.error) {
-      throw new OpenAI.APIError(undefined, parsed.error as object, undefined, response.headers);
+    const parsed: unknown = JSON.parse(text);
+    if (isRecord(parsed) && parsed.error) {
+      const error = isRecord(parsed.error) ? parsed.error : { message: String(parsed.error) };
+      throw new OpenAI.APIError(undefined, error, undefined, response.headers);
     }
     return parsed;
   };
@@ -44,19 +51,21 @@ export async function* sseJsonPayloads<T>(response: Response): AsyncGenerator<T>
   for await (const text of texts) {
     // after [DONE] the rest of the body is read (so the connection can be reused), not parsed
     if (sawDone) continue;
-    for (const line of lines.push(text)) {
+    lines.push(text);
+    for (let line = lines.next(); line !== undefined; line = lines.next()) {
       if (!ends(line)) continue;
       const payload = take();
       if (sawDone) break;
-      yield payload as T;
+      yield payload;
     }
   }
   if (sawDone) return;
-  for (const line of lines.push(lines.end())) ends(line);
+  const last = lines.end();
+  if (last !== undefined) ends(last);
   // a last event the body did not end with a blank line
   if (data.length) {
     const payload = take();
-    if (!sawDone) yield payload as T;
+    if (!sawDone) yield payload;
   }
 }
 
@@ -86,35 +95,57 @@ async function* webTexts(body: ReadableStream<Uint8Array>): AsyncGenerator<strin
   }
 }
 
-/** Splits text arriving in pieces into lines ending with CRLF, LF or CR. */
+/**
+ * Splits text arriving in pieces into lines ending with CRLF, LF or CR, one line per `next()`:
+ * a piece is scanned only as far as the caller reads.
+ */
 export class LineSplitter {
+  /** the piece being read, from `at` on */
+  private piece = '';
+  private at = 0;
+  /** the start of a line that the pieces before did not end */
   private rest = '';
   /** a CR ended the last piece: an LF starting the next one belongs to it */
   private pendingCr = false;
 
-  push(text: string): string[] {
-    let input = text;
-    if (this.pendingCr && input.startsWith('\n')) input = input.slice(1);
+  /** Adds the next piece; read the lines of the one before with next() first. */
+  push(text: string): void {
+    // an empty piece must not forget a CR that ended the piece before
+    if (!text) return;
+    this.rest += this.piece.slice(this.at);
+    this.piece = text;
+    this.at = this.pendingCr && text.charCodeAt(0) === 10 ? 1 : 0;
     this.pendingCr = false;
-    const out: string[] = [];
-    let start = 0;
-    for (let i = 0; i < input.length; i++) {
-      const c = input.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      out.push(start === 0 && this.rest ? this.rest + input.slice(0, i) : input.slice(start, i));
-      this.rest = '';
-      if (c === 13) {
-        if (i + 1 === input.length) this.pendingCr = true;
-        else if (input.charCodeAt(i + 1) === 10) i++;
-      }
-      start = i + 1;
-    }
-    this.rest = start === 0 ? this.rest + input : input.slice(start);
-    return out;
   }
 
-  /** what the body ended with, as a final line (appended to the last piece) */
-  end(): string {
-    return this.rest ? '\n' : '';
+  /** The next complete line, or undefined when the pieces so far hold no more. */
+  next(): string | undefined {
+    const piece = this.piece;
+    for (let i = this.at; i < piece.length; i++) {
+      const c = piece.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      const start = this.at;
+      let line = piece.slice(start, i);
+      if (this.rest) {
+        line = this.rest + line;
+        this.rest = '';
+      }
+      if (c === 13) {
+        if (i + 1 === piece.length) this.pendingCr = true;
+        else if (piece.charCodeAt(i + 1) === 10) i++;
+      }
+      this.at = i + 1;
+      return line;
+    }
+    return undefined;
+  }
+
+  /** The line the body ended with, without a line end (undefined when it ended with one). */
+  end(): string | undefined {
+    const last = this.rest + this.piece.slice(this.at);
+    this.rest = '';
+    this.piece = '';
+    this.at = 0;
+    return last || undefined;
   }
 }

@@ -75,7 +75,7 @@ export const calculator: Tool = {
       const value = evaluate(String(args.expression));
       return { ok: true, output: String(Number(value.toPrecision(15))) };
     } catch (error) {
-      return { ok: false, error: `Cannot evaluate "${String(args.expression)}": ${(error as Error).message}` };
+      return { ok: false, error: `Cannot evaluate "${String(args.expression)}": ${error instanceof Error ? error.message : String(error)}` };
     }
   },
 };

@@ -1,0 +1,49 @@
+import { openTestDatabase } from '../../test/support/test-prisma';
+import type { PrismaService } from '../database/prisma.service';
+import { ModelConfigRepository } from './model-config.repository';
+
+describe('ModelConfigRepository (against the test database)', () => {
+  let prisma: PrismaService;
+  let close: () => Promise<void>;
+  let repository: ModelConfigRepository;
+
+  beforeAll(async () => {
+    ({ prisma, close } = await openTestDatabase());
+    repository = new ModelConfigRepository(prisma);
+    await prisma.workspace.createMany({ data: [{ id: 'ws_a', name: 'a' }, { id: 'ws_b', name: 'b' }] });
+    await prisma.secret.create({ data: { id: 'sec_1', workspaceId: 'ws_a', name: 'key', ciphertext: 'x' } });
+    await prisma.modelConfig.createMany({
+      data: [
+        {
+          id: 'mc_1', workspaceId: 'ws_a', provider: 'openai', modelId: 'gpt-4o', baseUrl: 'http://a/v1', apiKeySecretId: 'sec_1',
+          temperature: 0.25, topP: 0.5, maxTokens: 100, contextWindow: 8000, toolsEnabled: false, inputPrice: 1.5, outputPrice: 6,
+        },
+        { id: 'mc_2', provider: 'openai', modelId: '*' },
+        { id: 'mc_3', workspaceId: 'ws_b', provider: 'openai', modelId: 'gpt-4o' },
+        { id: 'mc_4', provider: 'local', modelId: 'llama' },
+      ],
+    });
+  });
+  afterAll(() => close());
+
+  it('maps every column of a row to the record', async () => {
+    const rows = await repository.forProvider('openai', 'ws_a');
+    expect(rows).toEqual([
+      {
+        id: 'mc_1', workspaceId: 'ws_a', provider: 'openai', modelId: 'gpt-4o', baseUrl: 'http://a/v1', apiKeySecretId: 'sec_1',
+        temperature: 0.25, topP: 0.5, maxTokens: 100, contextWindow: 8000, toolsEnabled: false, inputPrice: 1.5, outputPrice: 6,
+      },
+      {
+        id: 'mc_2', workspaceId: null, provider: 'openai', modelId: '*', baseUrl: null, apiKeySecretId: null,
+        temperature: null, topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, inputPrice: null, outputPrice: null,
+      },
+    ]);
+  });
+
+  it("returns a workspace's rows and the global ones, only the global ones without a workspace", async () => {
+    expect((await repository.forProvider('openai', 'ws_b')).map((r) => r.id)).toEqual(['mc_2', 'mc_3']);
+    expect((await repository.forProvider('openai')).map((r) => r.id)).toEqual(['mc_2']);
+    expect((await repository.forProvider('local', 'ws_a')).map((r) => r.id)).toEqual(['mc_4']);
+    await expect(repository.forProvider('nobody', 'ws_a')).resolves.toEqual([]);
+  });
+});

@@ -1,0 +1,70 @@
+import { isRecord } from '../json-record';
+import { reasoningOf } from './openai-format';
+
+/** One streamed piece of a tool call, as servers send it: every field may be missing. */
+export interface ToolCallDelta {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+/** Token counts as OpenAI-compatible servers report them. */
+export interface OpenAiUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+}
+
+/**
+ * What Helix reads from one `chat.completion.chunk` payload. Servers differ (and some send
+ * fields the SDK's types do not know), so each field is checked rather than the payload trusted.
+ */
+export interface StreamedChunk {
+  usage?: OpenAiUsage;
+  /** false for a chunk without choices (the final usage chunk) */
+  hasChoice: boolean;
+  reasoning?: string;
+  content?: string;
+  toolCalls?: ToolCallDelta[];
+  finishReason?: string;
+}
+
+const NO_CHOICE: StreamedChunk = Object.freeze({ hasChoice: false });
+
+/** The fields of a parsed payload that Helix uses; wrong-typed fields count as absent. */
+export function readStreamedChunk(payload: unknown): StreamedChunk {
+  if (!isRecord(payload)) return NO_CHOICE;
+  const usage = isRecord(payload.usage) ? readUsage(payload.usage) : undefined;
+  const choices = payload.choices;
+  const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  if (!isRecord(choice)) return usage ? { hasChoice: false, usage } : NO_CHOICE;
+  const out: StreamedChunk = { hasChoice: true, usage };
+  if (typeof choice.finish_reason === 'string') out.finishReason = choice.finish_reason;
+  const delta = choice.delta;
+  if (!isRecord(delta)) return out;
+  out.reasoning = reasoningOf(delta);
+  if (typeof delta.content === 'string') out.content = delta.content;
+  if (Array.isArray(delta.tool_calls)) out.toolCalls = delta.tool_calls.filter(isRecord).map(readToolCallDelta);
+  return out;
+}
+
+function readToolCallDelta(value: Record<string, unknown>): ToolCallDelta {
+  const delta: ToolCallDelta = {};
+  if (typeof value.index === 'number') delta.index = value.index;
+  if (typeof value.id === 'string') delta.id = value.id;
+  const fn = value.function;
+  if (isRecord(fn)) {
+    delta.function = {};
+    if (typeof fn.name === 'string') delta.function.name = fn.name;
+    if (typeof fn.arguments === 'string') delta.function.arguments = fn.arguments;
+  }
+  return delta;
+}
+
+function readUsage(value: Record<string, unknown>): OpenAiUsage {
+  const usage: OpenAiUsage = {};
+  if (typeof value.prompt_tokens === 'number') usage.prompt_tokens = value.prompt_tokens;
+  if (typeof value.completion_tokens === 'number') usage.completion_tokens = value.completion_tokens;
+  if (typeof value.total_tokens === 'number') usage.total_tokens = value.total_tokens;
+  return usage;
+}
