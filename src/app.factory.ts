@@ -9,6 +9,7 @@ import { AppConfig } from './config/app-config';
 import { openDatabase } from './database/database.module';
 import { SharedShapeExpressAdapter } from './common/express-adapter';
 import { HttpErrorFilter, validationExceptionFactory } from './common/http-errors';
+import { StorableParamsPipe } from './common/storable-params.pipe';
 
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
 export async function createApp(config: AppConfig): Promise<INestApplication> {
@@ -35,6 +36,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     ],
   });
   app.useGlobalPipes(
+    new StorableParamsPipe(),
     new ValidationPipe({
       whitelist: true,
       forbidNonWhitelisted: true,

@@ -12,14 +12,18 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { IsStorableText } from '../common/is-storable-text';
 
 export class ModelRefDto {
   @IsString()
+  @IsStorableText()
   @IsNotEmpty()
   @MaxLength(200)
   provider!: string;
 
   @IsString()
+
+  @IsStorableText()
   @IsNotEmpty()
   @MaxLength(200)
   modelId!: string;
@@ -47,6 +51,7 @@ export class ConversationSettingsDto {
 
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(20000)
   systemPrompt?: string;
 }
@@ -54,6 +59,7 @@ export class ConversationSettingsDto {
 export class CreateConversationDto {
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(500)
   title?: string;
 
@@ -73,6 +79,7 @@ export class CreateConversationDto {
 export class UpdateConversationDto {
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @IsNotEmpty()
   @MaxLength(500)
   title?: string;
@@ -102,6 +109,7 @@ export class ListConversationsQuery {
 
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(200)
   cursor?: string;
 }

@@ -15,6 +15,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { IsStorableText } from '../common/is-storable-text';
 import { ModelRefDto } from '../conversation/conversation.dto';
 
 export const RUN_MODES = ['react', 'plan', 'direct'] as const;
@@ -22,6 +23,7 @@ export type RunMode = (typeof RUN_MODES)[number];
 
 export class PostMessageDto {
   @IsString()
+  @IsStorableText()
   @Matches(/\S/, { message: 'text must not be empty' })
   @MaxLength(100_000)
   text!: string;
@@ -39,12 +41,14 @@ export class PostMessageDto {
 
 export class PlanStepDto {
   @IsString()
+  @IsStorableText()
   @IsNotEmpty()
   @MaxLength(500)
   title!: string;
 
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(5000)
   detail?: string;
 }
@@ -71,6 +75,7 @@ export class ResumeRunDto {
 
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(2000)
   reason?: string;
 }
@@ -81,12 +86,14 @@ export class ApprovalDecisionDto {
 
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(2000)
   reason?: string;
 }
 
 export class ReplyDto {
   @IsString()
+  @IsStorableText()
   @Matches(/\S/, { message: 'text must not be empty' })
   @MaxLength(100_000)
   text!: string;
@@ -101,6 +108,7 @@ export class EventsQuery {
 
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(500)
   token?: string;
 
