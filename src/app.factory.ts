@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { INestApplication, RequestMethod, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -9,6 +11,7 @@ import { AppConfig } from './config/app-config';
 import { openDatabase } from './database/database.module';
 import { SharedShapeExpressAdapter } from './common/express-adapter';
 import { HttpErrorFilter, validationExceptionFactory } from './common/http-errors';
+import { setupOpenApi } from './common/openapi';
 import { StorableParamsPipe } from './common/storable-params.pipe';
 
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
@@ -45,6 +48,12 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     }),
   );
   app.useGlobalFilters(new HttpErrorFilter());
+  setupOpenApi(app, packageVersion());
   app.enableShutdownHooks();
   return app;
+}
+
+/** package.json sits next to src/ and dist/ alike. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
