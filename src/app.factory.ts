@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { INestApplication, RequestMethod, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -9,11 +11,15 @@ import { AppConfig } from './config/app-config';
 import { openDatabase } from './database/database.module';
 import { SharedShapeExpressAdapter } from './common/express-adapter';
 import { HttpErrorFilter, validationExceptionFactory } from './common/http-errors';
+import { logDestination } from './common/log-destination';
+import { setupOpenApi } from './common/openapi';
+import { StorableParamsPipe } from './common/storable-params.pipe';
 
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
 export async function createApp(config: AppConfig): Promise<INestApplication> {
-  // Nest's logger is not up yet: log the database start-up as the same JSON lines
-  const startup = pino({ level: config.LOG_LEVEL }).child({ context: 'Database' });
+  // Nest's logger is not up yet: log the database start-up as the same lines
+  const destination = logDestination();
+  const startup = (destination ? pino({ level: config.LOG_LEVEL }, destination) : pino({ level: config.LOG_LEVEL })).child({ context: 'Database' });
   const database = await openDatabase(config, { log: (msg: string) => startup.info(msg), warn: (msg: string) => startup.warn(msg) });
   let app: NestExpressApplication;
   try {
@@ -35,6 +41,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     ],
   });
   app.useGlobalPipes(
+    new StorableParamsPipe(),
     new ValidationPipe({
       whitelist: true,
       forbidNonWhitelisted: true,
@@ -43,6 +50,12 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     }),
   );
   app.useGlobalFilters(new HttpErrorFilter());
+  setupOpenApi(app, packageVersion());
   app.enableShutdownHooks();
   return app;
+}
+
+/** package.json sits next to src/ and dist/ alike. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 }

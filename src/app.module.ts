@@ -1,5 +1,7 @@
 import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import type { Options } from 'pino-http';
+import { logDestination } from './common/log-destination';
 import { requestId } from './common/request-id';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -22,7 +24,7 @@ export class AppModule {
           // for each (SseWriter logs a stream's end itself). The path is relative to the global
           // prefix: Nest prepends it to middleware exclusions.
           exclude: [{ method: RequestMethod.GET, path: 'runs/:id/events' }],
-          pinoHttp: {
+          pinoHttp: withDestination({
             level: config.LOG_LEVEL,
             genReqId: (request, response) => {
               const id = requestId(request);
@@ -31,7 +33,14 @@ export class AppModule {
             },
             autoLogging: { ignore: (request) => request.url === '/health' },
             redact: ['req.headers.authorization', 'req.headers["x-api-token"]', 'req.query.token'],
-          },
+            // the URL carries the stream token too (`?token=`): the logged one shows it redacted
+            serializers: {
+              req: (req: { url?: string }) => {
+                if (req.url?.includes('token=')) req.url = req.url.replace(/([?&]token=)[^&#]*/g, '$1[Redacted]');
+                return req;
+              },
+            },
+          }),
         }),
         DatabaseModule.forRoot(database),
         SecurityModule,
@@ -41,4 +50,10 @@ export class AppModule {
       ],
     };
   }
+}
+
+/** pino-http's options with the log destination of this terminal or pipe (log-destination.ts). */
+function withDestination(options: Options): Options | [Options, NonNullable<ReturnType<typeof logDestination>>] {
+  const destination = logDestination();
+  return destination ? [options, destination] : options;
 }

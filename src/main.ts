@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
+import { assertCanListen, describeListenError, ListenError } from './common/port-check';
 import { ConfigError, loadConfig } from './config/app-config';
+import { DatabaseConnectError } from './database/database-handle';
 import { DataDirInUseError } from './database/data-dir-lock';
 import { MigrationError } from './database/migration-runner';
 
@@ -15,8 +17,15 @@ async function main(): Promise<void> {
     );
     config.HOST = '127.0.0.1';
   }
+  await assertCanListen(config.HOST, config.PORT);
   const app = await createApp(config);
-  await app.listen(config.PORT, config.HOST);
+  try {
+    await app.listen(config.PORT, config.HOST);
+  } catch (error) {
+    await app.close();
+    const line = describeListenError(error, config.HOST, config.PORT);
+    throw line ? new ListenError(line) : error;
+  }
   const logger = new Logger('Helix');
   logger.log(`Helix listening on http://${config.HOST}:${config.PORT}`);
   if (!config.HELIX_API_TOKEN) logger.warn('No HELIX_API_TOKEN: the API is open to anyone on this machine');
@@ -25,7 +34,11 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   // Expected start-up failures get one line naming what to fix; anything else its stack.
   const known =
-    error instanceof ConfigError || error instanceof MigrationError || error instanceof DataDirInUseError;
+    error instanceof ConfigError ||
+    error instanceof ListenError ||
+    error instanceof DatabaseConnectError ||
+    error instanceof MigrationError ||
+    error instanceof DataDirInUseError;
   const message = known ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`helix: ${message}\n`);
   process.exit(1);

@@ -1,6 +1,6 @@
-import type { NestApplicationOptions } from '@nestjs/common';
+import { NotFoundException, type NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import type { Express } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 
 /**
@@ -34,5 +34,18 @@ export class SharedShapeExpressAdapter extends ExpressAdapter {
     app.response = Response.prototype as unknown as Express['response'];
 
     this.httpServer = createServer({ IncomingMessage: Request, ServerResponse: Response }, app);
+  }
+
+  /**
+   * Nest answers unknown paths only under the global prefix, so any other path (`/`, `/api`, a
+   * typo) got Express's HTML page, and its message repeats the query string, which may carry a
+   * stream token. This one answers every path, naming the path alone; the error goes through
+   * Nest's exception layer (mounted at the root after this), so it leaves as the JSON every
+   * error is.
+   */
+  override setNotFoundHandler(): void {
+    this.use((request: Request, _response: Response, next: NextFunction) => {
+      next(new NotFoundException(`Cannot ${request.method} ${request.originalUrl.split('?')[0]}`));
+    });
   }
 }

@@ -74,7 +74,8 @@ export class HttpErrorFilter implements ExceptionFilter {
       const request = host.switchToHttp().getRequest<Request>();
       const id = requestId(request);
       response.setHeader('X-Request-Id', id);
-      this.logger.log(`${request.method} ${request.originalUrl} ${status} (request ${id}): ${message}`);
+      // the path alone: the query string may hold a stream token
+      this.logger.log(`${request.method} ${request.originalUrl.split('?')[0]} ${status} (request ${id}): ${message}`);
     }
     response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message });
   }

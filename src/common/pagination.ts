@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+import { isStorableText } from './storable-text';
 
 /** Opaque keyset cursor over (createdAt desc, id desc). */
 export interface Cursor {
@@ -13,6 +14,6 @@ export function encodeCursor(cursor: Cursor): string {
 export function decodeCursor(value: string): Cursor {
   const [iso, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(iso ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw new BadRequestException('cursor is not a valid cursor');
+  if (!id || !isStorableText(id) || Number.isNaN(createdAt.getTime())) throw new BadRequestException('cursor is not a valid cursor');
   return { createdAt, id };
 }

@@ -1,44 +1,68 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiController, ApiErrors } from '../common/openapi';
 import { Auth, type AuthContext } from '../security/auth-context';
 import {
+  ConversationPageResponse,
+  ConversationResponse,
   CreateConversationDto,
   ListConversationsQuery,
   ListMessagesQuery,
+  MessagePageResponse,
   UpdateConversationDto,
 } from './conversation.dto';
 import { ConversationService } from './conversation.service';
 
 @Controller('conversations')
+@ApiController('conversations')
 export class ConversationController {
   constructor(private readonly conversations: ConversationService) {}
 
   @Post()
+  @ApiOperation({ summary: 'Create a conversation' })
+  @ApiCreatedResponse({ type: ConversationResponse })
+  @ApiErrors(400)
   create(@Auth() auth: AuthContext, @Body() dto: CreateConversationDto) {
     return this.conversations.create(auth, dto);
   }
 
   @Get()
+  @ApiOperation({ summary: 'List conversations, newest first' })
+  @ApiOkResponse({ type: ConversationPageResponse })
+  @ApiErrors(400)
   list(@Auth() auth: AuthContext, @Query() query: ListConversationsQuery) {
     return this.conversations.list(auth, query.limit, query.cursor);
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Read a conversation' })
+  @ApiOkResponse({ type: ConversationResponse })
+  @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string) {
     return this.conversations.get(auth, id);
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: "Change a conversation's title, model or settings" })
+  @ApiOkResponse({ type: ConversationResponse })
+  @ApiErrors(400, 404)
   update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateConversationDto) {
     return this.conversations.update(auth, id, dto);
   }
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a conversation (soft: its messages are kept)' })
+  @ApiNoContentResponse({ description: 'deleted' })
+  @ApiErrors(404)
   async remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<void> {
     await this.conversations.remove(auth, id);
   }
 
   @Get(':id/messages')
+  @ApiOperation({ summary: "A conversation's messages, in seq order" })
+  @ApiOkResponse({ type: MessagePageResponse })
+  @ApiErrors(400, 404)
   messages(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: ListMessagesQuery) {
     return this.conversations.listMessages(auth, id, query.after, query.limit);
   }

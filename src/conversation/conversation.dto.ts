@@ -12,14 +12,22 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsStorableText } from '../common/is-storable-text';
 
+/** A model reference, as in `{ "provider": "openai", "modelId": "gpt-4o-mini" }`. */
 export class ModelRefDto {
+  @ApiProperty({ description: 'a configured provider: `openai`, `offline`, …', example: 'openai', maxLength: 200 })
   @IsString()
+  @IsStorableText()
   @IsNotEmpty()
   @MaxLength(200)
   provider!: string;
 
+  @ApiProperty({ description: "the provider's model id", example: 'gpt-4o-mini', maxLength: 200 })
   @IsString()
+
+  @IsStorableText()
   @IsNotEmpty()
   @MaxLength(200)
   modelId!: string;
@@ -31,38 +39,50 @@ export type MultitaskPolicy = (typeof MULTITASK_POLICIES)[number];
 /** Per-conversation overrides of the workspace settings. Unknown keys are rejected. */
 export class ConversationSettingsDto {
   /** what a new message does while a run is live: 409 (default), queue it, or cancel the live run */
+  @ApiPropertyOptional({
+    enum: MULTITASK_POLICIES,
+    description: 'what a new message does while a run is live: `reject` answers 409 (default), `enqueue` queues its run, `interrupt` cancels the live run',
+  })
   @IsOptional()
   @IsIn(MULTITASK_POLICIES)
   multitask?: MultitaskPolicy;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, description: 'model calls a run may make (default: the workspace setting, then HELIX_MAX_STEPS)' })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(1000)
   maxSteps?: number;
 
+  @ApiPropertyOptional({ enum: ['classic', 'agentic'], description: 'how knowledge is retrieved: prefetched into the prompt, or searched by the model' })
   @IsOptional()
   @IsIn(['classic', 'agentic'])
   retrieval?: 'classic' | 'agentic';
 
+  @ApiPropertyOptional({ maxLength: 20000, description: "replaces the workspace's system prompt" })
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(20000)
   systemPrompt?: string;
 }
 
 export class CreateConversationDto {
+  @ApiPropertyOptional({ maxLength: 500, description: 'default: `New conversation`' })
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(500)
   title?: string;
 
+  @ApiPropertyOptional({ type: () => ModelRefDto, description: "the model of this conversation's runs (default: the workspace's)" })
   @IsOptional()
   @IsObject()
   @ValidateNested()
   @Type(() => ModelRefDto)
   model?: ModelRefDto;
 
+  @ApiPropertyOptional({ type: () => ConversationSettingsDto })
   @IsOptional()
   @IsObject()
   @ValidateNested()
@@ -71,19 +91,23 @@ export class CreateConversationDto {
 }
 
 export class UpdateConversationDto {
+  @ApiPropertyOptional({ maxLength: 500, minLength: 1 })
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @IsNotEmpty()
   @MaxLength(500)
   title?: string;
 
   /** `null` clears the conversation's model (the workspace default applies again) */
+  @ApiPropertyOptional({ type: () => ModelRefDto, nullable: true, description: "`null` clears the conversation's model: the workspace default applies again" })
   @IsOptional()
   @IsObject()
   @ValidateNested()
   @Type(() => ModelRefDto)
   model?: ModelRefDto | null;
 
+  @ApiPropertyOptional({ type: () => ConversationSettingsDto, description: 'replaces the settings; not empty' })
   @IsOptional()
   @IsObject()
   @IsNotEmptyObject({ nullable: false })
@@ -93,6 +117,7 @@ export class UpdateConversationDto {
 }
 
 export class ListConversationsQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -100,24 +125,62 @@ export class ListConversationsQuery {
   @Max(100)
   limit?: number;
 
+  @ApiPropertyOptional({ maxLength: 200, description: "the previous page's `nextCursor`" })
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(200)
   cursor?: string;
 }
 
 export class ListMessagesQuery {
   /** messages with seq greater than this */
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: 'messages with a seq greater than this' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
   after?: number;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(500)
   limit?: number;
+}
+
+// Responses: what the OpenAPI document says the routes answer (the services build these shapes).
+
+export class ConversationResponse {
+  @ApiProperty({ example: 'conv_01jc9x…' }) id!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty({ type: () => ModelRefDto, nullable: true }) model!: ModelRefDto | null;
+  @ApiProperty({ type: () => ConversationSettingsDto }) settings!: ConversationSettingsDto;
+  @ApiProperty({ type: String, nullable: true, description: 'the conversation this one was forked from' }) forkedFrom!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+export class ConversationPageResponse {
+  @ApiProperty({ type: () => [ConversationResponse], description: 'newest first' }) items!: ConversationResponse[];
+  @ApiProperty({ type: String, nullable: true, description: 'pass as `cursor` for the next page; null on the last' }) nextCursor!: string | null;
+}
+
+export class MessageResponse {
+  @ApiProperty({ example: 'msg_01jc9x…' }) id!: string;
+  @ApiProperty() conversationId!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'the run that wrote it, or that it started' }) runId!: string | null;
+  @ApiProperty({ type: 'integer', description: 'position in the conversation, increasing' }) seq!: number;
+  @ApiProperty({ enum: ['user', 'assistant', 'tool', 'system'] }) role!: string;
+  @ApiProperty() content!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'tool calls, citations, reasoning … stored with the text' })
+  parts!: Record<string, unknown>;
+  @ApiProperty({ type: String, nullable: true, description: 'on a tool message: the call it answers' }) toolCallId!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+}
+
+export class MessagePageResponse {
+  @ApiProperty({ type: () => [MessageResponse], description: 'in seq order' }) items!: MessageResponse[];
 }

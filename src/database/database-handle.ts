@@ -41,13 +41,15 @@ export class DatabaseHandle {
   }
 
   private static async openPostgres(url: string): Promise<DatabaseHandle> {
-    const session = await postgresSession(url);
+    const session = await postgresSession(url).catch((error: unknown) => {
+      throw new DatabaseConnectError(url, error);
+    });
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     // an idle connection the server closes (restart, failover, DROP … FORCE) is dropped from the
     // pool and replaced on next use; without a listener its 'error' would end the process
     pool.on('error', (error) => new Logger('Database').warn(`Idle PostgreSQL connection closed: ${error.message}`));
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-    const location = url.replace(/\/\/[^@/]*@/, '//***@');
+    const location = redactUrl(url);
     return new DatabaseHandle('postgres', prisma, postgresSqlClient(pool), session, location, async () => {
       await prisma.$disconnect();
       await pool.end().catch(() => undefined);
@@ -109,4 +111,54 @@ function pgliteConfig(pglite: PGlite): pg.PoolConfig {
   config.connection.parse = (query) =>
     parse({ ...query, types: Array.isArray(query.types) ? query.types : undefined });
   return { ...config, max: 1 };
+}
+
+/** A postgresql:// URL with its credentials hidden, for logs and error lines. */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/**
+ * DATABASE_URL names a server Helix cannot use: one line naming the variable, what went wrong
+ * and what to do, for main.ts to print instead of a driver's stack trace.
+ */
+export class DatabaseConnectError extends Error {
+  constructor(url: string, cause: unknown) {
+    super(DatabaseConnectError.describe(url, cause), { cause });
+  }
+
+  private static describe(url: string, cause: unknown): string {
+    const error = (cause ?? {}) as { code?: string; message?: string };
+    const parsed = safeUrl(url);
+    const host = parsed ? `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}` : 'the server';
+    const database = parsed ? decodeURIComponent(parsed.pathname.slice(1)) || parsed.username : '';
+    const role = parsed ? decodeURIComponent(parsed.username) : '';
+    const at = `DATABASE_URL (${redactUrl(url)})`;
+    switch (error.code) {
+      case 'ECONNREFUSED':
+        return `${at}: nothing accepts connections at ${host}: start PostgreSQL there, or correct the host and port in DATABASE_URL (unset it for the embedded database)`;
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+        return `${at}: the host ${parsed?.hostname ?? ''} cannot be resolved: correct the host in DATABASE_URL`;
+      case 'ETIMEDOUT':
+      case 'EHOSTUNREACH':
+      case 'ENETUNREACH':
+        return `${at}: ${host} cannot be reached (${error.code}): check the host, port and network`;
+      case '3D000': // invalid_catalog_name
+        return `${at}: the database "${database}" does not exist on ${host}: create it (createdb ${database}) or name an existing one in DATABASE_URL`;
+      case '28000': // invalid_authorization_specification: unknown role, or no pg_hba.conf entry
+      case '28P01': // invalid_password
+        return `${at}: the server refused the role "${role}" (${error.message}): create the role or correct the user and password in DATABASE_URL`;
+      default:
+        return `${at}: cannot connect: ${error.message ?? String(cause)}: check that PostgreSQL runs at ${host} and that DATABASE_URL is right`;
+    }
+  }
+}
+
+function safeUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,20 +1,37 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ErrorResponse } from '../common/openapi';
 import { DatabaseHandle } from '../database/database-handle';
 import { Public } from '../security/auth-context';
 
 @Controller('health')
 @Public()
+@ApiTags('health')
 export class HealthController {
   constructor(private readonly database: DatabaseHandle) {}
 
   /** Liveness: the process answers. */
   @Get()
+  @ApiOperation({ summary: 'Liveness: the process answers (no auth)' })
+  @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } } })
   live() {
     return { status: 'ok' };
   }
 
   /** Readiness: the database answers and every migration on disk is applied. */
   @Get('ready')
+  @ApiOperation({ summary: 'Readiness: the database answers and every migration is applied (no auth)' })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      properties: {
+        status: { type: 'string', example: 'ok' },
+        database: { type: 'string', enum: ['embedded', 'postgres'] },
+        migrations: { type: 'string', example: 'applied' },
+      },
+    },
+  })
+  @ApiServiceUnavailableResponse({ type: ErrorResponse, description: 'the database is unreachable or migrations are pending' })
   async ready() {
     try {
       await this.database.ping();

@@ -1,14 +1,25 @@
 import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { API_PREFIX } from '../common/api-prefix';
+import {
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { ApiController, ApiErrors } from '../common/openapi';
 import { Auth, type AuthContext } from '../security/auth-context';
 import { EventLog } from './event-log';
-import { PostMessageDto } from './run.dto';
+import { PostedMessageResponse, PostMessageDto, RunResponse } from './run.dto';
 import { RunService } from './run.service';
 import { acceptsEventStream, SseWriter } from './sse-writer';
 
 /** Posting a message starts a run, so it lives in runtime (conversation never imports runtime). */
 @Controller('conversations')
+@ApiController('runs')
+@ApiExtraModels(PostedMessageResponse)
 export class MessageController {
   constructor(
     private readonly runs: RunService,
@@ -23,6 +34,22 @@ export class MessageController {
    * either way, answered before anything is streamed.
    */
   @Post(':id/messages')
+  @ApiOperation({
+    summary: 'Post a message: store it and start a run',
+    description:
+      'Answers `{message, run}` at once; the run goes on in the background. With `Accept: text/event-stream` the ' +
+      "answer is the run's event stream instead (docs/EVENTS.md), its ids in the `Location`, `X-Run-Id`, " +
+      '`X-Message-Id` and `X-Stream-Token` headers. Errors are JSON either way, answered before anything is streamed.',
+  })
+  @ApiProduces('application/json', 'text/event-stream')
+  @ApiCreatedResponse({
+    description: 'the stored message and the started run, or (Accept: text/event-stream) the run\'s events',
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(PostedMessageResponse) } },
+      'text/event-stream': { schema: { type: 'string', description: 'SSE: `id:` seq, `event:` name, `data:` JSON payload' } },
+    },
+  })
+  @ApiErrors(400, 404, 409)
   async post(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
@@ -48,6 +75,9 @@ export class MessageController {
   }
 
   @Get(':id/runs/latest')
+  @ApiOperation({ summary: "The conversation's newest run" })
+  @ApiOkResponse({ type: RunResponse })
+  @ApiErrors(404)
   latest(@Auth() auth: AuthContext, @Param('id') id: string) {
     return this.runs.latest(auth, id);
   }

@@ -1,9 +1,11 @@
 import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, getSchemaPath } from '@nestjs/swagger';
+import { ApiController, ApiErrors } from '../common/openapi';
 import { requestId } from '../common/request-id';
 import { AllowStreamToken, Auth, type AuthContext } from '../security/auth-context';
 import { EventLog } from './event-log';
-import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto } from './run.dto';
+import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunResponse } from './run.dto';
 import { RunService } from './run.service';
 import { acceptsEventStream, SseWriter } from './sse-writer';
 
@@ -20,6 +22,8 @@ function resumePoint(query: EventsQuery, request: Request): number {
 const wantsJson = (request: Request) => (request.headers.accept ?? '').includes('application/json') && !acceptsEventStream(request);
 
 @Controller('runs')
+@ApiController('runs')
+@ApiExtraModels(RunEventPageResponse)
 export class RunController {
   constructor(
     private readonly runs: RunService,
@@ -28,6 +32,9 @@ export class RunController {
   ) {}
 
   @Get(':id')
+  @ApiOperation({ summary: 'Read a run' })
+  @ApiOkResponse({ type: RunResponse })
+  @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string) {
     return this.runs.get(auth, id);
   }
@@ -35,6 +42,27 @@ export class RunController {
   /** SSE from `?after=` or Last-Event-ID; `Accept: application/json` returns a page instead. */
   @Get(':id/events')
   @AllowStreamToken()
+  @ApiOperation({
+    summary: "A run's events: Server-Sent Events, or a JSON page",
+    description:
+      'Streams the run\'s events from `?after=` or `Last-Event-ID` (every event exactly once, in seq order; the ' +
+      'stream ends after `done`; a `heartbeat` event without an id keeps it open while nothing happens). With ' +
+      '`Accept: application/json` it answers one page of the same events instead (the polling fallback). ' +
+      'Browsers that cannot send the API token header pass `?token=<streamToken>`. Names and payloads: docs/EVENTS.md.',
+  })
+  @ApiProduces('text/event-stream', 'application/json')
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'resume after this seq (what EventSource sends on reconnect)' })
+  @ApiOkResponse({
+    description: 'the event stream, or with Accept: application/json a page of events',
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string', description: 'SSE: `id:` seq, `event:` name, `data:` JSON payload' },
+        example: 'id: 1\nevent: status\ndata: {"phase":"thinking","text":"Thinking","step":1}\n\n',
+      },
+      'application/json': { schema: { $ref: getSchemaPath(RunEventPageResponse) } },
+    },
+  })
+  @ApiErrors(400, 404)
   async events_(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
@@ -56,24 +84,36 @@ export class RunController {
 
   @Post(':id/cancel')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel a live run (its model stream is aborted at once)' })
+  @ApiOkResponse({ type: RunResponse })
+  @ApiErrors(404, 409)
   cancel(@Auth() auth: AuthContext, @Param('id') id: string) {
     return this.runs.cancel(auth, id);
   }
 
   @Post(':id/resume')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Approve (optionally edited) or reject the plan of a run in AWAIT_APPROVAL' })
+  @ApiOkResponse({ type: RunResponse })
+  @ApiErrors(400, 404, 409)
   resume(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ResumeRunDto) {
     return this.runs.resume(auth, id, dto);
   }
 
   @Post(':id/approvals/:approvalId')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Approve or reject a tool call waiting for approval (the `approval` event)' })
+  @ApiOkResponse({ type: RunResponse })
+  @ApiErrors(400, 404, 409)
   decide(@Auth() auth: AuthContext, @Param('id') id: string, @Param('approvalId') approvalId: string, @Body() dto: ApprovalDecisionDto) {
     return this.runs.decide(auth, id, approvalId, dto);
   }
 
   @Post(':id/reply')
   @HttpCode(200)
+  @ApiOperation({ summary: "Answer the model's ask_user question (a run in AWAIT_USER)" })
+  @ApiOkResponse({ type: RunResponse })
+  @ApiErrors(400, 404, 409)
   reply(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ReplyDto) {
     return this.runs.reply(auth, id, dto);
   }

@@ -15,21 +15,31 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { ModelRefDto } from '../conversation/conversation.dto';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsStorableText } from '../common/is-storable-text';
+import { MessageResponse, ModelRefDto } from '../conversation/conversation.dto';
 
 export const RUN_MODES = ['react', 'plan', 'direct'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 
 export class PostMessageDto {
+  @ApiProperty({ minLength: 1, maxLength: 100_000, description: 'the user message; not blank', example: 'calculate (2+3)*4' })
   @IsString()
+  @IsStorableText()
   @Matches(/\S/, { message: 'text must not be empty' })
   @MaxLength(100_000)
   text!: string;
 
+  @ApiPropertyOptional({
+    enum: RUN_MODES,
+    default: 'react',
+    description: '`react`: the model may call tools; `plan`: a plan first, approved with POST /runs/{id}/resume; `direct`: no tools',
+  })
   @IsOptional()
   @IsIn(RUN_MODES)
   mode?: RunMode;
 
+  @ApiPropertyOptional({ type: () => ModelRefDto, description: "this run's model instead of the conversation's" })
   @IsOptional()
   @IsObject()
   @ValidateNested()
@@ -38,18 +48,23 @@ export class PostMessageDto {
 }
 
 export class PlanStepDto {
+  @ApiProperty({ minLength: 1, maxLength: 500 })
   @IsString()
+  @IsStorableText()
   @IsNotEmpty()
   @MaxLength(500)
   title!: string;
 
+  @ApiPropertyOptional({ maxLength: 5000 })
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(5000)
   detail?: string;
 }
 
 export class PlanDto {
+  @ApiProperty({ type: () => [PlanStepDto], minItems: 1, maxItems: 50 })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
@@ -59,54 +74,125 @@ export class PlanDto {
 }
 
 export class ResumeRunDto {
+  @ApiProperty({ description: 'true executes the plan; false rejects it and the run ends CANCELLED' })
   @IsBoolean()
   approve!: boolean;
 
   /** an edited plan replaces the proposed one */
+  @ApiPropertyOptional({ type: () => PlanDto, description: 'an edited plan, executed instead of the proposed one' })
   @IsOptional()
   @IsObject()
   @ValidateNested()
   @Type(() => PlanDto)
   plan?: PlanDto;
 
+  @ApiPropertyOptional({ maxLength: 2000, description: 'why the plan was rejected' })
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(2000)
   reason?: string;
 }
 
 export class ApprovalDecisionDto {
+  @ApiProperty({ enum: ['approve', 'reject'], description: 'approve runs the tool call; reject tells the model it was refused' })
   @IsIn(['approve', 'reject'])
   decision!: 'approve' | 'reject';
 
+  @ApiPropertyOptional({ maxLength: 2000, description: 'recorded with the decision' })
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(2000)
   reason?: string;
 }
 
 export class ReplyDto {
+  @ApiProperty({ minLength: 1, maxLength: 100_000, description: "the answer to the model's ask_user question; not blank" })
   @IsString()
+  @IsStorableText()
   @Matches(/\S/, { message: 'text must not be empty' })
   @MaxLength(100_000)
   text!: string;
 }
 
 export class EventsQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'events with a seq greater than this (instead of the Last-Event-ID header); default 0, from the start' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
   after?: number;
 
+  @ApiPropertyOptional({ maxLength: 500, description: "the run's `streamToken`, for clients (browsers' EventSource) that cannot send the API token header" })
   @IsOptional()
   @IsString()
+  @IsStorableText()
   @MaxLength(500)
   token?: string;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'with Accept: application/json: at most this many events' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
   limit?: number;
+}
+
+// Responses: what the OpenAPI document says the routes answer (the services build these shapes).
+
+export const RUN_STATES = [
+  'CREATED', 'PLANNING', 'EXECUTING', 'AWAIT_APPROVAL', 'AWAIT_USER', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'BUDGET_EXCEEDED',
+] as const;
+
+export class RunUsageResponse {
+  @ApiProperty({ type: 'integer' }) promptTokens!: number;
+  @ApiProperty({ type: 'integer' }) completionTokens!: number;
+  @ApiProperty({ description: 'in the currency of the model prices' }) cost!: number;
+}
+
+export class RunErrorResponse {
+  @ApiProperty({ example: 'rate_limited' }) code!: string;
+  @ApiProperty() message!: string;
+}
+
+export class RunResponse {
+  @ApiProperty({ example: 'run_01jc9x…' }) id!: string;
+  @ApiProperty() conversationId!: string;
+  @ApiProperty({ enum: RUN_STATES }) state!: string;
+  @ApiProperty({ enum: RUN_MODES }) mode!: string;
+  @ApiProperty({ type: 'integer', description: 'model calls made' }) step!: number;
+  @ApiProperty({ type: 'integer' }) maxSteps!: number;
+  @ApiProperty({ type: () => ModelRefDto }) model!: ModelRefDto;
+  @ApiProperty({ type: () => PlanDto, nullable: true, description: 'plan mode: the plan proposed or approved' }) plan!: PlanDto | null;
+  @ApiProperty({ type: () => RunErrorResponse, nullable: true }) error!: RunErrorResponse | null;
+  @ApiProperty({ type: () => RunUsageResponse }) usage!: RunUsageResponse;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finishedAt!: string | null;
+}
+
+export class StartedRunResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: RUN_STATES }) state!: string;
+  @ApiProperty({ description: "short-lived token for GET /runs/{id}/events?token=…, so a browser's EventSource needs no API token" })
+  streamToken!: string;
+}
+
+export class PostedMessageResponse {
+  @ApiProperty({ type: () => MessageResponse }) message!: MessageResponse;
+  @ApiProperty({ type: () => StartedRunResponse }) run!: StartedRunResponse;
+}
+
+export class RunEventResponse {
+  @ApiProperty({ type: 'integer', description: "the event's position in the run, gap-free from 1 (the SSE id)" }) seq!: number;
+  @ApiProperty({ description: 'the event name: status, token, reasoning, plan, tool.start, tool.end, approval, usage, error, done, …' })
+  type!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: "the payload of the event's type (docs/EVENTS.md)" })
+  data!: Record<string, unknown>;
+  @ApiProperty({ format: 'date-time' }) at!: string;
+}
+
+export class RunEventPageResponse {
+  @ApiProperty({ type: () => [RunEventResponse], description: 'in seq order; the last page ends with done, or is empty while the run is live' })
+  events!: RunEventResponse[];
 }

@@ -1,0 +1,61 @@
+import { applyDecorators, type INestApplication } from '@nestjs/common';
+import { ApiBearerAuth, ApiProperty, ApiResponse, ApiSecurity, ApiTags, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+
+/** Where the OpenAPI document and its UI are served (outside the API prefix, without auth). */
+export const OPENAPI_JSON_PATH = 'api/openapi.json';
+export const OPENAPI_UI_PATH = 'api/docs';
+
+/** The name of the API token scheme in the document (`X-API-Token`; `Authorization: Bearer` works too). */
+export const API_TOKEN_SCHEME = 'api-token';
+
+/** Every error's body (HttpErrorFilter). */
+export class ErrorResponse {
+  @ApiProperty({ example: 400 }) statusCode!: number;
+  @ApiProperty({ example: 'Bad Request' }) error!: string;
+  @ApiProperty({ description: 'what went wrong, naming the field or the state', example: 'text must not be empty' })
+  message!: string;
+}
+
+const ERRORS: Record<number, string> = {
+  400: 'the body, a query parameter or a path parameter is invalid; the message names the field',
+  401: 'no API token, or a wrong one',
+  404: 'no such id in your workspace',
+  409: "the run's (or conversation's) state does not allow the call; the message names the state",
+};
+
+/** The error responses a route can give, each with the shared error body. */
+export function ApiErrors(...statuses: (keyof typeof ERRORS)[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(...statuses.map((status) => ApiResponse({ status, description: ERRORS[status], type: ErrorResponse })));
+}
+
+/** A controller of the API: its tag, the API token it needs, and the 401 without one. */
+export function ApiController(tag: string): ClassDecorator {
+  return applyDecorators(ApiTags(tag), ApiSecurity(API_TOKEN_SCHEME), ApiBearerAuth(), ApiErrors(401));
+}
+
+/**
+ * Serves the OpenAPI document of the REST API, built from the controllers' and DTOs' decorators,
+ * at /api/openapi.json, and Swagger UI at /api/docs from the swagger-ui-dist package: every asset
+ * is local, so the page works without internet access. The document is built on first request,
+ * not at start-up.
+ */
+export function setupOpenApi(app: INestApplication, version: string): void {
+  const config = new DocumentBuilder()
+    .setTitle('Helix')
+    .setDescription(
+      'A self-hostable backend for LLM agents. Posting a message starts a run; its events stream over ' +
+        'Server-Sent Events (GET /api/v1/runs/{id}/events; the event names and payloads are in docs/EVENTS.md). ' +
+        'Errors are `{statusCode, error, message}`.',
+    )
+    .setVersion(version)
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Token' }, API_TOKEN_SCHEME)
+    .addBearerAuth()
+    .build();
+  SwaggerModule.setup(OPENAPI_UI_PATH, app, () => SwaggerModule.createDocument(app, config), {
+    jsonDocumentUrl: OPENAPI_JSON_PATH,
+    raw: ['json'],
+    customSiteTitle: 'Helix API',
+    // Swagger UI's default validator badge loads an image from an outside service
+    swaggerOptions: { validatorUrl: null },
+  });
+}

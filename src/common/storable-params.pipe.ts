@@ -1,0 +1,18 @@
+import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
+import { isStorableText } from './storable-text';
+
+/**
+ * Path parameters (`:id`, `:approvalId`) are strings no DTO validates, and they reach SQL as
+ * query parameters: `%00` in a URL would make the database, not the request, fail. Such a
+ * parameter can name nothing that exists, so it is a 400 naming it. Bodies and query DTOs are
+ * checked by `@IsStorableText()` on their fields.
+ */
+@Injectable()
+export class StorableParamsPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type === 'param' && typeof value === 'string' && !isStorableText(value)) {
+      throw new BadRequestException(`${metadata.data ?? 'path parameter'} must not contain NUL characters or unpaired UTF-16 surrogates`);
+    }
+    return value;
+  }
+}
