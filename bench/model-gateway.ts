@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const { ModelConfigService } = await import('../src/model/model-config.service.js');
   const { ModelRouter } = await import('../src/model/model-router.js');
   const { ModelGateway } = await import('../src/model/model-gateway.js');
-  type PrismaLike = ConstructorParameters<typeof ModelConfigService>[0];
+  type ConfigRows = ConstructorParameters<typeof ModelConfigService>[0];
 
   const tokens = Number(process.env.TOKENS ?? 5000);
   const runs = Number(process.env.RUNS ?? 15);
@@ -45,8 +45,8 @@ async function main(): Promise<void> {
   const mock = await startMockLlm();
   const config = loadConfig({ OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: mock.url, HELIX_DATA_DIR: 'memory://' });
   // no database: no ModelConfig rows, as in a fresh install
-  const prisma = { modelConfig: { findMany: async () => [] } } as unknown as PrismaLike;
-  const gateway = new ModelGateway(new ModelRouter(new ModelCatalog(), new ModelConfigService(prisma), config));
+  const rows: ConfigRows = { forProvider: async () => [] };
+  const gateway = new ModelGateway(new ModelRouter(new ModelCatalog(), new ModelConfigService(rows), config));
   const sdk = new OpenAI({ apiKey: 'bench', baseURL: mock.url, maxRetries: 0 });
   const model = { provider: 'openai', modelId: 'mock-model' };
 

@@ -14,6 +14,7 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
+import { MULTITASK_POLICIES, type MultitaskPolicy } from './conversation.records';
 
 /** A model reference, as in `{ "provider": "openai", "modelId": "gpt-4o-mini" }`. */
 export class ModelRefDto {
@@ -33,8 +34,6 @@ export class ModelRefDto {
   modelId!: string;
 }
 
-export const MULTITASK_POLICIES = ['reject', 'enqueue', 'interrupt'] as const;
-export type MultitaskPolicy = (typeof MULTITASK_POLICIES)[number];
 
 /** Per-conversation overrides of the workspace settings. Unknown keys are rejected. */
 export class ConversationSettingsDto {

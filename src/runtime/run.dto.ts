@@ -18,9 +18,8 @@ import {
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
 import { MessageResponse, ModelRefDto } from '../conversation/conversation.dto';
+import { RUN_MODES, type RunMode } from './run.records';
 
-export const RUN_MODES = ['react', 'plan', 'direct'] as const;
-export type RunMode = (typeof RUN_MODES)[number];
 
 export class PostMessageDto {
   @ApiProperty({ minLength: 1, maxLength: 100_000, description: 'the user message; not blank', example: 'calculate (2+3)*4' })
