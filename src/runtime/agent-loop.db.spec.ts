@@ -72,6 +72,20 @@ describe('agent loop (database, scripted model)', () => {
     expect(run.usage).toEqual({ promptTokens: 20, completionTokens: 1, cost: 0 });
   });
 
+  it('what the retrieval hook finds reaches the prompt; its events are emitted once the run takes the call', async () => {
+    const conversationId = await h.conversation();
+    const sources = { items: [{ id: 'c1', documentId: 'd1', title: 'Docs', source: 'docs.md', snippet: 'Helix is a backend', score: 0.9 }] };
+    h.retriever.next = { context: 'From the docs: Helix is a backend.', events: [{ type: 'sources', data: sources }] };
+    h.model.answer({ text: ['It is a backend.'] });
+    const run = await h.waitForRun((await h.post(conversationId, 'what is Helix?')).run.id);
+    expect(run.state).toBe('SUCCEEDED');
+    expect(h.retriever.inputs.map((input) => [input.purpose, input.run.id, input.history.at(-1)?.content])).toEqual([['answer', run.id, 'what is Helix?']]);
+    expect(h.model.calls[0].messages[0].content).toContain('From the docs: Helix is a backend.');
+    const events = await h.eventsOf(run.id);
+    expect(typesOf(events)).toEqual(['status', 'sources', 'token', 'usage', 'done']);
+    expect(events[1].data).toEqual(sources);
+  });
+
   describe('plan mode', () => {
     it('CREATED → PLANNING → AWAIT_APPROVAL → (resume) → EXECUTING → SUCCEEDED, the approved plan in the prompt', async () => {
       const conversationId = await h.conversation();
@@ -102,6 +116,8 @@ describe('agent loop (database, scripted model)', () => {
       expect(h.model.calls[1].messages[0].content).toContain('Carry out this approved plan, step by step:\n1. Only this');
       expect(h.model.calls[1].tools).toContain('calculator');
       expect((await h.messagesOf(conversationId)).map((m) => m.content)).toEqual(['plan it', 'done']);
+      expect(h.retriever.inputs.map((input) => input.purpose)).toEqual(['answer']); // nothing is retrieved for a plan
+      expect(run.usage).toEqual({ promptTokens: 20, completionTokens: 2, cost: 0 }); // the plan's call and the answer's
     });
 
     it('a rejected plan: AWAIT_APPROVAL → CANCELLED, with the reason in a status event', async () => {
@@ -225,6 +241,15 @@ describe('agent loop (database, scripted model)', () => {
       expect(typesOf(events).slice(-3)).toEqual(['error', 'usage', 'done']);
       expect(h.tracer.spans[0].ended).toEqual({ usage: { promptTokens: 0, completionTokens: 0, cost: 0 }, error: 'The provider is not answering.' });
       expect(h.budget.reservations[0].settled).toEqual({ promptTokens: 0, completionTokens: 0, cost: 0 });
+    });
+
+    it('→ FAILED on a model error before anything was streamed: only the failure is stored', async () => {
+      const conversationId = await h.conversation();
+      h.model.answer({ error: new ModelError('rate_limited', 'The provider is rate limiting this workspace.', 429) });
+      const run = await h.waitForRun((await h.post(conversationId, 'hi')).run.id);
+      expect(run).toMatchObject({ state: 'FAILED', error: { code: 'rate_limited' } });
+      expect((await h.messagesOf(conversationId)).map((m) => m.parts.kind)).toEqual(['user', 'failure']);
+      expect(tokenText(await h.eventsOf(run.id))).toBe('');
     });
 
     it('→ FAILED max_steps once the run has used its steps (no model call beyond them)', async () => {

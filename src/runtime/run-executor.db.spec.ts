@@ -38,6 +38,36 @@ describe('run executor (database, scripted model)', () => {
       expect(h.model.calls[1].messages.at(-1)).toEqual({ role: 'user', content: 'second' });
       expect(tokenText(await h.eventsOf(run.id))).toBe('two');
     });
+
+    it('a run waiting for a slot can be cancelled: it never starts', async () => {
+      const release = deferred();
+      h.model.answer({ text: ['one'], hang: release.promise });
+      const a = await h.post(await h.conversation(), 'first');
+      await h.waitUntil('the first run streams', () => h.model.calls[0]?.hanging === true);
+      const b = await h.post(await h.conversation(), 'second');
+      expect(await h.runs.cancel(AUTH, b.run.id)).toMatchObject({ state: 'CANCELLED', step: 0 });
+      release.resolve();
+      await h.waitForRun(a.run.id);
+      await h.idle(b.run.id);
+      expect(h.model.calls).toHaveLength(1);
+      expect(await h.runRows.find(b.run.id)).toMatchObject({ state: 'CANCELLED', step: 0 });
+    });
+
+    it('a message refused (404, 409) gives its slot back: the next run starts at once', async () => {
+      await expect(h.post('conv_missing', 'hi')).rejects.toThrow('not found');
+      const waiting = await h.conversation();
+      h.model.answer({ toolCalls: [toolCall('call_q', 'ask_user', { question: 'Sure?' })] });
+      const a = await h.post(waiting, 'ask');
+      await h.waitForRun(a.run.id); // AWAIT_USER: it holds no slot
+      await expect(h.post(waiting, 'again')).rejects.toThrow('already has a live run');
+      h.model.answer({ text: ['at once'] });
+      const b = await h.post(await h.conversation(), 'hi');
+      // written already executing, its first call sent before the POST returned
+      expect(await h.runRows.find(b.run.id)).toMatchObject({ step: 1 });
+      expect(h.model.calls).toHaveLength(2);
+      expect(await h.waitForRun(b.run.id)).toMatchObject({ state: 'SUCCEEDED' });
+      await h.runs.cancel(AUTH, a.run.id);
+    });
   });
 
   describe('with free slots', () => {
@@ -133,6 +163,16 @@ describe('run executor (database, scripted model)', () => {
       expect(events.at(-1)).toMatchObject({ type: 'done', data: { state: 'SUCCEEDED' } });
     });
 
+    it('a queued run whose conversation has no live run left (it ended while no process ran) is started at bootstrap', async () => {
+      const conversationId = await h.conversation({ multitask: 'enqueue' });
+      const queued = await h.seedRun(conversationId, 'waited', { state: 'CREATED', changes: { pendingAction: { type: 'queued' } } });
+      expect(queued).toMatchObject({ state: 'CREATED', step: 0, pendingAction: { type: 'queued' }, leaseOwner: null });
+      const model = new ScriptedModel().answer({ text: ['my turn'] });
+      const other = await h.another({ model });
+      expect(await other.waitForRun(queued.id)).toMatchObject({ state: 'SUCCEEDED', step: 1, pendingAction: null });
+      expect(model.calls[0].messages.at(-1)).toEqual({ role: 'user', content: 'waited' });
+    });
+
     // BUG (reported): RunService.cancelRun ends a run driven by another instance directly in the
     // table; that instance goes on streaming until its next lease renewal (up to 10 s) and, if the
     // answer completes first, stores it as an `answer` message of the CANCELLED run (after its
@@ -148,6 +188,25 @@ describe('run executor (database, scripted model)', () => {
       release.resolve();
       await h.idle(posted.run.id);
       expect((await h.messagesOf(conversationId)).map((m) => m.parts.kind)).not.toContain('answer');
+    });
+
+    it('a run stopped by a shutdown is left to recovery untouched, and the next instance finishes it without repeating what was shown', async () => {
+      const first = await h.another({ model: new ScriptedModel().answer({ text: ['Hel'], hang: true }) });
+      const conversationId = await h.conversation();
+      const posted = await first.post(conversationId, 'hi');
+      await first.waitUntil('the model streams', () => first.model.calls[0]?.hanging === true);
+      await first.close();
+      expect(first.model.calls[0]).toMatchObject({ aborted: true });
+      const stopped = (await h.runRows.find(posted.run.id))!;
+      expect(stopped).toMatchObject({ state: 'EXECUTING', step: 1, leaseOwner: null, error: null, finishedAt: null });
+      expect((await h.messagesOf(conversationId)).map((m) => m.parts.kind)).toEqual(['user']);
+
+      const next = await h.another({ model: new ScriptedModel().answer({ text: ['Hel', 'lo'] }) });
+      expect(await next.waitForRun(posted.run.id)).toMatchObject({ state: 'SUCCEEDED', step: 1 });
+      const events = await next.eventsOf(posted.run.id);
+      expect(tokenText(events)).toBe('Hello');
+      expect(events.filter((e) => e.type === 'done')).toHaveLength(1);
+      expect((await h.messagesOf(conversationId)).map((m) => [m.content, m.parts.kind])).toEqual([['hi', 'user'], ['Hello', 'answer']]);
     });
 
     it('renews its lease while driving; when another instance has taken it, stops at once and leaves the run to it', async () => {

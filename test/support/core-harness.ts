@@ -34,8 +34,10 @@ import {
   BudgetGate,
   type BudgetRequest,
   type BudgetReservation,
+  type Retrieved,
   type SpanOutcome,
   type StepInput,
+  StepRetriever,
   type StepSpan,
   StepTracer,
 } from '../../src/runtime/step-hooks';
@@ -215,6 +217,22 @@ export class RecordingTracer extends StepTracer {
   }
 }
 
+/** A StepRetriever that records what it was asked and retrieves `next` (nothing by default). */
+export class RecordingRetriever extends StepRetriever {
+  readonly inputs: StepInput[] = [];
+  next?: Retrieved;
+
+  async retrieve(input: StepInput): Promise<Retrieved | undefined> {
+    this.inputs.push(input);
+    return this.next;
+  }
+
+  reset(): void {
+    this.inputs.length = 0;
+    this.next = undefined;
+  }
+}
+
 // ---- the harness -----------------------------------------------------------------------------
 
 export const TERMINAL: RunState[] = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'BUDGET_EXCEEDED'];
@@ -232,6 +250,7 @@ export interface CoreHarness {
   model: ScriptedModel;
   budget: RecordingBudget;
   tracer: RecordingTracer;
+  retriever: RecordingRetriever;
   /** model calls, budget reservations and spans, in the order they happened */
   order: string[];
   sql: SqlClient;
@@ -241,7 +260,8 @@ export interface CoreHarness {
   runRows: RunRepository;
   conversations: ConversationService;
   events: EventLog;
-  get<T>(token: abstract new (...args: never[]) => T): T;
+  /** any provider of the application, by its class */
+  get<T>(token: { prototype: T }): T;
   /** a conversation of the default workspace; `settings` as a client would send them */
   conversation(settings?: Record<string, unknown>): Promise<string>;
   post(conversationId: string, text: string, dto?: Omit<PostMessageDto, 'text'>): Promise<PostedMessage>;
@@ -320,6 +340,7 @@ async function build(
   const config = loadConfig(env);
   const budget = new RecordingBudget(order);
   const tracer = new RecordingTracer(order);
+  const retriever = new RecordingRetriever();
   model.order = order;
   const module = await Test.createTestingModule({ imports: [AppModule.forRoot(config, handle)] })
     .overrideProvider(ModelGateway)
@@ -328,6 +349,8 @@ async function build(
     .useValue(budget)
     .overrideProvider(StepTracer)
     .useValue(tracer)
+    .overrideProvider(StepRetriever)
+    .useValue(retriever)
     .compile();
   if (!process.env.HELIX_TEST_LOGS) module.useLogger(false);
 
@@ -366,6 +389,7 @@ async function build(
     model,
     budget,
     tracer,
+    retriever,
     order,
     sql,
     prisma: module.get(PrismaService),
@@ -374,7 +398,7 @@ async function build(
     runRows,
     conversations,
     events,
-    get: (token) => module.get(token),
+    get: <T>(token: { prototype: T }) => module.get<T>(token as never),
     conversation: async (settings) => (await conversations.create(AUTH, { title: 'core test', ...(settings && { settings }) })).id,
     post: (conversationId, text, dto = {}) => runs.postMessage(AUTH, conversationId, { text, ...dto }),
     waitForRun: async (runId, states = SETTLED) => {
@@ -442,15 +466,19 @@ async function build(
       model.reset();
       budget.reset();
       tracer.reset();
+      retriever.reset();
       order.length = 0;
     },
     close: async () => {
+      if (closed) return;
+      closed = true;
       for (const other of opened.splice(0)) await other.close();
       await module.close(); // shutdown hooks: the executor stops its runs, the database closes
       await database?.drop();
     },
   };
   const opened: CoreHarness[] = [];
+  let closed = false;
   return harness;
 }
 
