@@ -17,6 +17,7 @@ import { DatabaseHandle } from '../../src/database/database-handle';
 import { openDatabase } from '../../src/database/database.module';
 import { PrismaService } from '../../src/database/prisma.service';
 import { SqlClient } from '../../src/database/sql-client';
+import { UnitOfWork } from '../../src/database/unit-of-work';
 import { ModelGateway } from '../../src/model/model-gateway';
 import { ModelRouter } from '../../src/model/model-router';
 import type { ChatMessage, ModelChunk, ModelRequest, ModelResult, ToolCall, ToolSpec, Usage } from '../../src/model/model.types';
@@ -41,7 +42,6 @@ import {
   type StepSpan,
   StepTracer,
 } from '../../src/runtime/step-hooks';
-import { UnitOfWork } from '../../src/database/unit-of-work';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 // ---- the scripted model ----------------------------------------------------------------------
@@ -69,8 +69,12 @@ export interface ModelCallRecord {
   signal?: AbortSignal;
   /** the call reached its `hang` (it is streaming and waits) */
   hanging: boolean;
-  /** the generator ended: `answered` (all of the script), `aborted`, `failed` (the scripted error) */
+  /**
+   * how the stream ended: `answered` (all of the script), `aborted`, `failed` (the scripted
+   * error); none for a call discarded before it was read to its end (see `aborted`)
+   */
   outcome?: 'answered' | 'aborted' | 'failed';
+  /** its request was aborted (the run's signal, or the call discarded) */
   readonly aborted: boolean;
 }
 
@@ -284,7 +288,11 @@ export interface CoreHarness {
    * once the run waits for that approval.
    */
   awaitingApproval(conversationId: string, text: string, call: ToolCall): Promise<{ run: RunRecord; approvalId: string }>;
-  /** a second instance (its own executor, event log and model) on the same database */
+  /**
+   * A second instance (its own executor, event log, model and hooks) on the same database,
+   * closed with this one. Its bootstrap recovers orphaned runs; on the embedded database it
+   * first releases every lease (the database belongs to one process), this instance's included.
+   */
   another(options?: { model?: ScriptedModel; env?: Record<string, string> }): Promise<CoreHarness>;
   /** clears the script, the recorders and the order log */
   reset(): void;
