@@ -1,0 +1,136 @@
+/**
+ * A new run's first model call, prepared through the hooks and sent before the run is written
+ * (RunStarter): taken by the run's loop when the conversation is as it was read, otherwise
+ * abandoned — its request aborted, its budget reservation settled with nothing, its span ended.
+ */
+import { ConflictException } from '@nestjs/common';
+import { UnitOfWork } from '../database/unit-of-work';
+import { ModelRouter } from '../model/model-router';
+import { AUTH, type CoreHarness, useCore } from '../../test/support/core-harness';
+
+const NOTHING = { promptTokens: 0, completionTokens: 0, cost: 0 };
+
+describe('the first step of a new run (database, scripted model)', () => {
+  const h = useCore();
+  let spies: jest.SpyInstance[] = [];
+
+  beforeEach(() => {
+    // the write of the run, in the order log beside the hooks and the model call
+    const insertIn = h.runRows.insertIn.bind(h.runRows);
+    spies.push(jest.spyOn(h.runRows, 'insertIn').mockImplementation((unit, run) => (h.order.push('run.insert'), insertIn(unit, run))));
+  });
+  afterEach(() => {
+    for (const spy of spies) spy.mockRestore();
+    spies = [];
+    expect(h.model.unused).toBe(0);
+  });
+
+  /** Runs `meanwhile` right after the POST has read the conversation, before it writes the run. */
+  function afterTheRead(meanwhile: () => Promise<unknown>): void {
+    const atomic = h.sql.$atomic.bind(h.sql);
+    spies.push(
+      jest.spyOn(h.sql, '$atomic').mockImplementationOnce(async (statements) => {
+        const read = await atomic(statements);
+        await meanwhile();
+        return read;
+      }),
+    );
+  }
+
+  /** A live run of the conversation, driven by an instance that is not this one. */
+  async function liveRunElsewhere(harness: CoreHarness, conversationId: string): Promise<string> {
+    const id = `run_elsewhere_${conversationId}`;
+    const unit = new UnitOfWork();
+    harness.runRows.insertIn(unit, {
+      id, conversationId, mode: 'react', goal: 'elsewhere', model: harness.get(ModelRouter).builtinDefault(), maxSteps: 3, whenLive: 'skip', lease: { owner: 'instance-b', until: new Date(Date.now() + 60_000) }, startNow: true,
+    });
+    await unit.run(harness.sql);
+    return id;
+  }
+  const endElsewhere = (id: string) => h.sql.$executeRaw`UPDATE runs SET state = 'CANCELLED', finished_at = now(), lease_owner = NULL WHERE id = ${id}`;
+
+  it('is sent before the run is written, through every hook, and taken by the run when nothing changed', async () => {
+    const conversationId = await h.conversation();
+    h.model.answer({ text: ['early'] });
+    const posted = await h.post(conversationId, 'hi');
+    const run = await h.waitForRun(posted.run.id);
+    expect(run.state).toBe('SUCCEEDED');
+    expect(h.order).toEqual(['budget.reserve', 'span.start', 'model.call', 'run.insert']);
+    expect(h.model.calls).toHaveLength(1);
+    expect(h.model.calls[0]).toMatchObject({ aborted: false, outcome: 'answered' });
+    // the hooks saw the run as it would be written: its id, step 1, the user message with its seq
+    expect(h.tracer.spans[0].input.run).toMatchObject({ id: run.id, step: 1 });
+    expect(h.tracer.spans[0].input.history.map((m) => [m.seq, m.content])).toEqual([[1, 'hi']]);
+    expect(h.budget.reservations[0].request.runId).toBe(run.id);
+    expect(h.tracer.spans[0].ended).toEqual({ usage: { promptTokens: 10, completionTokens: 1, cost: 0 } });
+    expect((await h.messagesOf(conversationId)).map((m) => m.content)).toEqual(['hi', 'early']);
+  });
+
+  it('is abandoned when the conversation changed meanwhile: the run asks again with it', async () => {
+    const conversationId = await h.conversation();
+    afterTheRead(() => h.conversations.append({ conversationId, content: 'written meanwhile', parts: { kind: 'answer', step: 0 } }));
+    h.retriever.next = { context: '', events: [{ type: 'status', data: { phase: 'thinking', text: 'Searching the documents' } }] };
+    h.model.answer({ text: ['not this one'], hang: true }, { text: ['this one'] });
+    const run = await h.waitForRun((await h.post(conversationId, 'hi')).run.id);
+    expect(run).toMatchObject({ state: 'SUCCEEDED', step: 1 });
+    // the early call's request was aborted (nobody read past its first chunk); the run's own call answered
+    expect(h.model.calls.map((c) => [c.aborted, c.outcome])).toEqual([[true, undefined], [false, 'answered']]);
+    expect(h.model.calls[1].messages.slice(1)).toEqual([
+      { role: 'assistant', content: 'written meanwhile' },
+      { role: 'user', content: 'hi' },
+    ]);
+    expect(h.tracer.spans.map((s) => s.ended)).toEqual([{ usage: NOTHING, error: 'not taken' }, { usage: expect.objectContaining({ promptTokens: 10 }) }]);
+    expect(h.budget.reservations.map((r) => r.settled)).toEqual([NOTHING, expect.objectContaining({ promptTokens: 10 })]);
+    expect((await h.messagesOf(conversationId)).map((m) => [m.seq, m.content])).toEqual([
+      [1, 'written meanwhile'],
+      [2, 'hi'],
+      [3, 'this one'],
+    ]);
+    const events = await h.eventsOf(run.id);
+    expect(events.filter((e) => e.type === 'token').map((e) => e.data)).toEqual([{ text: 'this one' }]);
+    // both preparations retrieved; only the events of the one taken were emitted
+    expect(h.retriever.inputs).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'status' && (e.data as { text: string }).text === 'Searching the documents')).toHaveLength(1);
+  });
+
+  it('is abandoned when the run is queued behind a run that went live meanwhile (multitask enqueue)', async () => {
+    const conversationId = await h.conversation({ multitask: 'enqueue' });
+    let elsewhere = '';
+    afterTheRead(async () => (elsewhere = await liveRunElsewhere(h, conversationId)));
+    h.model.answer({ text: ['never'], hang: true });
+    const posted = await h.post(conversationId, 'hi');
+    expect(await h.runRows.find(posted.run.id)).toMatchObject({ state: 'CREATED', step: 0, pendingAction: { type: 'queued' } });
+    await h.waitUntil('the early request is aborted', () => h.model.calls[0]?.aborted === true);
+    expect(h.model.calls).toHaveLength(1);
+    await h.waitUntil('the reservation is settled', () => h.budget.reservations[0]?.settled !== undefined);
+    expect(h.budget.reservations[0].settled).toEqual(NOTHING);
+    expect(h.tracer.spans[0].ended).toEqual({ usage: NOTHING, error: 'not taken' });
+    expect(await h.eventsOf(posted.run.id)).toEqual([]); // its first event is written only when it starts
+    await h.runs.cancel(AUTH, posted.run.id);
+    await endElsewhere(elsewhere);
+  });
+
+  it('is abandoned when the message is refused for a run that went live meanwhile (multitask reject)', async () => {
+    const conversationId = await h.conversation();
+    let elsewhere = '';
+    afterTheRead(async () => (elsewhere = await liveRunElsewhere(h, conversationId)));
+    h.model.answer({ text: ['never'], hang: true });
+    await expect(h.post(conversationId, 'hi')).rejects.toBeInstanceOf(ConflictException);
+    await h.waitUntil('the early request is aborted', () => h.model.calls[0]?.aborted === true);
+    expect(h.model.calls).toHaveLength(1);
+    await h.waitUntil('the reservation is settled', () => h.budget.reservations[0]?.settled !== undefined);
+    expect(h.budget.reservations[0].settled).toEqual(NOTHING);
+    expect(h.tracer.spans[0].ended).toEqual({ usage: NOTHING, error: 'not taken' });
+    expect(await h.messagesOf(conversationId)).toEqual([]);
+    await endElsewhere(elsewhere);
+  });
+
+  it('is not sent for a plan-mode run: its first call (the plan) is made by its loop, after the write', async () => {
+    const conversationId = await h.conversation();
+    h.model.answer({ text: ['{"steps":[{"title":"One"}]}'] });
+    const posted = await h.post(conversationId, 'plan', { mode: 'plan' });
+    await h.waitForRun(posted.run.id);
+    expect(h.order).toEqual(['run.insert', 'budget.reserve', 'span.start', 'model.call']);
+    await h.runs.resume(AUTH, posted.run.id, { approve: false });
+  });
+});
