@@ -152,10 +152,7 @@ describe('agent loop (database, scripted model)', () => {
       expect(h.tracer.spans[0].ended?.usage?.promptTokens).toBe(10); // the call was settled
     });
 
-    // BUG (reported): PLANNING → BUDGET_EXCEEDED is not in the state machine (run-fsm.ts), so
-    // AgentLoop.end throws IllegalTransitionError: the run stays PLANNING with an `error` event,
-    // a failure message and no `done`; its lease is released, so recovery drives it again.
-    it.failing('a budget that refuses the plan call: BUDGET_EXCEEDED, no model request', async () => {
+    it('a budget that refuses the plan call: BUDGET_EXCEEDED, no model request', async () => {
       const conversationId = await h.conversation();
       h.budget.refuse = 'The daily budget is spent';
       const posted = await h.post(conversationId, 'plan it', { mode: 'plan' });

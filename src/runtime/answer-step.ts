@@ -148,17 +148,20 @@ export class AnswerStep {
     await this.events.flush(run.id);
     const unit = new UnitOfWork();
     const base = { conversationId: run.conversationId, runId: run.id };
-    this.conversations.appendIn(unit, {
+    // nothing is stored for a run that was ended meanwhile (cancelled through another instance)
+    const executing = this.runRows.stillExecuting(run.id);
+    const stored = this.conversations.appendIn(unit, {
       ...base,
       content: answer.echo.value.text,
       parts: { kind: 'answer', step, ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }) },
-    });
+    }, executing);
     // a malformed call is answered at once so the model can retry it
     for (const { call, error } of invalid) {
-      this.conversations.appendIn(unit, { ...base, content: error, parts: { kind: 'tool_result', name: call.name, ok: false }, toolCallId: call.id });
+      this.conversations.appendIn(unit, { ...base, content: error, parts: { kind: 'tool_result', name: call.name, ok: false }, toolCallId: call.id }, executing);
     }
     const updated = calls.length ? this.runRows.updateIn(unit, run.id, { usage }) : undefined;
     await unit.run(this.sql);
+    if (!stored.value) return { kind: 'suspended' };
     for (const { call, error } of invalid) {
       this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args: call.arguments });
       this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: false, output: error, durationMs: 0 });

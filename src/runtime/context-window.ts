@@ -17,10 +17,14 @@ export const PLAN_PROMPT =
 /**
  * The conversation as this run should see it: earlier runs' messages, then its own. A queued
  * run's user message was stored while the previous run was still answering, so by seq it sits
- * before that answer; later runs' messages are not this run's business.
+ * before that answer; later runs' messages are not this run's business. Runs are ordered by
+ * their first message (ids sort by time only across milliseconds and while the clock holds).
  */
 export function runView(history: MessageRecord[], runId: string): MessageRecord[] {
-  const earlier = history.filter((m) => m.runId !== runId && (!m.runId || m.runId < runId));
+  const firstSeq = new Map<string, number>();
+  for (const m of history) if (m.runId && !firstSeq.has(m.runId)) firstSeq.set(m.runId, m.seq);
+  const mine = firstSeq.get(runId) ?? Infinity;
+  const earlier = history.filter((m) => m.runId !== runId && (!m.runId || (firstSeq.get(m.runId) ?? Infinity) < mine));
   return earlier.concat(history.filter((m) => m.runId === runId));
 }
 

@@ -5,7 +5,8 @@ export type { RunState };
 /** DESIGN.md's state machine: any transition not listed here is a bug and throws. */
 const TRANSITIONS: Record<RunState, readonly RunState[]> = {
   CREATED: ['PLANNING', 'EXECUTING', 'FAILED', 'CANCELLED', 'BUDGET_EXCEEDED'],
-  PLANNING: ['AWAIT_APPROVAL', 'EXECUTING', 'FAILED', 'CANCELLED'],
+  // a plan is a model call too: the budget can refuse it
+  PLANNING: ['AWAIT_APPROVAL', 'EXECUTING', 'FAILED', 'CANCELLED', 'BUDGET_EXCEEDED'],
   AWAIT_APPROVAL: ['EXECUTING', 'CANCELLED', 'FAILED'],
   AWAIT_USER: ['EXECUTING', 'CANCELLED', 'FAILED'],
   EXECUTING: ['AWAIT_APPROVAL', 'AWAIT_USER', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'BUDGET_EXCEEDED'],

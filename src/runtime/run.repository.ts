@@ -218,6 +218,11 @@ export class RunRepository {
     };
   }
 
+  /** For a unit's later statements: the run is still executing (no one ended it meanwhile). */
+  stillExecuting(runId: string): UnitCondition {
+    return new UnitCondition(Prisma.sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND state = 'EXECUTING')`);
+  }
+
   /** The runs of a conversation that have not finished, oldest first. */
   async live(conversationId: string): Promise<LiveRun[]> {
     return toLiveRuns(await this.sql.$queryRaw<LiveRunRow[]>(liveStatement(conversationId)));

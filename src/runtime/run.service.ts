@@ -124,13 +124,14 @@ export class RunService implements OnModuleDestroy {
     if (run.state !== 'AWAIT_USER' || pending?.type !== 'user_reply') {
       throw new ConflictException(`Run ${runId} is ${run.state}; only a run awaiting a user reply accepts one`);
     }
+    // the checked state change first: of two replies, the second is refused before it stores anything
+    const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: null });
     await this.conversations.append({
       conversationId: run.conversationId, runId, content: dto.text,
       parts: { kind: 'tool_result', name: 'ask_user', ok: true }, toolCallId: pending.callId,
     });
     await this.events.open(runId);
     this.events.emit(runId, 'tool.end', { callId: pending.callId, name: 'ask_user', ok: true, output: dto.text, durationMs: 0 });
-    const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: null });
     this.executor.submit(runId);
     return toRunView(resumed);
   }

@@ -129,11 +129,7 @@ describe('tool steps (database, scripted model)', () => {
     ]);
   });
 
-  // BUG (reported): a crash after the approval row is written and before the run moves to
-  // AWAIT_APPROVAL leaves a run that recovery suspends while EXECUTING (ToolStep returns
-  // `suspended` for a pending approval without the state change): nobody can decide it (decide
-  // answers 409 unless AWAIT_APPROVAL), and it is never driven to an end.
-  it.failing('a pending approval found when the run is driven again puts the run in AWAIT_APPROVAL', async () => {
+  it('a pending approval found when the run is driven again puts the run in AWAIT_APPROVAL', async () => {
     const conversationId = await h.conversation();
     await h.toolPolicy(conversationId, 'calculator', 'confirm');
     const seeded = await afterAnswer(conversationId, toolCall('call_p', 'calculator', { expression: '1+1' }));

@@ -77,13 +77,14 @@ export class ToolStep {
       }
       if (policy === 'confirm') {
         const approval = await this.approvals.forCall(run.id, call.id);
-        if (!approval) {
-          const created = await this.approvals.create({
+        if (!approval || approval.status === 'pending') {
+          // a pending one found here was created by a process that died before the run waited for it
+          const pending = approval ?? (await this.approvals.create({
             id: newId('appr'), runId: run.id, toolCallId: call.id, tool: call.name, args, risk: tool?.risk ?? 'high',
-          });
-          this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
-          this.events.emit(run.id, 'approval', { approvalId: created.id, callId: call.id, name: call.name, args, risk: created.risk });
-          await this.runs.transition(run, 'AWAIT_APPROVAL', { pendingAction: { type: 'approval', approvalId: created.id, callId: call.id } });
+          }));
+          if (!approval) this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
+          this.events.emit(run.id, 'approval', { approvalId: pending.id, callId: call.id, name: call.name, args, risk: pending.risk });
+          await this.runs.transition(run, 'AWAIT_APPROVAL', { pendingAction: { type: 'approval', approvalId: pending.id, callId: call.id } });
           return { kind: 'suspended' };
         }
         if (approval.status === 'rejected') {
@@ -91,7 +92,6 @@ export class ToolStep {
           run = await this.answer(run, call, { ok: false, error: `The user rejected this call${why}` }, 0);
           continue;
         }
-        if (approval.status === 'pending') return { kind: 'suspended' };
       } else {
         this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
       }
