@@ -4,7 +4,7 @@ import type { PrismaService } from '../database/prisma.service';
 import type { SqlClient } from '../database/sql-client';
 import { EventBus, InProcessEventBus } from './event-bus';
 import { EventLog, MAX_TOKEN_FLUSH_MS, TOKEN_EVENTS_PER_SECOND, TOKEN_FLUSH_MS, tokenFlushInterval } from './event-log';
-import { RunEventStore, SEGMENT_PARTS } from './run-event-store';
+import { RunEventRepository, SEGMENT_PARTS } from './run-event.repository';
 import type { RunEvent } from './run-events';
 
 /** A bus that loses events, as a cross-instance transport may: readers must fill the gaps. */
@@ -47,7 +47,7 @@ describe('EventLog', () => {
   }
 
   it('numbers events 1..n without gaps and persists them all by flush()', async () => {
-    const log = new EventLog(new RunEventStore(sql), new InProcessEventBus());
+    const log = new EventLog(new RunEventRepository(sql), new InProcessEventBus());
     const runId = await newRun();
     await log.open(runId);
     log.emit(runId, 'status', { phase: 'thinking', text: 'Thinking' });
@@ -60,7 +60,7 @@ describe('EventLog', () => {
   });
 
   it("sends an answer's first token at once and coalesces the following ones per interval", async () => {
-    const log = new EventLog(new RunEventStore(sql), new InProcessEventBus());
+    const log = new EventLog(new RunEventRepository(sql), new InProcessEventBus());
     const runId = await newRun();
     await log.open(runId);
     const live: string[] = [];
@@ -78,12 +78,12 @@ describe('EventLog', () => {
     await log.finish(runId, 'SUCCEEDED');
     subscription.unsubscribe();
     expect(live).toEqual(['a', 'bcd', 'ef', 'status', 'g', 'h', 'done']);
-    const stored = await new EventLog(new RunEventStore(sql), new InProcessEventBus()).page(runId, 0);
+    const stored = await new EventLog(new RunEventRepository(sql), new InProcessEventBus()).page(runId, 0);
     expect(stored.map((e) => (e.type === 'token' ? e.data.text : e.type))).toEqual(live);
   });
 
   it('stores consecutive token events as segment rows that readers split back into events', async () => {
-    const log = new EventLog(new RunEventStore(sql), new InProcessEventBus());
+    const log = new EventLog(new RunEventRepository(sql), new InProcessEventBus());
     const runId = await newRun();
     await log.open(runId);
     const count = SEGMENT_PARTS * 2 + 5;
@@ -99,7 +99,7 @@ describe('EventLog', () => {
       [1, 'token'], [SEGMENT_PARTS + 1, 'token'], [SEGMENT_PARTS * 2 + 1, 'token'],
       [count + 1, 'status'], [count + 2, 'token'], [count + 3, 'done'],
     ]);
-    const fresh = new EventLog(new RunEventStore(sql), new InProcessEventBus()); // reads the table only
+    const fresh = new EventLog(new RunEventRepository(sql), new InProcessEventBus()); // reads the table only
     const all = await firstValueFrom(fresh.subscribe(runId, 0).pipe(toArray()));
     expect(all.map((e) => e.seq)).toEqual(Array.from({ length: count + 3 }, (_, i) => i + 1));
     const text = all.flatMap((e) => (e.type === 'token' ? [e.data.text] : [])).join('');
@@ -118,7 +118,7 @@ describe('EventLog', () => {
       writes++;
       return sql.$executeRaw(...args);
     };
-    const log = new EventLog(new RunEventStore(counting), new InProcessEventBus());
+    const log = new EventLog(new RunEventRepository(counting), new InProcessEventBus());
     const runs = await Promise.all(Array.from({ length: 5 }, () => newRun()));
     for (const runId of runs) await log.open(runId, 0);
     for (const runId of runs) log.token(runId, 'first '); // each run's first token goes out at once
@@ -137,7 +137,7 @@ describe('EventLog', () => {
     expect(tokenFlushInterval(50)).toBe(Math.round((50 * 1000) / TOKEN_EVENTS_PER_SECOND));
     expect(tokenFlushInterval(1_000)).toBe(MAX_TOKEN_FLUSH_MS);
 
-    const log = new EventLog(new RunEventStore(sql), new InProcessEventBus());
+    const log = new EventLog(new RunEventRepository(sql), new InProcessEventBus());
     const runs = await Promise.all(Array.from({ length: 60 }, () => newRun()));
     for (const runId of runs) await log.open(runId, 0);
     const seen: string[] = [];
@@ -172,7 +172,7 @@ describe('EventLog', () => {
   });
 
   it('replays then follows live events, and completes after done', async () => {
-    const log = new EventLog(new RunEventStore(sql), new InProcessEventBus());
+    const log = new EventLog(new RunEventRepository(sql), new InProcessEventBus());
     const runId = await newRun();
     await log.open(runId);
     log.emit(runId, 'status', { phase: 'thinking', text: '1' });
@@ -185,8 +185,8 @@ describe('EventLog', () => {
 
   it('fills gaps of a lossy live channel and never duplicates', async () => {
     const bus = new LossyBus();
-    const writer = new EventLog(new RunEventStore(sql), bus);
-    const reader = new EventLog(new RunEventStore(sql), bus); // another instance: no memory of this run
+    const writer = new EventLog(new RunEventRepository(sql), bus);
+    const reader = new EventLog(new RunEventRepository(sql), bus); // another instance: no memory of this run
     const runId = await newRun();
     await writer.open(runId);
     const received = firstValueFrom(reader.subscribe(runId, 0).pipe(toArray()));
@@ -200,13 +200,13 @@ describe('EventLog', () => {
   });
 
   it('replays a finished run from the table on a fresh instance and completes', async () => {
-    const writer = new EventLog(new RunEventStore(sql), new InProcessEventBus());
+    const writer = new EventLog(new RunEventRepository(sql), new InProcessEventBus());
     const runId = await newRun();
     await writer.open(runId);
     writer.emit(runId, 'status', { phase: 'thinking', text: 'x' });
     writer.token(runId, 'hi');
     await writer.finish(runId, 'SUCCEEDED');
-    const fresh = new EventLog(new RunEventStore(sql), new InProcessEventBus());
+    const fresh = new EventLog(new RunEventRepository(sql), new InProcessEventBus());
     const all = await firstValueFrom(fresh.subscribe(runId, 0).pipe(toArray()));
     expect(all.map((e) => e.type)).toEqual(['status', 'token', 'done']);
     const tail = await firstValueFrom(fresh.subscribe(runId, 2).pipe(toArray()));
@@ -215,7 +215,7 @@ describe('EventLog', () => {
   });
 
   it('continues the sequence after a restart (a new writer opens the same run)', async () => {
-    const first = new EventLog(new RunEventStore(sql), new InProcessEventBus());
+    const first = new EventLog(new RunEventRepository(sql), new InProcessEventBus());
     const runId = await newRun();
     await first.open(runId);
     first.emit(runId, 'status', { phase: 'thinking', text: 'before' });
@@ -223,7 +223,7 @@ describe('EventLog', () => {
     await first.flush(runId);
     first.token(runId, 'b');
     await first.flush(runId);
-    const second = new EventLog(new RunEventStore(sql), new InProcessEventBus());
+    const second = new EventLog(new RunEventRepository(sql), new InProcessEventBus());
     await second.open(runId);
     second.emit(runId, 'status', { phase: 'thinking', text: 'after' });
     await second.finish(runId, 'SUCCEEDED');
@@ -232,7 +232,7 @@ describe('EventLog', () => {
   });
 
   it("serves what its own process wrote from memory: a stream opened on a fresh run reads no rows", async () => {
-    const store = new RunEventStore(sql);
+    const store = new RunEventRepository(sql);
     const before = new EventLog(store, new InProcessEventBus());
     const runId = await newRun();
     await before.open(runId);

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import type { Prisma } from '../database/prisma.service';
 import { EventBus } from './event-bus';
-import { RunEventStore, type PendingEvent, SEGMENT_BYTES, SEGMENT_PARTS } from './run-event-store';
+import { RunEventRepository, type PendingEvent, SEGMENT_BYTES, SEGMENT_PARTS } from './run-event.repository';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
 
 /**
@@ -64,7 +64,7 @@ export class EventLog implements OnApplicationShutdown {
   private interval = TOKEN_FLUSH_MS;
 
   constructor(
-    private readonly store: RunEventStore,
+    private readonly store: RunEventRepository,
     private readonly bus: EventBus,
   ) {}
 

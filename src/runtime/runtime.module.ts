@@ -10,7 +10,7 @@ import { EventBus, InProcessEventBus } from './event-bus';
 import { EventLog } from './event-log';
 import { MessageController } from './message.controller';
 import { ModelStep } from './model-step';
-import { RunEventStore } from './run-event-store';
+import { RunEventRepository } from './run-event.repository';
 import { RunExecutor, RunQueue } from './run-executor';
 import { RunStarter } from './run-starter';
 import { RunStore } from './run-store';
@@ -35,7 +35,7 @@ import { ToolStep } from './tool-step';
     { provide: StepTracer, useClass: NoTracing },
     { provide: EventBus, useClass: InProcessEventBus },
     EventLog,
-    RunEventStore,
+    RunEventRepository,
     RunRepository,
     ApprovalRepository,
     RunStore,

@@ -12,57 +12,79 @@ import type { RunEvent, RunEventType } from './run-events';
 export const SEGMENT_PARTS = 32;
 export const SEGMENT_BYTES = 4096;
 
-/** An event waiting to be persisted; a token event says which segment row it extends. */
+/**
+ * An event waiting to be persisted. A token event with a segment extends the segment row that
+ * starts at `start` (it is part number `offset`); one without is a row of its own.
+ */
 export interface PendingEvent {
   event: RunEvent;
   segment?: { start: number; offset: number };
 }
 
-/** A stored row: one event, or a token segment (see SEGMENT_PARTS). */
-interface StoredRow {
+/** A row as written: one event, or a token segment (see SEGMENT_PARTS). */
+interface RowToWrite {
   runId: string;
   seq: number;
   type: RunEventType;
-  data: { parts?: string[] } & Record<string, unknown>;
+  data: unknown;
   at: Date;
+}
+
+/** A stored token segment: the row's seq is its first part's. */
+interface SegmentRow {
+  runId: string;
+  seq: number;
+  type: 'token';
+  data: { parts: string[]; from?: number };
+  at: Date;
+}
+
+/** A row as read back: an event as it was written, or a token segment. */
+type StoredRow = RunEvent | SegmentRow;
+
+function isSegment(row: StoredRow): row is SegmentRow {
+  return row.type === 'token' && 'parts' in row.data;
 }
 
 /** The events a stored row holds, each with its own seq. */
 function expand(row: StoredRow): RunEvent[] {
-  const parts = row.type === 'token' ? row.data.parts : undefined;
-  if (!parts) return [row as unknown as RunEvent];
-  return parts.map((text, i) => ({ runId: row.runId, seq: row.seq + i, type: 'token', data: { text }, at: row.at }));
+  if (!isSegment(row)) return [row];
+  return row.data.parts.map((text, i) => ({ runId: row.runId, seq: row.seq + i, type: 'token', data: { text }, at: row.at }));
 }
 
-/** How run events are kept in the `run_events` table: one row per event, token runs as segments. */
+/** The rows a batch is written as: token events of one segment are merged into its row. */
+function rowsOf(batch: readonly PendingEvent[]): RowToWrite[] {
+  const rows: RowToWrite[] = [];
+  const segments = new Map<string, string[]>();
+  for (const { event, segment } of batch) {
+    if (!segment || event.type !== 'token') {
+      rows.push({ runId: event.runId, seq: event.seq, type: event.type, data: event.data, at: event.at });
+      continue;
+    }
+    const key = `${event.runId}:${segment.start}`;
+    const parts = segments.get(key);
+    if (parts) parts.push(event.data.text);
+    else {
+      const created = [event.data.text];
+      segments.set(key, created);
+      const data = { parts: created, ...(segment.offset && { from: segment.offset }) };
+      rows.push({ runId: event.runId, seq: segment.start, type: 'token', data, at: event.at });
+    }
+  }
+  return rows;
+}
+
+/** All SQL of the `run_events` table: one row per event, token runs as segments. */
 @Injectable()
-export class RunEventStore {
+export class RunEventRepository {
   constructor(private readonly sql: SqlClient) {}
 
   /**
    * One multi-row INSERT, written as SQL: on the hottest path of every run it costs about a
    * third of the equivalent createMany (no query compilation, no wrapping transaction).
    */
-  async insert(batch: PendingEvent[]): Promise<void> {
-    const rows: StoredRow[] = [];
-    const segments = new Map<string, StoredRow>();
-    for (const { event, segment } of batch) {
-      if (!segment) {
-        rows.push(event as unknown as StoredRow);
-        continue;
-      }
-      const key = `${event.runId}:${segment.start}`;
-      const text = (event.data as { text: string }).text;
-      const row = segments.get(key);
-      if (row) row.data.parts!.push(text);
-      else {
-        const data = { parts: [text], ...(segment.offset && { from: segment.offset }) };
-        const created: StoredRow = { runId: event.runId, seq: segment.start, type: 'token', data, at: event.at };
-        segments.set(key, created);
-        rows.push(created);
-      }
-    }
-    const values = rows.map(
+  async insert(batch: readonly PendingEvent[]): Promise<void> {
+    const values = rowsOf(batch).map(
       (row) => Prisma.sql`(${row.runId}, ${row.seq}, ${row.type}, ${JSON.stringify(row.data)}::jsonb, ${row.at})`,
     );
     // a segment row is extended when its stored parts are exactly the ones this write follows,
