@@ -70,12 +70,13 @@ describe('EventLog', () => {
     expect(() => log.token(runId, 'x')).toThrow(/not open for writing/);
   });
 
-  it('sends buffered tokens at shutdown', async () => {
+  it('sends buffered tokens at shutdown and reports a healthy writer', async () => {
     const log = newLog();
     const runId = await db.newRun();
     await log.open(runId, 0);
     log.token(runId, 'a');
     log.token(runId, 'b'); // waits for the clock
+    expect(log.writerHealth()).toMatchObject({ ok: true });
     await log.onApplicationShutdown();
     expect((await newLog().page(runId, 0)).map((e) => e.data)).toEqual([{ text: 'a' }, { text: 'b' }]);
   });

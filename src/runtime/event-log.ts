@@ -4,6 +4,7 @@ import type { Prisma } from '../database/prisma.service';
 import { EventBus } from './event-bus';
 import { EventReader } from './event-reader';
 import { EventWriter, type FirstEvent } from './event-writer';
+import type { WriterHealth } from './write-attempts';
 import { RunEventRepository } from './run-event.repository';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
 import { TokenClock } from './token-clock';
@@ -63,10 +64,13 @@ export class EventLog implements OnApplicationShutdown {
     this.clock.add(runId, text);
   }
 
-  /** Emits buffered tokens and waits until every event so far is in the table. */
+  /**
+   * Emits buffered tokens and waits until every event of the run so far is in the table; fails
+   * (EventsNotPersistedError, a 503) when the database has not taken them within a bound.
+   */
   flush(runId: string): Promise<void> {
     this.clock.flush(runId);
-    return this.writer.flush();
+    return this.writer.flush(runId);
   }
 
   /** Emits `done`, persists everything and releases the run's live channel. */
@@ -97,9 +101,14 @@ export class EventLog implements OnApplicationShutdown {
     return this.reader.page(runId, after, limit);
   }
 
-  /** Sends buffered tokens and waits for every queued event to be persisted. */
+  /** Whether events are being persisted (for readiness): not when the database keeps failing. */
+  writerHealth(): WriterHealth {
+    return this.writer.health();
+  }
+
+  /** Sends buffered tokens and waits a bounded time for every queued event to be persisted. */
   async onApplicationShutdown(): Promise<void> {
     this.clock.stop();
-    await this.writer.flush();
+    await this.writer.close();
   }
 }

@@ -1,9 +1,35 @@
-import { Logger } from '@nestjs/common';
+import { Logger, ServiceUnavailableException } from '@nestjs/common';
+import { sleep } from '../common/sleep';
+import { toStorableText } from '../common/storable-text';
 import type { Prisma } from '../database/prisma.service';
+import { BatchCommit } from './batch-commit';
 import type { EventBus } from './event-bus';
 import type { WrittenRun, WrittenRuns } from './event-reader';
 import { type PendingEvent, type RunEventRepository, SEGMENT_BYTES, SEGMENT_PARTS } from './run-event.repository';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
+import { toStorablePayload } from './storable-payload';
+import { WriteAttempts, type WriterHealth } from './write-attempts';
+
+export interface WriterLimits {
+  /** how long `flush` waits for a run's events to be persisted before it fails */
+  flushTimeoutMs: number;
+  /** how long shutdown waits for queued events to be persisted */
+  shutdownTimeoutMs: number;
+  /** failing (or one write pending) this long makes the writer unhealthy; a blip does not */
+  unhealthyAfterMs: number;
+  /** this many events waiting makes the writer unhealthy */
+  maxQueued: number;
+  /** the first and the longest wait between attempts while the database fails */
+  retryMs: { first: number; max: number };
+}
+
+export const DEFAULT_WRITER_LIMITS: WriterLimits = {
+  flushTimeoutMs: 10_000,
+  shutdownTimeoutMs: 5_000,
+  unhealthyAfterMs: 3_000,
+  maxQueued: 100_000,
+  retryMs: { first: 250, max: 5_000 },
+};
 
 /** A new run's first event as a statement for its creator's unit of work (see EventLog.firstEvent). */
 export interface FirstEvent {
@@ -11,11 +37,13 @@ export interface FirstEvent {
   open(): void;
 }
 
+/** `flush` gave up: the database has not taken the run's events within the bound. */
+export class EventsNotPersistedError extends ServiceUnavailableException {}
+
 /** A finished run's events stay in memory this long for quick reconnects, then come from the table. */
 const RETAIN_MS = 30_000;
 /** events per INSERT (5 parameters each, well under PostgreSQL's 65,535) */
 const MAX_BATCH = 1000;
-const RETRY_MS = 500;
 
 /** Per-run state of the process that is writing the run (the lease holder). */
 interface OpenRun extends WrittenRun {
@@ -36,6 +64,8 @@ function openRun(runId: string, openedAt: number): OpenRun {
   return { runId, seq: openedAt, openedAt, history: [], done: false };
 }
 
+const persistedSeq = (run: OpenRun) => run.openedAt + run.history.length;
+
 function runEvent<K extends RunEventType>(runId: string, seq: number, type: K, data: RunEventPayloads[K]): RunEvent {
   // TypeScript cannot relate a generic K to its member of the RunEvent union
   return { runId, seq, type, data, at: new Date() } as RunEvent;
@@ -44,18 +74,30 @@ function runEvent<K extends RunEventType>(runId: string, seq: number, type: K, d
 /**
  * Writes runs' events: gives each its per-run seq, queues it and persists the queue behind the
  * callers (write-behind), every run's events of the moment in one statement (group commit); an
- * event is published on the bus once it is in the table.
+ * event is published on the bus once it is in the table. Text the table cannot store is
+ * repaired before it is queued; an event it still refuses never holds up the others (see
+ * BatchCommit); while the database fails, writes are retried with backoff, `flush` fails after
+ * a bound and shutdown waits a bounded time.
  */
 export class EventWriter implements WrittenRuns {
   private readonly logger = new Logger('EventWriter');
   private readonly runs = new Map<string, OpenRun>();
   private queue: QueuedEvent[] = [];
   private draining?: Promise<void>;
+  private readonly batches: BatchCommit<QueuedEvent>;
+  private readonly attempts: WriteAttempts;
+  /** checks of callers waiting for progress, run after every batch */
+  private readonly waiting = new Set<() => void>();
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly repository: RunEventRepository,
     private readonly bus: EventBus,
-  ) {}
+    private readonly limits: WriterLimits = DEFAULT_WRITER_LIMITS,
+  ) {
+    this.batches = new BatchCommit(repository, (first) => this.detachSegments(first.run));
+    this.attempts = new WriteAttempts(limits);
+  }
 
   written(runId: string): WrittenRun | undefined {
     return this.runs.get(runId);
@@ -71,12 +113,13 @@ export class EventWriter implements WrittenRuns {
     const existing = this.runs.get(runId);
     if (existing && !existing.done) return;
     const stored = lastSeq ?? (await this.repository.last(runId))?.seq ?? 0;
-    this.runs.set(runId, openRun(runId, stored));
+    // events this process gave out but has not persisted yet (a flush that gave up) keep their seqs
+    this.runs.set(runId, openRun(runId, Math.max(stored, existing?.seq ?? 0)));
   }
 
   /** See EventLog.firstEvent. */
   firstEvent<K extends RunEventType>(runId: string, type: K, data: RunEventPayloads[K], onlyIf: Prisma.Sql): FirstEvent {
-    const event = runEvent(runId, 1, type, data);
+    const event = runEvent(runId, 1, type, toStorablePayload(data));
     return {
       statement: this.repository.insertStatement(event, onlyIf),
       open: () => {
@@ -90,18 +133,25 @@ export class EventWriter implements WrittenRuns {
   }
 
   emit<K extends RunEventType>(runId: string, type: K, data: RunEventPayloads[K]): RunEvent {
-    return this.append(this.openRun(runId), type, data);
+    return this.append(this.openRun(runId), type, toStorablePayload(data));
   }
 
   /** A token event of coalesced text (from the token clock); nothing once the run stopped writing. */
   emitTokens(runId: string, text: string): void {
     const run = this.runs.get(runId);
-    if (run && !run.done) this.append(run, 'token', { text });
+    if (run && !run.done) this.append(run, 'token', { text: toStorableText(text) });
   }
 
-  /** Waits until every event so far, the run's among them, is in the table. */
-  async flush(_runId?: string): Promise<void> {
-    while (this.draining) await this.draining;
+  /** Waits until every event of the run given out so far is persisted (at most flushTimeoutMs). */
+  async flush(runId: string): Promise<void> {
+    const run = this.runs.get(runId);
+    if (!run) return;
+    const target = run.seq;
+    if (await this.waitFor(() => persistedSeq(run) >= target, this.limits.flushTimeoutMs)) return;
+    throw new EventsNotPersistedError(
+      `Run ${runId}: events ${persistedSeq(run) + 1}–${target} were not persisted within ${this.limits.flushTimeoutMs / 1000} s ` +
+        `(${this.attempts.cause})`,
+    );
   }
 
   /** Emits `done`, persists everything and releases the run's live channel. */
@@ -116,10 +166,32 @@ export class EventWriter implements WrittenRuns {
     const run = this.runs.get(runId);
     if (!run) return;
     run.done = true;
-    await this.flush();
-    setTimeout(() => {
-      if (this.runs.get(runId) === run) this.runs.delete(runId);
-    }, RETAIN_MS).unref();
+    try {
+      await this.flush(runId);
+    } finally {
+      setTimeout(() => {
+        if (this.runs.get(runId) === run) this.runs.delete(runId);
+      }, RETAIN_MS).unref();
+    }
+  }
+
+  health(): WriterHealth {
+    return this.attempts.health(this.queued());
+  }
+
+  /** Waits up to shutdownTimeoutMs for the queue to be persisted, then stops writing. */
+  async close(): Promise<void> {
+    const drained = await this.waitFor(() => !this.draining, this.limits.shutdownTimeoutMs);
+    this.stopping.abort();
+    if (drained) return;
+    this.logger.error(
+      `Shutting down with ${this.queued()} run events not persisted after ${this.limits.shutdownTimeoutMs / 1000} s (${this.attempts.cause})`,
+    );
+  }
+
+  /** events given out and not persisted yet */
+  private queued(): number {
+    return this.queue.length + this.attempts.inFlightEvents;
   }
 
   private openRun(runId: string): OpenRun {
@@ -139,23 +211,55 @@ export class EventWriter implements WrittenRuns {
   private async drain(): Promise<void> {
     // start once the caller's synchronous work is done: a tick's events of every run form one batch
     await Promise.resolve();
-    while (this.queue.length) {
+    while (this.queue.length && !this.stopping.signal.aborted) {
       const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        await this.repository.insert(batch);
-      } catch (error) {
+      this.attempts.started(batch.length);
+      const outcome = await this.batches.commit(batch);
+      this.published(outcome.written);
+      if (outcome.ok) this.attempts.succeeded();
+      else {
         // keep the events and their order; the database may come back
-        this.logger.error(`Could not persist ${batch.length} run events, retrying: ${String(error)}`);
-        this.queue = batch.concat(this.queue);
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
-        continue;
+        this.queue = outcome.unwritten.concat(this.queue);
+        const wait = this.attempts.failed(outcome.error, this.queue.length);
+        this.progressed();
+        await sleep(wait, this.stopping.signal);
       }
-      for (const { run, event } of batch) {
-        run.history.push(event);
-        this.bus.publish(event);
-      }
+      this.progressed();
     }
     this.draining = undefined;
+    this.progressed();
+  }
+
+  private published(written: QueuedEvent[]): void {
+    for (const { run, event } of written) {
+      run.history.push(event);
+      this.bus.publish(event);
+    }
+  }
+
+  /** A run written event by event: its queued token events become rows of their own. */
+  private detachSegments(run: OpenRun): void {
+    run.segment = undefined;
+    for (const queued of this.queue) if (queued.run === run) queued.segment = undefined;
+  }
+
+  private progressed(): void {
+    for (const check of this.waiting) check();
+  }
+
+  /** Resolves true once `done()` holds, false after `timeoutMs`. */
+  private waitFor(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    if (done()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const settle = (result: boolean) => {
+        clearTimeout(timer);
+        this.waiting.delete(check);
+        resolve(result);
+      };
+      const check = () => done() && settle(true);
+      const timer = setTimeout(() => settle(false), timeoutMs);
+      this.waiting.add(check);
+    });
   }
 }
 
