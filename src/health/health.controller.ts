@@ -2,13 +2,17 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorResponse } from '../common/openapi';
 import { DatabaseHandle } from '../database/database-handle';
+import { EventLog } from '../runtime/event-log';
 import { Public } from '../security/auth-context';
 
 @Controller('health')
 @Public()
 @ApiTags('health')
 export class HealthController {
-  constructor(private readonly database: DatabaseHandle) {}
+  constructor(
+    private readonly database: DatabaseHandle,
+    private readonly events: EventLog,
+  ) {}
 
   /** Liveness: the process answers. */
   @Get()
@@ -18,7 +22,10 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: the database answers and every migration on disk is applied. */
+  /**
+   * Readiness: the database answers, every migration on disk is applied, and run events are
+   * being persisted (a database that answers a ping may still refuse every write).
+   */
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: the database answers and every migration is applied (no auth)' })
   @ApiOkResponse({
@@ -44,6 +51,8 @@ export class HealthController {
     if (pending.length) {
       throw new ServiceUnavailableException(`Migrations not applied: ${pending.join(', ')}`);
     }
+    const writer = this.events.writerHealth();
+    if (!writer.ok) throw new ServiceUnavailableException(writer.reason);
     return { status: 'ok', database: this.database.kind, migrations: 'applied' };
   }
 }

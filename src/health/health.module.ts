@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { RuntimeModule } from '../runtime/runtime.module';
 import { HealthController } from './health.controller';
 
-@Module({ controllers: [HealthController] })
+@Module({ imports: [RuntimeModule], controllers: [HealthController] })
 export class HealthModule {}

@@ -50,5 +50,6 @@ import { ToolStep } from './tool-step';
     RunService,
     SseWriter,
   ],
+  exports: [EventLog],
 })
 export class RuntimeModule {}
