@@ -1,6 +1,6 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import type { UnitCondition, UnitOfWork } from '../database/unit-of-work';
 import type { Observable } from 'rxjs';
-import type { Prisma } from '../database/prisma.service';
 import { EventBus } from './event-bus';
 import { EventReader } from './event-reader';
 import { EventWriter, type FirstEvent } from './event-writer';
@@ -35,17 +35,18 @@ export class EventLog implements OnApplicationShutdown {
   }
 
   /**
-   * A new run's first event, written by its creator's unit of work (`SqlClient.$atomic`) rather
-   * than through the queue: `statement` goes into the unit (written only if `onlyIf` holds), and
-   * `open()`, once the unit committed with it, starts writing the run after it and publishes it.
+   * A new run's first event, written by its creator's unit of work rather than through the
+   * queue (only if `onlyIf` holds then); `open()`, once the unit committed with it, starts
+   * writing the run after it and publishes it.
    */
-  firstEvent<K extends RunEventType>(
+  firstEventIn<K extends RunEventType>(
+    unit: UnitOfWork,
     runId: string,
     type: K,
     data: RunEventPayloads[K],
-    onlyIf: Prisma.Sql,
+    onlyIf: UnitCondition,
   ): FirstEvent {
-    return this.writer.firstEvent(runId, type, data, onlyIf);
+    return this.writer.firstEventIn(unit, runId, type, data, onlyIf);
   }
 
   emit<K extends RunEventType>(runId: string, type: K, data: RunEventPayloads[K]): RunEvent {

@@ -1,7 +1,7 @@
 import { Logger, ServiceUnavailableException } from '@nestjs/common';
 import { sleep } from '../common/sleep';
 import { toStorableText } from '../common/storable-text';
-import type { Prisma } from '../database/prisma.service';
+import type { UnitCondition, UnitOfWork } from '../database/unit-of-work';
 import { BatchCommit } from './batch-commit';
 import type { EventBus } from './event-bus';
 import type { WrittenRun, WrittenRuns } from './event-reader';
@@ -31,9 +31,9 @@ export const DEFAULT_WRITER_LIMITS: WriterLimits = {
   retryMs: { first: 250, max: 5_000 },
 };
 
-/** A new run's first event as a statement for its creator's unit of work (see EventLog.firstEvent). */
+/** A new run's first event, written by its creator's unit of work (see EventLog.firstEventIn). */
 export interface FirstEvent {
-  statement: Prisma.Sql;
+  /** once the unit committed with the event: writes the run after it, and publishes it */
   open(): void;
 }
 
@@ -117,11 +117,11 @@ export class EventWriter implements WrittenRuns {
     this.runs.set(runId, openRun(runId, Math.max(stored, existing?.seq ?? 0)));
   }
 
-  /** See EventLog.firstEvent. */
-  firstEvent<K extends RunEventType>(runId: string, type: K, data: RunEventPayloads[K], onlyIf: Prisma.Sql): FirstEvent {
+  /** See EventLog.firstEventIn. */
+  firstEventIn<K extends RunEventType>(unit: UnitOfWork, runId: string, type: K, data: RunEventPayloads[K], onlyIf: UnitCondition): FirstEvent {
     const event = runEvent(runId, 1, type, toStorablePayload(data));
+    this.repository.insertIn(unit, event, onlyIf);
     return {
-      statement: this.repository.insertStatement(event, onlyIf),
       open: () => {
         const run = openRun(runId, 0);
         run.seq = 1;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../database/prisma.service';
 import { SqlClient } from '../database/sql-client';
+import type { UnitCondition, UnitOfWork } from '../database/unit-of-work';
 import type { RunEvent, RunEventType } from './run-events';
 
 /**
@@ -96,12 +97,15 @@ export class RunEventRepository {
         WHERE run_events.type = 'token' AND jsonb_array_length(run_events.data -> 'parts') = (EXCLUDED.data ->> 'from')::int`;
   }
 
-  /** One (non-token) event as a statement for the caller's unit of work, written only if `onlyIf` holds. */
-  insertStatement(event: RunEvent, onlyIf: Prisma.Sql): Prisma.Sql {
-    return Prisma.sql`
-      INSERT INTO run_events (run_id, seq, type, data, at)
-      SELECT ${event.runId}::text, ${event.seq}::int, ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${event.at}::timestamptz
-      WHERE ${onlyIf}`;
+  /** One (non-token) event, inserted in the caller's unit if `onlyIf` holds then. */
+  insertIn(unit: UnitOfWork, event: RunEvent, onlyIf: UnitCondition): void {
+    unit.add(
+      Prisma.sql`
+        INSERT INTO run_events (run_id, seq, type, data, at)
+        SELECT ${event.runId}::text, ${event.seq}::int, ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${event.at}::timestamptz
+        WHERE ${onlyIf.sql}`,
+      () => undefined,
+    );
   }
 
   /** Up to `limit` stored events after `after`, in order. */

@@ -147,10 +147,9 @@ export class RunStarter {
       startNow,
     });
     const stored = this.conversations.appendIn(unit, message, insert.inserted);
-    const firstEvent = this.events.firstEvent(runId, 'status', stepStatus.started(1), insert.begun.sql);
-    if (startNow) unit.add(firstEvent.statement, () => undefined);
+    const firstEvent = startNow ? this.events.firstEventIn(unit, runId, 'status', stepStatus.started(1), insert.begun) : undefined;
     await unit.run(this.sql);
-    return { run: insert.run.value, stored: stored.value, live: live.value.at(-1), openFirstEvent: firstEvent.open };
+    return { run: insert.run.value, stored: stored.value, live: live.value.at(-1), openFirstEvent: () => firstEvent?.open() };
   }
 
   private async resolveModel(override: ModelRef | undefined, conversationModel: ModelRef | null, workspaceSettings: object, workspaceId: string): Promise<ModelRef> {
