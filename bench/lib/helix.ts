@@ -4,7 +4,7 @@
  * its client calls: conversation, message → run, run events over SSE.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,7 +17,8 @@ const run = promisify(execFile);
 /**
  * Compiles src/ (or `srcDir`, a patched copy for an experiment) into .bench/build/dist. The
  * migration runner finds prisma/migrations two levels above its own file, so a prisma link to the
- * repository's prisma/ folder sits beside dist/.
+ * repository's prisma/ folder sits beside dist/, as does package.json (its version is the
+ * OpenAPI document's).
  * Returns the entry file, or undefined (with the reason) when the build fails.
  */
 export async function buildHelix(srcDir?: string): Promise<{ entry?: string; error?: string }> {
@@ -27,6 +28,7 @@ export async function buildHelix(srcDir?: string): Promise<{ entry?: string; err
   mkdirSync(base, { recursive: true });
   const link = join(base, 'prisma');
   if (!existsSync(link)) symlinkSync(join(ROOT, 'prisma'), link, 'dir');
+  copyFileSync(join(ROOT, 'package.json'), join(base, 'package.json'));
   let project = 'tsconfig.build.json';
   if (srcDir) {
     project = join(base, 'tsconfig.json');
