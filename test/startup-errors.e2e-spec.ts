@@ -17,9 +17,18 @@ async function failsWithOneLine(env: Record<string, string>): Promise<string> {
   return out[0];
 }
 
+/** A port the system just gave out and took back: nothing listens there (freePort's may be another suite's). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 describe('start-up errors are one line naming what to fix', () => {
   it('DATABASE_URL with nothing listening on its port', async () => {
-    const port = freePort(); // nothing listens there
+    const port = await closedPort();
     const line = await failsWithOneLine({ DATABASE_URL: `postgresql://helix:s3cret@127.0.0.1:${port}/helix` });
     expect(line).toMatch(/^helix: DATABASE_URL /);
     expect(line).toContain(`127.0.0.1:${port}`);
