@@ -56,5 +56,7 @@ export async function waitUntilReady(helix: HelixProcess, timeoutMs = 60_000): P
   throw new Error(`Helix was not ready within ${timeoutMs} ms:\n${helix.output()}`);
 }
 
-let nextPort = 20000 + (process.pid % 5000) * 2;
+// a block of 40 ports per test worker (workers' pids are close: blocks of 2 overlapped), below
+// the ephemeral range that outgoing connections take ports from
+let nextPort = 10000 + (process.pid % 500) * 40;
 export const freePort = () => String(nextPort++);
