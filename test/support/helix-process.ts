@@ -56,7 +56,7 @@ export async function waitUntilReady(helix: HelixProcess, timeoutMs = 60_000): P
   throw new Error(`Helix was not ready within ${timeoutMs} ms:\n${helix.output()}`);
 }
 
-// a block of 40 ports per test worker (workers' pids are close: blocks of 2 overlapped), below
+// a block of 100 ports per test worker (it runs many suites) (workers' pids are close: blocks of 2 overlapped), below
 // the ephemeral range that outgoing connections take ports from
-let nextPort = 10000 + (process.pid % 500) * 40;
+let nextPort = 10000 + (process.pid % 200) * 100;
 export const freePort = () => String(nextPort++);
