@@ -4,46 +4,33 @@
  * run's events are persisted, gap-free, and readiness is back.
  */
 import { PrismaService } from '../src/database/prisma.service';
-import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
-import { HelixApi, mockModelEnv, mockTokensText, sleep } from './support/sse-client';
-import { startTestApp, type TestApp } from './support/test-app';
+import { useMockApp } from './support/mock-app';
+import { mockTokensText, sleep } from './support/sse-client';
 
 const TOKEN = 'health-event-writer-token';
 jest.setTimeout(120_000);
 
 describe('health: readiness of the event writer', () => {
-  let mock: MockLlm;
-  let t: TestApp;
-  let api: HelixApi;
-
-  beforeAll(async () => {
-    mock = await startMockLlm();
-    t = await startTestApp({ ...mockModelEnv(mock.url), HELIX_API_TOKEN: TOKEN });
-    api = new HelixApi(t.baseUrl, TOKEN);
-  });
-  afterAll(async () => {
-    await t?.close();
-    await mock?.close();
-  });
+  const app = useMockApp(TOKEN);
 
   async function readiness(until: (status: number) => boolean, timeoutMs = 20_000) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const res = await t.http().get('/health/ready');
+      const res = await app.t.http().get('/health/ready');
       if (until(res.status) || Date.now() > deadline) return res;
       await sleep(200);
     }
   }
 
   it('answers 503 naming the cause while run events cannot be written, and 200 once they are', async () => {
-    await t.http().get('/health/ready').expect(200);
-    const conversationId = await api.createConversation({ title: 'writer' });
+    await app.t.http().get('/health/ready').expect(200);
+    const conversationId = await app.api.createConversation({ title: 'writer' });
     const tokens = 300;
-    const posted = await api.postMessage(conversationId, { text: `go MOCK:{"tokens":${tokens},"delayMs":20}`, mode: 'direct' });
+    const posted = await app.api.postMessage(conversationId, { text: `go MOCK:{"tokens":${tokens},"delayMs":20}`, mode: 'direct' });
     const runId = posted.run.id;
-    for (let seen = 0; seen < 2; await sleep(50)) seen = (await api.jsonEvents(runId)).length; // streaming
+    for (let seen = 0; seen < 2; await sleep(50)) seen = (await app.api.jsonEvents(runId)).length; // streaming
 
-    const prisma = t.app.get(PrismaService);
+    const prisma = app.t.app.get(PrismaService);
     await prisma.$executeRawUnsafe('ALTER TABLE run_events RENAME TO run_events_away');
     const failing = await readiness((status) => status === 503);
     await prisma.$executeRawUnsafe('ALTER TABLE run_events_away RENAME TO run_events');
@@ -55,8 +42,8 @@ describe('health: readiness of the event writer', () => {
     });
 
     expect((await readiness((status) => status === 200)).status).toBe(200);
-    expect((await api.waitForRun(runId)).state).toBe('SUCCEEDED');
-    const events = await api.jsonEvents(runId);
+    expect((await app.api.waitForRun(runId)).state).toBe('SUCCEEDED');
+    const events = await app.api.jsonEvents(runId);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.filter((e) => e.type === 'token').map((e) => e.data.text).join('')).toBe(mockTokensText(tokens));
   });

@@ -8,13 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, HelixProcess, spawnHelix, waitUntilReady } from './support/helix-process';
 import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
-import { FINISHED_STATES, HelixApi, mockModelEnv, mockTokensText, NO_SEQ_PROBLEMS, type RunEvent, seqProblems, tokenText } from './support/sse-client';
+import { FINISHED_STATES, HelixApi, mockModelEnv, mockTokensText, NO_SEQ_PROBLEMS, type RunEvent, seqProblems, sleep, tokenText } from './support/sse-client';
 
 const TOKEN = 'runs-repeated-crashes-token';
 jest.setTimeout(300_000);
 
 const reasoningText = (events: RunEvent[]) => events.filter((e) => e.type === 'reasoning').map((e) => e.data.text).join('');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('runs: repeated crashes during one step', () => {
   let mock: MockLlm;

@@ -83,6 +83,10 @@ export class AnswerStep {
       // the step is counted while the model request goes out, and in place before its output is handled
       let counting = soFar ? undefined : this.runRows.beginStep(run.id);
       counting?.catch(() => undefined); // awaited below; a failure before that is not "unhandled"
+      const stepCounted = async () => {
+        if (counting) run = { ...run, step: (await counting) ?? step };
+        counting = undefined;
+      };
       this.announce(run.id, step, soFar);
       for (const event of prepared.events) this.events.emit(run.id, event.type, event.data);
       const call = first?.call ?? this.steps.send(prepared);
@@ -91,8 +95,7 @@ export class AnswerStep {
       const answer: Answer = { echo: new StepEcho(soFar?.shown), toolCalls: [], invalid: [] };
       try {
         for await (const chunk of call.take(signal)) {
-          if (counting) run = { ...run, step: (await counting) ?? step };
-          counting = undefined;
+          if (counting) await stepCounted(); // no await per chunk once counted
           switch (chunk.type) {
             case 'text':
             case 'reasoning':
@@ -115,7 +118,7 @@ export class AnswerStep {
         throw error;
       }
       const charged = await this.steps.settle(prepared, answer.usage);
-      if (counting) run = { ...run, step: (await counting) ?? step };
+      await stepCounted();
       await this.show(run, step, answer.echo.end());
       partial.text = '';
       return await this.store(run, step, answer, addUsage(run.usage, charged));
