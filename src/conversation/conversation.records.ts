@@ -1,3 +1,4 @@
+import { isRecord } from '../common/json-record';
 import { definedOnly } from '../common/ids';
 import type { MessageParts, MessageRole } from './message-parts';
 
@@ -84,21 +85,19 @@ export function effectiveSettings(workspace: WorkspaceSettings, conversation: { 
   return { ...workspace, ...conversation.settings };
 }
 
-type Json = Record<string, unknown>;
-const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
   values.find((candidate) => candidate === value);
 const positiveInt = (value: unknown): number | undefined => (Number.isInteger(value) && Number(value) > 0 ? Number(value) : undefined);
 const positiveNumber = (value: unknown): number | undefined => (typeof value === 'number' && value >= 0 && Number.isFinite(value) ? value : undefined);
 
 export function readModelRef(value: unknown): ModelRef | null {
-  if (!isJson(value) || typeof value.provider !== 'string' || typeof value.modelId !== 'string') return null;
+  if (!isRecord(value) || typeof value.provider !== 'string' || typeof value.modelId !== 'string') return null;
   return { provider: value.provider, modelId: value.modelId };
 }
 
 /** Only the known keys with values of the right type: the JSON column is validated, not trusted. */
 export function readConversationSettings(value: unknown): ConversationSettings {
-  const json = isJson(value) ? value : {};
+  const json = isRecord(value) ? value : {};
   return definedOnly({
     multitask: oneOf(MULTITASK_POLICIES, json.multitask),
     maxSteps: positiveInt(json.maxSteps),
@@ -108,7 +107,7 @@ export function readConversationSettings(value: unknown): ConversationSettings {
 }
 
 export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
-  const json = isJson(value) ? value : {};
+  const json = isRecord(value) ? value : {};
   const fallbacks = Array.isArray(json.fallbackModels)
     ? json.fallbackModels.map(readModelRef).filter((ref): ref is ModelRef => ref !== null)
     : undefined;

@@ -1,3 +1,4 @@
+import { isRecord } from '../common/json-record';
 /**
  * What a message carries besides its text, stored as JSON in `messages.parts` and returned to
  * clients as is. One shape per kind of message; `kind` tells which (and implies the role).
@@ -38,9 +39,7 @@ export const ROLE_OF: Record<MessagePartsKind, MessageRole> = {
   tool_result: 'tool',
 };
 
-type Json = Record<string, unknown>;
 
-const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
@@ -48,7 +47,7 @@ function toolCalls(value: unknown): StoredToolCall[] | undefined {
   if (!Array.isArray(value)) return undefined;
   const calls: StoredToolCall[] = [];
   for (const call of value) {
-    if (!isJson(call)) continue;
+    if (!isRecord(call)) continue;
     const id = str(call.id);
     const name = str(call.name);
     if (id === undefined || name === undefined) continue;
@@ -62,7 +61,7 @@ function toolCalls(value: unknown): StoredToolCall[] | undefined {
  * their role and fields (a migration also backfills it), so every stored message reads back.
  */
 export function readMessageParts(role: MessageRole, stored: unknown): MessageParts {
-  const json = isJson(stored) ? stored : {};
+  const json = isRecord(stored) ? stored : {};
   const kind = str(json.kind) ?? legacyKind(role, json);
   switch (kind) {
     case 'answer': {
@@ -83,7 +82,7 @@ export function readMessageParts(role: MessageRole, stored: unknown): MessagePar
   }
 }
 
-function legacyKind(role: MessageRole, json: Json): MessagePartsKind {
+function legacyKind(role: MessageRole, json: Record<string, unknown>): MessagePartsKind {
   if (role === 'tool') return 'tool_result';
   if (role !== 'assistant') return 'user';
   if (json.partial === true) return 'partial';

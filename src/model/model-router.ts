@@ -3,7 +3,7 @@ import { AppConfig } from '../config/app-config';
 import { SecretService } from '../security/secret.service';
 import { ModelCatalog, OFFLINE_MODEL, OPENAI_DEFAULT_BASE_URL } from './model-catalog';
 import { ModelConfigService } from './model-config.service';
-import { isRecord } from './json-record';
+import { isRecord } from '../common/json-record';
 import { ModelError, type ModelInfo, type ModelRef, type WorkspaceModelSettings } from './model.types';
 
 /** The built-in default when an OpenAI key is configured (seed: the env provider's small model). */

@@ -1,3 +1,4 @@
+import { isRecord } from '../common/json-record';
 import type { ModelRef } from '../model/model.types';
 import type { PlanStep } from './run-events';
 import type { RunState } from './run-fsm';
@@ -69,21 +70,19 @@ export function addUsage(total: RunUsage, call: RunUsage): RunUsage {
 
 // ---- parsing the JSON columns (validated, not trusted) ----
 
-type Json = Record<string, unknown>;
-const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
 export function readModel(value: unknown): ModelRef {
-  const json = isJson(value) ? value : {};
+  const json = isRecord(value) ? value : {};
   return { provider: str(json.provider) ?? '', modelId: str(json.modelId) ?? '' };
 }
 
 export function readPlan(value: unknown): RunPlan | null {
-  if (!isJson(value) || !Array.isArray(value.steps)) return null;
+  if (!isRecord(value) || !Array.isArray(value.steps)) return null;
   const steps: PlanStep[] = [];
   for (const step of value.steps) {
-    if (!isJson(step) || typeof step.title !== 'string') continue;
+    if (!isRecord(step) || typeof step.title !== 'string') continue;
     const detail = str(step.detail);
     steps.push({ title: step.title, ...(detail && { detail }) });
   }
@@ -91,7 +90,7 @@ export function readPlan(value: unknown): RunPlan | null {
 }
 
 export function readPendingAction(value: unknown): PendingAction | null {
-  if (!isJson(value)) return null;
+  if (!isRecord(value)) return null;
   const callId = str(value.callId);
   switch (value.type) {
     case 'queued':
@@ -110,11 +109,11 @@ export function readPendingAction(value: unknown): PendingAction | null {
 }
 
 export function readError(value: unknown): RunError | null {
-  if (!isJson(value)) return null;
+  if (!isRecord(value)) return null;
   return { code: str(value.code) ?? 'internal', message: str(value.message) ?? '' };
 }
 
 export function readUsage(value: unknown): RunUsage {
-  const json = isJson(value) ? value : {};
+  const json = isRecord(value) ? value : {};
   return { promptTokens: count(json.promptTokens), completionTokens: count(json.completionTokens), cost: count(json.cost) };
 }

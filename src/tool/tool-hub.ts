@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isRecord } from '../model/json-record';
+import { isRecord } from '../common/json-record';
 import type { ToolSpec } from '../model/model.types';
 import { askUser } from './builtin/ask-user';
 import { calculator } from './builtin/calculator';

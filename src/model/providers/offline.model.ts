@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isRecord } from '../json-record';
+import { isRecord } from '../../common/json-record';
 import { OFFLINE_MODEL } from '../model-catalog';
 import type { ChatMessage, ModelChunk, ModelRequest, ToolCall } from '../model.types';
 import { modelError } from '../provider-errors';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import OpenAI from 'openai';
-import { isRecord } from '../json-record';
+import { isRecord } from '../../common/json-record';
 import { nodeBodyOf } from './node-fetch';
 
 /**
