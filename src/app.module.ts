@@ -9,6 +9,7 @@ import { ConversationModule } from './conversation/conversation.module';
 import { DatabaseHandle } from './database/database-handle';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { ObserveModule } from './observe/observe.module';
 import { RuntimeModule } from './runtime/runtime.module';
 import { SecurityModule } from './security/security.module';
 
@@ -44,6 +45,7 @@ export class AppModule {
         }),
         DatabaseModule.forRoot(database),
         SecurityModule,
+        ObserveModule,
         HealthModule,
         ConversationModule,
         RuntimeModule,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ModelRouter, type ModelTarget } from './model-router';
-import type { ModelChunk, ModelError, ModelRef, ModelRequest, ModelResult } from './model.types';
+import type { CallObserver, ModelChunk, ModelError, ModelRef, ModelRequest, ModelResult } from './model.types';
 import { formatModelRef, modelError, toModelError } from './provider-errors';
 import { DEFAULT_EMBEDDING_DIMENSIONS, hashEmbedding } from './providers/hash-embedding';
 import { OfflineModel } from './providers/offline.model';
@@ -82,10 +82,13 @@ export class ModelGateway {
     this.offline = new OfflineModel({ delayMs: options.offlineDelayMs });
   }
 
-  async *stream(request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelChunk, void, undefined> {
+  /** `observer` is told of each attempt, failure, the first chunk and the finish (traces, metrics). */
+  async *stream(request: ModelRequest, signal?: AbortSignal, observer: CallObserver = IGNORED): AsyncGenerator<ModelChunk, void, undefined> {
     if (signal?.aborted) throw modelError('aborted', { model: request.model });
     let primaryError: ModelError | undefined;
-    for (const ref of candidates(request)) {
+    let attempt = 0;
+    let first = true;
+    for (const [fallbackIndex, ref] of candidates(request).entries()) {
       let target: ModelTarget;
       try {
         target = await this.router.target(ref, request.workspaceId);
@@ -93,6 +96,7 @@ export class ModelGateway {
         const mapped = toModelError(error, ref);
         if (NO_FALLBACK.has(mapped.code)) throw mapped;
         primaryError ??= mapped;
+        observer.failed({ model: ref, code: mapped.code, ...(mapped.status && { status: mapped.status }), next: 'fallback' });
         this.logger.warn(`${formatModelRef(ref)} is unusable (${mapped.code}): ${mapped.detail ?? mapped.message}`);
         continue;
       }
@@ -103,8 +107,14 @@ export class ModelGateway {
         let yielded = false;
         const storable = new StorableChunks();
         const started = new Set<ModelChunk['type']>();
+        observer.attempt({ model: target.ref, provider: target.ref.provider, fallbackIndex, attempt: ++attempt, streaming });
         try {
           for await (const chunk of provider.stream({ target, request, streaming, signal })) {
+            if (first) {
+              first = false;
+              observer.firstChunk();
+            }
+            if (chunk.type === 'finish') observer.finished({ model: chunk.model, reason: chunk.reason });
             const orphan = storable.orphanBefore(chunk);
             if (orphan) {
               yielded = true;
@@ -128,6 +138,10 @@ export class ModelGateway {
           if (yielded) throw mapped;
           const wait = mapped.retryable && retries < this.maxRetries ? this.backoff(retries, mapped.retryAfterMs) : undefined;
           const next = wait !== undefined ? 'retrying' : streaming && !NO_NON_STREAM_RETRY.has(mapped.code) ? 'non-streaming' : 'giving up';
+          observer.failed({
+            model: target.ref, code: mapped.code, ...(mapped.status && { status: mapped.status }),
+            next: next === 'giving up' && !NO_FALLBACK.has(mapped.code) ? 'fallback' : next,
+          });
           this.logger.warn(
             `${formatModelRef(target.ref)} failed (${mapped.code}${mapped.status ? ` ${mapped.status}` : ''}): ` +
               `${mapped.detail ?? mapped.message}; ${next}${wait !== undefined ? ` in ${wait} ms` : ''}`,
@@ -153,12 +167,12 @@ export class ModelGateway {
   }
 
   /** The whole answer at once (planning, summaries); same policy as stream(). */
-  async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResult> {
+  async complete(request: ModelRequest, signal?: AbortSignal, observer?: CallObserver): Promise<ModelResult> {
     const result: ModelResult = {
       text: '', reasoning: '', toolCalls: [], invalidToolCalls: [], repairedToolCalls: 0,
       finishReason: 'stop', model: request.model,
     };
-    for await (const chunk of this.stream(request, signal)) {
+    for await (const chunk of this.stream(request, signal, observer)) {
       switch (chunk.type) {
         case 'text': result.text += chunk.text; break;
         case 'reasoning': result.reasoning += chunk.text; break;
@@ -226,6 +240,8 @@ export class ModelGateway {
  * processed. One turn after the first text and the first reasoning of an answer lets that out.
  */
 const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const IGNORED: CallObserver = { attempt: () => undefined, failed: () => undefined, firstChunk: () => undefined, finished: () => undefined };
 
 /** The model and its fallbacks, in order, each model once. */
 function candidates(request: ModelRequest): ModelRef[] {

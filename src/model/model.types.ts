@@ -133,3 +133,15 @@ export class ModelError extends Error {
     this.model = options.model;
   }
 }
+
+/**
+ * Told what happens inside one gateway call, for traces and metrics (the model module knows
+ * nothing of either): each attempt (a retry, the non-streaming retry, a fallback model), each
+ * failure and what the gateway does next, the first chunk and the end.
+ */
+export interface CallObserver {
+  attempt(info: { model: ModelRef; provider: string; fallbackIndex: number; attempt: number; streaming: boolean }): void;
+  failed(info: { model: ModelRef; code: ModelErrorCode; status?: number; next: 'retrying' | 'non-streaming' | 'fallback' | 'giving up' }): void;
+  firstChunk(): void;
+  finished(info: { model: ModelRef; reason: FinishReason }): void;
+}

@@ -1,5 +1,5 @@
 import type { ModelGateway } from '../model/model-gateway';
-import type { ModelChunk, ModelRequest } from '../model/model.types';
+import type { CallObserver, ModelChunk, ModelRequest } from '../model/model.types';
 
 /**
  * A model call that is sent as soon as it is made, and read by whoever takes it. The loop takes
@@ -15,8 +15,8 @@ export class ModelCall {
   private first?: Promise<IteratorResult<ModelChunk, void>>;
   private state: 'sent' | 'taken' | 'discarded' = 'sent';
 
-  constructor(gateway: ModelGateway, request: ModelRequest) {
-    this.stream = gateway.stream(request, this.controller.signal);
+  constructor(gateway: ModelGateway, request: ModelRequest, observer?: CallObserver) {
+    this.stream = gateway.stream(request, this.controller.signal, observer);
     this.first = this.stream.next(); // runs the gateway up to the first chunk: the request goes out now
     this.first.catch(() => undefined); // the taker sees a failure; a discarded call's is nobody's
   }

@@ -76,7 +76,8 @@ export class ModelStep {
       maxOutputTokens: request.maxTokens,
     });
     if (!reservation.allowed) return { kind: 'denied', reason: reservation.reason };
-    const span = this.tracer.start(input, { model: input.run.model, estimatedTokens: window.estimatedTokens });
+    if (reservation.maxOutputTokens !== undefined) request.maxTokens = reservation.maxOutputTokens;
+    const span = this.tracer.start(input, request, window.estimatedTokens);
     return {
       kind: 'ready',
       input,
@@ -88,14 +89,14 @@ export class ModelStep {
   }
 
   send(step: ReadyStep): ModelCall {
-    return new ModelCall(this.gateway, step.request);
+    return new ModelCall(this.gateway, step.request, step.span.observer);
   }
 
   /** The whole answer at once (a plan), settled whether it succeeds or not. */
   async complete(step: ReadyStep, signal: AbortSignal): Promise<{ result: ModelResult; charged: RunUsage }> {
     let result: ModelResult | undefined;
     try {
-      result = await this.gateway.complete(step.request, signal);
+      result = await this.gateway.complete(step.request, signal, step.span.observer);
     } catch (error) {
       await this.settle(step, undefined, error instanceof Error ? error.message : String(error));
       throw error;

@@ -20,10 +20,17 @@ export interface RunEventPayloads {
   token_warning: { percentage: number; estimatedTokens: number; limit: number };
   usage: { promptTokens: number; completionTokens: number; totalTokens: number; cost: number };
   error: { code: string; message: string };
+  /** only with the `debug` setting: what the model was sent and answered, what a tool returned (secrets redacted) */
+  debug: DebugPayload;
   done: { runId: string; state: string };
 }
 
 export type RunEventType = keyof RunEventPayloads;
+
+export type DebugPayload =
+  | { kind: 'request'; step: number; model: string; request: unknown }
+  | { kind: 'response'; step: number; model: string; response: unknown }
+  | { kind: 'tool_result'; step: number; callId: string; name: string; ok: boolean; output: string };
 
 export interface PlanStep {
   title: string;

@@ -12,6 +12,7 @@ import { EventLog } from './event-log';
 import { type FirstStep, ModelStep } from './model-step';
 import { type ExecutionSlot, RunExecutor } from './run-executor';
 import type { RunContext } from './run-launch';
+import { RunObserver } from './run-observer';
 import { type LiveRun, RunRepository } from './run.repository';
 import type { RunMode, RunRecord } from './run.records';
 import { stepStatus } from './step-replay';
@@ -47,6 +48,7 @@ export class RunStarter {
     private readonly executor: RunExecutor,
     private readonly steps: ModelStep,
     private readonly config: AppConfig,
+    private readonly observer: RunObserver,
   ) {}
 
   async start(auth: AuthContext, conversationId: string, input: NewRunInput): Promise<RunStarted> {
@@ -93,6 +95,9 @@ export class RunStarter {
       throw error;
     }
     const { run, stored, live, openFirstEvent } = written;
+    if (run && stored) {
+      this.observer.record({ type: 'run.started', runId, workspaceId: auth.workspaceId, conversationId, mode: run.mode, model: `${model.provider}:${model.modelId}`, at: run.createdAt });
+    }
     if (!run || !stored || live) {
       if (first) this.steps.abandon(first);
       if (run && stored && live && policy !== 'reject') return { kind: 'queued', message: stored, runId, behind: live, policy };

@@ -1,6 +1,7 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { Subject } from 'rxjs';
 import { EventLog } from './event-log';
+import { RunObserver } from './run-observer';
 import { RunFsm, type RunState } from './run-fsm';
 import { RunRepository } from './run.repository';
 import type { RunChanges, RunRecord } from './run.records';
@@ -18,6 +19,7 @@ export class RunStore {
   constructor(
     private readonly runs: RunRepository,
     private readonly events: EventLog,
+    private readonly observer: RunObserver,
   ) {}
 
   /** The run; 404 only when it does not exist (other errors propagate). */
@@ -41,6 +43,7 @@ export class RunStore {
   async finish(run: RunRecord, to: RunState, changes: RunChanges = {}): Promise<RunRecord> {
     const { run: ended, queuedBehind } = await this.change(run, to, changes);
     await this.events.finish(run.id, to);
+    this.observer.record({ type: 'run.ended', runId: run.id, state: to, startedAt: run.createdAt, at: ended.finishedAt ?? new Date(), ...(ended.error && { error: ended.error }) });
     this.ended$.next({ runId: run.id, conversationId: run.conversationId, queuedBehind });
     return ended;
   }

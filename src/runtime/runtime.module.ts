@@ -18,8 +18,8 @@ import { RunController } from './run.controller';
 import { RunRepository } from './run.repository';
 import { RunService } from './run.service';
 import { SseWriter } from './sse-writer';
-import { BudgetGate, ContextBuilder, StepRetriever, StepTracer } from './step-hooks';
-import { NoRetrieval, NoTracing, UnlimitedBudget } from './step-hooks.defaults';
+import { ContextBuilder, StepRetriever } from './step-hooks';
+import { NoRetrieval } from './step-hooks.defaults';
 import { StepReplay } from './step-replay';
 import { ToolStep } from './tool-step';
 
@@ -28,11 +28,10 @@ import { ToolStep } from './tool-step';
   imports: [ConversationModule, ModelModule, ToolModule],
   controllers: [MessageController, RunController],
   providers: [
-    // the hooks of every model call (step-hooks.ts): defaults until memory, RAG and observe provide theirs
+    // the hooks of every model call (step-hooks.ts): defaults until memory and RAG provide theirs;
+    // BudgetGate, StepTracer and RunObserver come from the global ObserveModule
     { provide: StepRetriever, useClass: NoRetrieval },
     { provide: ContextBuilder, useClass: RecentMessagesWindow },
-    { provide: BudgetGate, useClass: UnlimitedBudget },
-    { provide: StepTracer, useClass: NoTracing },
     { provide: EventBus, useClass: InProcessEventBus },
     EventLog,
     RunEventRepository,

@@ -1,5 +1,5 @@
 import type { EffectiveSettings, MessageRecord } from '../conversation/conversation.records';
-import type { ChatMessage, ModelRef, ToolSpec } from '../model/model.types';
+import type { CallObserver, ChatMessage, ModelRef, ModelRequest, ToolSpec } from '../model/model.types';
 import type { RunEventPayloads, RunEventType } from './run-events';
 import type { RunMode, RunPlan, RunUsage } from './run.records';
 
@@ -62,9 +62,12 @@ export interface BudgetRequest {
   maxOutputTokens?: number;
 }
 
-/** Budget held for one model call: `settle` replaces it with what the call really used. */
+/**
+ * Budget held for one model call: `settle` replaces it with what the call really used. Under a
+ * budget, `maxOutputTokens` is the output limit that was reserved: the call is sent with it.
+ */
 export type BudgetReservation =
-  | { allowed: true; settle(usage: RunUsage): Promise<void> }
+  | { allowed: true; maxOutputTokens?: number; settle(usage: RunUsage): Promise<void> }
   | { allowed: false; /** shown to the user when the run stops for budget */ reason: string };
 
 /** Observe: daily budgets, enforced by reserving before each call. */
@@ -76,13 +79,17 @@ export interface SpanOutcome {
   usage?: RunUsage;
   /** why the call failed, was cancelled or discarded */
   error?: string;
+  /** the model's answer, for debugging (`debug` setting and traces) */
+  response?: { text: string; toolCalls: unknown[] };
 }
 
 export interface StepSpan {
+  /** passed to the gateway: attempts, failures, first chunk, finish */
+  observer?: CallObserver;
   end(outcome: SpanOutcome): void;
 }
 
-/** Observe: a span around each model call. */
+/** Observe: a span around each model call (the request it sends, as sent). */
 export abstract class StepTracer {
-  abstract start(input: StepInput, request: { model: ModelRef; estimatedTokens: number }): StepSpan;
+  abstract start(input: StepInput, request: ModelRequest, estimatedTokens: number): StepSpan;
 }

@@ -1,0 +1,34 @@
+import type { RunState } from './run-fsm';
+import type { RunError, RunMode } from './run.records';
+
+/**
+ * What the runtime tells observe (traces and metrics) besides the model calls (StepTracer):
+ * a discriminated union, so adding a signal touches no other port. Recording must be cheap and
+ * must never throw or wait: it is called on the hot path (every event written, every token fanned out).
+ */
+export type RunSignal =
+  | { type: 'run.started'; runId: string; workspaceId: string; conversationId: string; mode: RunMode; model: string; at: Date }
+  | { type: 'run.ended'; runId: string; state: RunState; startedAt: Date; at: Date; error?: RunError }
+  | {
+      type: 'tool.call';
+      runId: string;
+      step: number;
+      callId: string;
+      name: string;
+      /** the policy that applied: run at once, after a human's approval, or refused */
+      decision: 'always' | 'confirm' | 'forbid';
+      /** how long the call waited for its approval, when it needed one */
+      approvalWaitMs?: number;
+      startedAt: Date;
+      durationMs: number;
+      ok: boolean;
+    }
+  | { type: 'sse.opened' }
+  | { type: 'sse.closed' }
+  | { type: 'events.written'; count: number }
+  | { type: 'events.fanned_out'; count: number }
+  | { type: 'queue.length'; length: number };
+
+export abstract class RunObserver {
+  abstract record(signal: RunSignal): void;
+}
