@@ -93,6 +93,18 @@ export class AppConfig {
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL?: string;
 
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(8, { message: 'HELIX_METRICS_TOKEN must be at least 8 characters' })
+  HELIX_METRICS_TOKEN?: string;
+
+  @Transform(toInt)
+  @IsInt({ message: 'HELIX_TRACE_RETENTION_DAYS must be an integer between 1 and 3650' })
+  @Min(1, { message: 'HELIX_TRACE_RETENTION_DAYS must be an integer between 1 and 3650' })
+  @Max(3650, { message: 'HELIX_TRACE_RETENTION_DAYS must be an integer between 1 and 3650' })
+  HELIX_TRACE_RETENTION_DAYS = 7;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
@@ -116,7 +128,7 @@ function describe(errors: ValidationError[]): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig()).concat([
     'DATABASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'HELIX_DEFAULT_MODEL', 'HELIX_FAKE_MODEL',
-    'HELIX_API_TOKEN', 'HELIX_MASTER_KEY', 'REDIS_URL',
+    'HELIX_API_TOKEN', 'HELIX_MASTER_KEY', 'REDIS_URL', 'HELIX_METRICS_TOKEN',
   ]);
   const picked: Record<string, string> = {};
   for (const key of known) {
