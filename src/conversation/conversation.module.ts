@@ -10,6 +10,6 @@ import { WorkspaceService } from './workspace.service';
 @Module({
   controllers: [ConversationController],
   providers: [ConversationService, ConversationRepository, MessageRepository, WorkspaceService, WorkspaceRepository],
-  exports: [ConversationService],
+  exports: [ConversationService, WorkspaceService],
 })
 export class ConversationModule {}

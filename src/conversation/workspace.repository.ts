@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SqlClient } from '../database/sql-client';
+import { readWorkspaceSettings, type WorkspaceSettings } from './conversation.records';
 
 /** Statements on the `workspaces` table (their settings are read with a conversation). */
 @Injectable()
@@ -10,5 +11,11 @@ export class WorkspaceRepository {
   async ensure(id: string, name: string): Promise<void> {
     await this.sql.$executeRaw`
       INSERT INTO workspaces (id, name, updated_at) VALUES (${id}, ${name}, now()) ON CONFLICT (id) DO NOTHING`;
+  }
+
+  /** The workspace's settings; undefined when it does not exist. */
+  async settings(id: string): Promise<WorkspaceSettings | undefined> {
+    const rows = await this.sql.$queryRaw<{ settings: unknown }[]>`SELECT settings FROM workspaces WHERE id = ${id}`;
+    return rows[0] && readWorkspaceSettings(rows[0].settings);
   }
 }

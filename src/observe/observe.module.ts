@@ -1,10 +1,14 @@
 import { Global, Module } from '@nestjs/common';
 import { BudgetGate, StepTracer } from '../runtime/step-hooks';
 import { RunObserver } from '../runtime/run-observer';
+import { ConversationModule } from '../conversation/conversation.module';
+import { ModelModule } from '../model/model.module';
 import { BudgetService } from './budget.service';
 import { MetricsService } from './metrics.service';
 import { ObserveHub } from './observe-hub';
 import { TraceService } from './trace.service';
+import { UsageLedger } from './usage-ledger';
+import { UsageRepository } from './usage.repository';
 
 /**
  * Traces, the usage ledger with daily budgets, and metrics. Global, because it fills ports the
@@ -12,7 +16,10 @@ import { TraceService } from './trace.service';
  */
 @Global()
 @Module({
+  imports: [ConversationModule, ModelModule],
   providers: [
+    UsageRepository,
+    UsageLedger,
     BudgetService,
     TraceService,
     MetricsService,

@@ -101,9 +101,10 @@ describe('agent loop (database, scripted model)', () => {
       expect(h.tracer.spans[0].input.purpose).toBe('plan');
       expect(h.order).toEqual(['budget.reserve', 'span.start', 'model.call']);
       const events = await h.eventsOf(posted.run.id);
-      expect(typesOf(events)).toEqual(['status', 'plan', 'status']);
+      expect(typesOf(events)).toEqual(['status', 'usage', 'plan', 'status']);
       expect(events.map((e) => e.data)).toEqual([
         { phase: 'planning', text: 'Planning' },
+        { promptTokens: 10, completionTokens: expect.any(Number), totalTokens: expect.any(Number), cost: 0 },
         { steps: waiting.plan!.steps },
         { phase: 'waiting', text: 'Waiting for plan approval' },
       ]);
@@ -144,9 +145,10 @@ describe('agent loop (database, scripted model)', () => {
       const last = (await h.messagesOf(conversationId)).at(-1)!;
       expect(last).toMatchObject({ role: 'assistant', parts: { kind: 'failure', error: 'bad_plan' }, content: run.error!.message });
       const events = await h.eventsOf(run.id);
+      // the plan call's usage follows the call, before the failure
       expect(events.slice(-3)).toEqual([
+        expect.objectContaining({ type: 'usage', data: expect.objectContaining({ promptTokens: 10 }) }),
         expect.objectContaining({ type: 'error', data: run.error }),
-        expect.objectContaining({ type: 'usage' }),
         expect.objectContaining({ type: 'done', data: { runId: run.id, state: 'FAILED' } }),
       ]);
       expect(h.tracer.spans[0].ended?.usage?.promptTokens).toBe(10); // the call was settled
@@ -235,7 +237,7 @@ describe('agent loop (database, scripted model)', () => {
         expect.objectContaining({ role: 'assistant', content: 'The provider is not answering.', parts: { kind: 'failure', error: 'provider_unavailable' } }),
       ]);
       const events = await h.eventsOf(run.id);
-      expect(typesOf(events).slice(-3)).toEqual(['error', 'usage', 'done']);
+      expect(typesOf(events).slice(-2)).toEqual(['error', 'done']); // the call reported no usage: no usage event
       expect(h.tracer.spans[0].ended).toEqual({ usage: { promptTokens: 0, completionTokens: 0, cost: 0 }, error: 'The provider is not answering.' });
       expect(h.budget.reservations[0].settled).toEqual({ promptTokens: 0, completionTokens: 0, cost: 0 });
     });

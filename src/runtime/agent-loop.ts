@@ -116,7 +116,6 @@ export class AgentLoop {
       await unit.run(this.sql);
     }
     if (failure) this.events.emit(run.id, 'error', failure);
-    this.answers.emitUsage(run.id, run.usage);
     await this.runs.finish(run, state, failure ? { error: failure } : {});
   }
 }

@@ -117,18 +117,14 @@ export class AnswerStep {
         await this.steps.settle(prepared, answer.usage, error instanceof Error ? error.message : String(error));
         throw error;
       }
-      const charged = await this.steps.settle(prepared, answer.usage);
       await stepCounted();
       await this.show(run, step, answer.echo.end());
+      const charged = await this.steps.settle(prepared, answer.usage);
       partial.text = '';
       return await this.store(run, step, answer, addUsage(run.usage, charged));
     } finally {
       if (first) this.steps.abandon(first);
     }
-  }
-
-  emitUsage(runId: string, usage: RunUsage): void {
-    this.events.emit(runId, 'usage', { ...usage, totalTokens: usage.promptTokens + usage.completionTokens });
   }
 
   /** The step's status: begun, or resumed after a restart (nothing to say when nothing came after its start). */
@@ -170,7 +166,6 @@ export class AnswerStep {
       this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: false, output: error, durationMs: 0 });
     }
     if (updated) return { kind: 'continue', run: updated.value ?? { ...run, usage } };
-    this.emitUsage(run.id, usage);
     await this.runs.finish(run, 'SUCCEEDED', { usage });
     return { kind: 'finished' };
   }

@@ -5,6 +5,7 @@ import { ModelGateway } from '../model/model-gateway';
 import { ModelRouter } from '../model/model-router';
 import type { ModelRequest, ModelResult, Usage } from '../model/model.types';
 import { ToolHub } from '../tool/tool-hub';
+import { EventLog } from './event-log';
 import { ModelCall } from './model-call';
 import type { RunContext } from './run-launch';
 import { NO_USAGE, type RunUsage } from './run.records';
@@ -50,6 +51,7 @@ export class ModelStep {
     private readonly budget: BudgetGate,
     private readonly tracer: StepTracer,
     private readonly tools: ToolHub,
+    private readonly events: EventLog,
   ) {}
 
   /** The input of the hooks for a call of `run` (the tools offered follow from its mode and the call's purpose). */
@@ -74,6 +76,8 @@ export class ModelStep {
       model: input.run.model,
       estimatedPromptTokens: window.estimatedTokens,
       maxOutputTokens: request.maxTokens,
+      dailyTokenBudget: input.settings.dailyTokenBudget,
+      dailyCostBudget: input.settings.dailyCostBudget,
     });
     if (!reservation.allowed) return { kind: 'denied', reason: reservation.reason };
     if (reservation.maxOutputTokens !== undefined) request.maxTokens = reservation.maxOutputTokens;
@@ -105,14 +109,15 @@ export class ModelStep {
   }
 
   /**
-   * Ends the call: its usage priced and charged to the budget (the reservation released when it
-   * used nothing), its span closed. Returns the usage with its cost.
+   * Ends the call: its usage priced, charged to the budget (the reservation released when it
+   * used nothing) and announced in a `usage` event, its span closed. Returns the usage with its cost.
    */
   async settle(step: ReadyStep, usage: Usage | undefined, error?: string): Promise<RunUsage> {
     let charged = NO_USAGE;
     if (usage) {
       const info = await this.router.describe(step.request.model, step.input.workspaceId);
       charged = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cost: ModelCatalog.cost(usage, info) };
+      this.events.emit(step.input.run.id, 'usage', { ...charged, totalTokens: charged.promptTokens + charged.completionTokens });
     }
     step.span.end({ usage: charged, ...(error && { error }) });
     await step.settleBudget(charged);

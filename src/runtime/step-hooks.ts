@@ -60,6 +60,9 @@ export interface BudgetRequest {
   estimatedPromptTokens: number;
   /** the call's output limit, when it has one */
   maxOutputTokens?: number;
+  /** the workspace's daily budgets (unset: unlimited) */
+  dailyTokenBudget?: number;
+  dailyCostBudget?: number;
 }
 
 /**
