@@ -17,8 +17,8 @@ export const MIN_OUTPUT_RESERVE = 64;
 /** A hold outlives any sane model call; a crashed process's holds are released after it. */
 export const HOLD_TTL_MS = 15 * 60_000;
 const SWEEP_MS = 60_000;
-/** The prompt's estimate is rough (chars / 4 until memory counts tokens): hold a little more. */
-const PROMPT_MARGIN = 1.1;
+/** The prompt's estimate is rough (chars / 4 until memory counts tokens): hold a tenth more. */
+const withMargin = (estimate: number) => Math.ceil(estimate) + Math.ceil(estimate / 10);
 
 /**
  * Daily budgets, enforced by reservation (BudgetGate): before each model call its prompt and
@@ -50,7 +50,7 @@ export class BudgetService extends BudgetGate implements OnApplicationBootstrap,
       return { allowed: true, settle: async (used) => this.ledger.add({ workspaceId: request.workspaceId, ...used, runs: 0 }) };
     }
     const info = await this.router.describe(request.model, request.workspaceId);
-    const promptTokens = Math.ceil(request.estimatedPromptTokens * PROMPT_MARGIN);
+    const promptTokens = withMargin(request.estimatedPromptTokens);
     const now = new Date();
     const ask = {
       id: randomUUID(),
