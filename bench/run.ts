@@ -16,6 +16,7 @@
  * Options: --quick (fewer repetitions, for trying it out) · --only=ttft,throughput,fanout,rss,db
  *   (`ttft-sustained`: only the 50-in-flight part of section 1)
  * · --no-peer · --postgres (sections 1–3 on a throw-away PostgreSQL database, BENCH_PG_URL)
+ * · --budget (with --postgres: daily budgets set, so every model call reserves and settles)
  * · --profile (V8 CPU profiles of Helix per section, summarised, in .bench/prof)
  * · --src (run src/main.ts through swc instead of a fresh build) · --helix-src=<dir> (build and
  * measure a patched copy of src/, for before/after experiments) · --markdown (also print the
@@ -54,12 +55,18 @@ const WITH_PEER = !flag('no-peer') && (ONLY.has('ttft') || ONLY.has('ttft-sustai
 const PROFILE = flag('profile');
 /** sections 1–3 against a throw-away PostgreSQL database instead of the embedded one */
 const ON_POSTGRES = flag('postgres');
+/** sections 1–3 with daily budgets set (every model call reserves first); needs --postgres to set them */
+const WITH_BUDGET = flag('budget');
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const FROM_SRC = flag('src');
 /** development aid: measure only the baseline and the peer in sections 1–2 */
 const NO_HELIX = flag('no-helix');
 /** write the results into docs/BENCHMARKS.md (a full run of every section only) */
 const UPDATE_DOC = flag('update-doc');
+if (WITH_BUDGET && !ON_POSTGRES) {
+  process.stderr.write('--budget sets the budgets in the database: use it with --postgres\n');
+  process.exit(2);
+}
 if (UPDATE_DOC && (QUICK || NO_HELIX || option('only') !== undefined || option('helix-src') !== undefined)) {
   process.stderr.write('--update-doc needs a full run of the checked-out code: without --quick, --only, --no-helix or --helix-src\n');
   process.exit(2);
@@ -965,6 +972,20 @@ async function throwawayDatabase(name: string): Promise<{ url: string; drop: () 
   return { url: url.toString(), drop };
 }
 
+/**
+ * Gives the default workspace daily budgets far above what the benchmark spends, so that every
+ * model call goes through its reservation (one statement before the call) and its settlement.
+ */
+async function setBudgets(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`UPDATE workspaces SET settings = settings || '{"dailyTokenBudget": 1000000000000, "dailyCostBudget": 1000000}'::jsonb`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Runs one section; a failure is reported in the table instead of ending the benchmark. */
 async function section(id: string, name: string, body: () => Promise<void>): Promise<void> {
   try {
@@ -1120,6 +1141,7 @@ async function main(): Promise<void> {
           entry, port: await freePort(), mockUrl: mock.url, nodeArgs: helixNodeArgs(), ipc: helixIpc(),
           ...(database ? { databaseUrl: database.url } : { dataDir }),
         });
+        if (WITH_BUDGET && database) await setBudgets(database.url);
         helix.streamingPost = await supportsStreamingPost(helix.port);
         if (!helix.streamingPost) notes.push('this build of Helix has no streaming POST: section 1 measures POST + GET …/events only');
       }
@@ -1151,7 +1173,7 @@ async function main(): Promise<void> {
       : ''
     : 'peer: not run (--no-peer)';
   const setup = [
-    `database for sections 1–3: ${ON_POSTGRES ? 'PostgreSQL (--postgres)' : 'embedded PGlite'}`,
+    `database for sections 1–3: ${ON_POSTGRES ? 'PostgreSQL (--postgres)' : 'embedded PGlite'}${WITH_BUDGET ? ', daily budgets set (--budget)' : ''}`,
     peerLine,
     `load average (1 min) over the run: median ${fmt(median(loads), 1)}, max ${fmt(Math.max(...loads), 1)} on ${os.cpus().length} cores`,
   ];
