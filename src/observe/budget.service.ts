@@ -66,6 +66,12 @@ export class BudgetService extends BudgetGate implements OnApplicationBootstrap,
     };
     await this.ensureDay(ask.workspaceId, ask.day);
     let held = await this.usage.hold(ask, limits);
+    if (!held.before) {
+      // the day's row is gone (the workspace was deleted and recreated meanwhile): create it again
+      this.days.clear();
+      await this.ensureDay(ask.workspaceId, ask.day);
+      held = await this.usage.hold(ask, limits);
+    }
     // holds a crashed process left behind may be all that is in the way
     if (held.granted === undefined && (await this.usage.releaseExpired(now, ask.workspaceId))) held = await this.usage.hold(ask, limits);
     if (held.granted === undefined) {
