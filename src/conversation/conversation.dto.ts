@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  IsBoolean,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -64,6 +65,14 @@ export class ConversationSettingsDto {
   @IsStorableText()
   @MaxLength(20000)
   systemPrompt?: string;
+
+  @ApiPropertyOptional({
+    type: 'boolean',
+    description: "adds `debug` run events showing what each model call was sent and answered and what each tool returned, secrets redacted (default: the workspace setting, then false)",
+  })
+  @IsOptional()
+  @IsBoolean()
+  debug?: boolean;
 }
 
 export class CreateConversationDto {

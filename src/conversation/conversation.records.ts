@@ -20,6 +20,8 @@ export interface ConversationSettings {
   maxSteps?: number;
   retrieval?: RetrievalMode;
   systemPrompt?: string;
+  /** `debug` run events: what each model call was sent and answered (overrides the workspace's) */
+  debug?: boolean;
 }
 
 /** Workspace-wide defaults; conversations may override some of them. */
@@ -32,6 +34,7 @@ export interface WorkspaceSettings {
   confirmationPolicy?: ConfirmationPolicy;
   multitask?: MultitaskPolicy;
   retrieval?: RetrievalMode;
+  debug?: boolean;
 }
 
 /** Workspace settings with a conversation's overrides applied, key by key. */
@@ -103,6 +106,7 @@ export function readConversationSettings(value: unknown): ConversationSettings {
     maxSteps: positiveInt(json.maxSteps),
     retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
     systemPrompt: typeof json.systemPrompt === 'string' ? json.systemPrompt : undefined,
+    debug: typeof json.debug === 'boolean' ? json.debug : undefined,
   });
 }
 
@@ -120,5 +124,6 @@ export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
     confirmationPolicy: oneOf(CONFIRMATION_POLICIES, json.confirmationPolicy),
     multitask: oneOf(MULTITASK_POLICIES, json.multitask),
     retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
+    debug: typeof json.debug === 'boolean' ? json.debug : undefined,
   });
 }

@@ -34,6 +34,8 @@ const PROVIDER = /^[a-z0-9_-]{1,64}$/i;
 @Injectable()
 export class ModelRouter {
   private readonly targets = new Map<string, { until: number; target: Promise<ModelTarget> }>();
+  /** provider keys revealed from secrets so far: debug output and traces must never show them */
+  private readonly revealed = new Set<string>();
 
   constructor(
     @Inject(ModelCatalog) private readonly catalog: ModelCatalog,
@@ -78,6 +80,12 @@ export class ModelRouter {
 
   builtinDefault(): ModelRef {
     return this.config.OPENAI_API_KEY && !this.config.fakeModel ? BUILTIN_OPENAI_MODEL : OFFLINE_MODEL;
+  }
+
+  /** Every secret value a model request could carry or a debug view must hide (see SecretRedactor). */
+  knownKeys(): string[] {
+    const own = [this.config.OPENAI_API_KEY, this.config.HELIX_API_TOKEN, this.config.HELIX_MASTER_KEY, this.config.HELIX_METRICS_TOKEN];
+    return [...own.filter((key): key is string => Boolean(key)), ...this.revealed];
   }
 
   /** Drops cached targets and config rows (call after a ModelConfig or Secret changes). */
@@ -172,6 +180,8 @@ export class ModelRouter {
         { model: ref },
       );
     }
+    if (this.revealed.size > 1000) this.revealed.clear(); // rotated keys: keep the set bounded
+    this.revealed.add(key);
     return key;
   }
 }

@@ -4,8 +4,9 @@ import { ModelConfigRepository } from './model-config.repository';
 import { ModelConfigService } from './model-config.service';
 import { MODEL_GATEWAY_OPTIONS, ModelGateway, type ModelGatewayOptions } from './model-gateway';
 import { ModelRouter } from './model-router';
+import { SecretRedactor } from './secret-redactor';
 
-const providers = [ModelCatalog, ModelConfigRepository, ModelConfigService, ModelRouter, ModelGateway];
+const providers = [ModelCatalog, ModelConfigRepository, ModelConfigService, ModelRouter, ModelGateway, SecretRedactor];
 
 /**
  * Models: catalog, ModelConfig rows, routing and the gateway every model call goes through.

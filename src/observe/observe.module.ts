@@ -6,6 +6,10 @@ import { ModelModule } from '../model/model.module';
 import { BudgetService } from './budget.service';
 import { MetricsService } from './metrics.service';
 import { ObserveHub } from './observe-hub';
+import { SpanWriter } from './span-writer';
+import { TraceReader } from './trace-reader';
+import { TraceRetention } from './trace-retention';
+import { TraceRepository } from './trace.repository';
 import { TraceService } from './trace.service';
 import { UsageLedger } from './usage-ledger';
 import { UsageRepository } from './usage.repository';
@@ -21,12 +25,16 @@ import { UsageRepository } from './usage.repository';
     UsageRepository,
     UsageLedger,
     BudgetService,
+    TraceRepository,
+    SpanWriter,
     TraceService,
+    TraceReader,
+    TraceRetention,
     MetricsService,
     { provide: BudgetGate, useExisting: BudgetService },
     { provide: StepTracer, useExisting: TraceService },
     { provide: RunObserver, useClass: ObserveHub },
   ],
-  exports: [BudgetGate, StepTracer, RunObserver, BudgetService, TraceService, MetricsService],
+  exports: [BudgetGate, StepTracer, RunObserver, BudgetService, TraceService, TraceReader, TraceRetention, MetricsService],
 })
 export class ObserveModule {}

@@ -1,14 +1,75 @@
 import { Injectable } from '@nestjs/common';
+import { newId } from '../common/ids';
 import type { ModelRequest } from '../model/model.types';
+import { SecretRedactor } from '../model/secret-redactor';
 import type { RunSignal } from '../runtime/run-observer';
 import { type StepInput, type StepSpan, StepTracer } from '../runtime/step-hooks';
+import { MetricsService } from './metrics.service';
+import { ModelCallSpan, type ModelCallSink } from './model-call-span';
+import { runSpanId, type SpanStatus, stepSpanId, toolSpanId } from './span-rows';
+import { SpanWriter } from './span-writer';
 
-/** Spans of runs, steps, model and tool calls. TODO(#14 traces): implement. */
+const RUN_STATUS: Record<string, SpanStatus> = { SUCCEEDED: 'ok', CANCELLED: 'cancelled', FAILED: 'error', BUDGET_EXCEEDED: 'error' };
+
+/**
+ * Spans of runs, steps, model calls and tool calls (see span-rows.ts for the tree). Model calls
+ * are traced through the runtime's StepTracer port, runs and tool calls from its signals
+ * (ObserveHub). Every span is written behind (SpanWriter): nothing here waits for the database.
+ */
 @Injectable()
 export class TraceService extends StepTracer {
-  start(_input: StepInput, _request: ModelRequest, _estimatedTokens: number): StepSpan {
-    return { end: () => undefined };
+  private readonly sink: ModelCallSink;
+
+  constructor(
+    private readonly writer: SpanWriter,
+    metrics: MetricsService,
+    redactor: SecretRedactor,
+  ) {
+    super();
+    this.sink = { write: (span) => writer.write(span), redact: (value) => redactor.redact(value), metrics, newId: () => newId('span') };
   }
 
-  record(_signal: RunSignal): void {}
+  start(input: StepInput, request: ModelRequest, estimatedTokens: number): StepSpan {
+    return new ModelCallSpan(input, request, estimatedTokens, this.sink);
+  }
+
+  record(signal: RunSignal): void {
+    switch (signal.type) {
+      case 'run.started':
+        // written at once (behind): a run waiting for a person for days still shows in the traces
+        this.writer.write({
+          id: runSpanId(signal.runId), traceId: signal.runId, parentId: null, runId: signal.runId, name: 'run', kind: 'run',
+          status: 'running', startedAt: signal.at, endedAt: null, durationMs: null,
+          attributes: { workspaceId: signal.workspaceId, conversationId: signal.conversationId, mode: signal.mode, model: signal.model },
+        });
+        return;
+      case 'run.ended':
+        this.writer.write({
+          id: runSpanId(signal.runId), traceId: signal.runId, parentId: null, runId: signal.runId, name: 'run', kind: 'run',
+          status: RUN_STATUS[signal.state] ?? 'error', startedAt: signal.startedAt, endedAt: signal.at,
+          durationMs: signal.at.getTime() - signal.startedAt.getTime(),
+          attributes: { state: signal.state, ...(signal.error && { error: signal.error }) },
+        });
+        return;
+      case 'tool.call': {
+        const endedAt = new Date(signal.startedAt.getTime() + signal.durationMs);
+        const base = { traceId: signal.runId, runId: signal.runId, startedAt: signal.startedAt, endedAt, durationMs: signal.durationMs };
+        const stepId = stepSpanId(signal.runId, signal.step);
+        // a failed tool call is an answer the model reads, not a failed step
+        this.writer.write({ ...base, id: stepId, parentId: runSpanId(signal.runId), name: `step ${signal.step}`, kind: 'step', status: 'ok', attributes: { step: signal.step } });
+        this.writer.write({
+          ...base, id: toolSpanId(signal.runId, signal.callId), parentId: stepId, name: `execute_tool ${signal.name}`, kind: 'tool',
+          status: signal.ok ? 'ok' : 'error',
+          attributes: {
+            step: signal.step, callId: signal.callId, name: signal.name, decision: signal.decision,
+            ...(signal.approvalWaitMs !== undefined && { approvalWaitMs: signal.approvalWaitMs }),
+            durationMs: signal.durationMs, ok: signal.ok,
+          },
+        });
+        return;
+      }
+      default:
+        return;
+    }
+  }
 }

@@ -66,8 +66,11 @@ describe('agent loop (database, scripted model)', () => {
       [run.id, { promptTokens: 10, completionTokens: 1, cost: 0 }],
     ]);
     expect(h.tracer.spans.map((s) => [s.input.run.step, s.input.purpose, s.ended])).toEqual([
-      [1, 'answer', { usage: { promptTokens: 10, completionTokens: 0, cost: 0 } }],
-      [2, 'answer', { usage: { promptTokens: 10, completionTokens: 1, cost: 0 } }],
+      [1, 'answer', {
+        usage: { promptTokens: 10, completionTokens: 0, cost: 0 },
+        response: { text: '', toolCalls: [{ id: 'call_1', name: 'calculator', arguments: '{"expression":"2+3"}' }], finishReason: 'tool_calls' },
+      }],
+      [2, 'answer', { usage: { promptTokens: 10, completionTokens: 1, cost: 0 }, response: { text: '5', toolCalls: [], finishReason: 'stop' } }],
     ]);
     expect(run.usage).toEqual({ promptTokens: 20, completionTokens: 1, cost: 0 });
   });
@@ -238,7 +241,12 @@ describe('agent loop (database, scripted model)', () => {
       ]);
       const events = await h.eventsOf(run.id);
       expect(typesOf(events).slice(-2)).toEqual(['error', 'done']); // the call reported no usage: no usage event
-      expect(h.tracer.spans[0].ended).toEqual({ usage: { promptTokens: 0, completionTokens: 0, cost: 0 }, error: 'The provider is not answering.' });
+      expect(h.tracer.spans[0].ended).toEqual({
+        usage: { promptTokens: 0, completionTokens: 0, cost: 0 },
+        error: 'The provider is not answering.',
+        errorCode: 'provider_unavailable',
+        response: { text: 'Half an ans', toolCalls: [] }, // what came before the failure
+      });
       expect(h.budget.reservations[0].settled).toEqual({ promptTokens: 0, completionTokens: 0, cost: 0 });
     });
 

@@ -78,6 +78,7 @@ export class AgentLoop {
     const history = await this.conversations.history(run.conversationId);
     const prepared = await this.steps.prepare(this.steps.inputFor(run, context, history, 'plan'));
     if (prepared.kind === 'denied') throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', prepared.reason);
+    for (const event of prepared.events) this.events.emit(run.id, event.type, event.data);
     const { result, charged } = await this.steps.complete(prepared, signal);
     const steps = parsePlan(result.text);
     if (!steps) throw new RunStop('FAILED', 'bad_plan', 'The model did not return a usable plan; try again or use react mode.');

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
 import { SqlClient } from '../database/sql-client';
 import { UnitOfWork } from '../database/unit-of-work';
-import type { ToolCall, Usage } from '../model/model.types';
+import type { FinishReason, ToolCall, Usage } from '../model/model.types';
 import { EventLog } from './event-log';
 import { type FirstStep, ModelStep } from './model-step';
 import type { RunContext } from './run-launch';
@@ -11,6 +11,7 @@ import { addUsage, type RunRecord, type RunUsage } from './run.records';
 import { RunStore } from './run-store';
 import { type EchoOutput, StepEcho } from './step-echo';
 import { answered, StepReplay, type StepSoFar, stepStatus } from './step-replay';
+import type { ModelAnswer } from './step-hooks';
 import { ToolStep } from './tool-step';
 
 /** Thrown inside the loop to end the run with a clear message (not a provider failure). */
@@ -32,7 +33,15 @@ interface Answer {
   toolCalls: ToolCall[];
   invalid: { call: ToolCall; error: string }[];
   usage?: Usage;
+  finishReason?: FinishReason;
 }
+
+/** The answer as traces and debug events show it: the text, every tool call (malformed ones too). */
+const responseOf = (answer: Answer): ModelAnswer => ({
+  text: answer.echo.value.text,
+  toolCalls: [...answer.toolCalls, ...answer.invalid.map((i) => i.call)],
+  ...(answer.finishReason && { finishReason: answer.finishReason }),
+});
 
 /**
  * One step of an executing run: answer the tool calls still pending, begin the next step (or
@@ -60,7 +69,7 @@ export class AnswerStep {
   async run(run: RunRecord, context: RunContext, signal: AbortSignal, partial: { text: string }, first?: FirstStep): Promise<StepOutcome> {
     try {
       let history = first?.history ?? (await this.conversations.history(run.conversationId));
-      const tools = await this.toolStep.answerPending(run, context.workspaceId, history, signal);
+      const tools = await this.toolStep.answerPending(run, context, history, signal);
       if (tools.kind === 'suspended') return tools;
       if (tools.run !== run) {
         // tool results were stored: the first step (prepared without them) no longer applies
@@ -111,15 +120,18 @@ export class AnswerStep {
             case 'usage':
               answer.usage = chunk.usage;
               break;
+            case 'finish':
+              answer.finishReason = chunk.reason;
+              break;
           }
         }
       } catch (error) {
-        await this.steps.settle(prepared, answer.usage, error instanceof Error ? error.message : String(error));
+        await this.steps.settle(prepared, answer.usage, { error, response: responseOf(answer) });
         throw error;
       }
       await stepCounted();
       await this.show(run, step, answer.echo.end());
-      const charged = await this.steps.settle(prepared, answer.usage);
+      const charged = await this.steps.settle(prepared, answer.usage, { response: responseOf(answer) });
       partial.text = '';
       return await this.store(run, step, answer, addUsage(run.usage, charged));
     } finally {

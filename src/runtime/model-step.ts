@@ -3,13 +3,28 @@ import type { MessageRecord } from '../conversation/conversation.records';
 import { ModelCatalog } from '../model/model-catalog';
 import { ModelGateway } from '../model/model-gateway';
 import { ModelRouter } from '../model/model-router';
-import type { ModelRequest, ModelResult, Usage } from '../model/model.types';
+import { ModelError, type ModelRequest, type ModelResult, type Usage } from '../model/model.types';
 import { ToolHub } from '../tool/tool-hub';
 import { EventLog } from './event-log';
 import { ModelCall } from './model-call';
 import type { RunContext } from './run-launch';
 import { NO_USAGE, type RunUsage } from './run.records';
-import { BudgetGate, ContextBuilder, type EventDraft, StepRetriever, type StepInput, type StepSpan, StepTracer } from './step-hooks';
+import { StepDebug } from './step-debug';
+import { BudgetGate, ContextBuilder, type EventDraft, type ModelAnswer, StepRetriever, type StepInput, type StepSpan, StepTracer } from './step-hooks';
+
+/** Why a first step its run never took was ended. */
+class NotTaken extends Error {
+  constructor() {
+    super('not taken');
+  }
+}
+const NOT_TAKEN = new NotTaken();
+
+/** The code a failed call's span records: the provider's, or `not_taken`, or `internal`. */
+function errorCode(error: unknown): string {
+  if (error instanceof ModelError) return error.code;
+  return error instanceof NotTaken ? 'not_taken' : 'internal';
+}
 
 /** A model call with every hook run: ready to send, or refused by the budget. */
 export type PreparedStep =
@@ -52,6 +67,7 @@ export class ModelStep {
     private readonly tracer: StepTracer,
     private readonly tools: ToolHub,
     private readonly events: EventLog,
+    private readonly debug: StepDebug,
   ) {}
 
   /** The input of the hooks for a call of `run` (the tools offered follow from its mode and the call's purpose). */
@@ -86,7 +102,7 @@ export class ModelStep {
       kind: 'ready',
       input,
       request,
-      events: [...(retrieved?.events ?? []), ...window.events],
+      events: [...(retrieved?.events ?? []), ...window.events, ...this.debug.request(input, request)],
       settleBudget: (usage) => reservation.settle(usage),
       span,
     };
@@ -102,24 +118,28 @@ export class ModelStep {
     try {
       result = await this.gateway.complete(step.request, signal, step.span.observer);
     } catch (error) {
-      await this.settle(step, undefined, error instanceof Error ? error.message : String(error));
+      await this.settle(step, undefined, { error });
       throw error;
     }
-    return { result, charged: await this.settle(step, result.usage) };
+    const response = { text: result.text, toolCalls: result.toolCalls, finishReason: result.finishReason };
+    return { result, charged: await this.settle(step, result.usage, { response }) };
   }
 
   /**
    * Ends the call: its usage priced, charged to the budget (the reservation released when it
    * used nothing) and announced in a `usage` event, its span closed. Returns the usage with its cost.
+   * @param end why the call failed (when it did) and what it answered (as far as it came)
    */
-  async settle(step: ReadyStep, usage: Usage | undefined, error?: string): Promise<RunUsage> {
+  async settle(step: ReadyStep, usage: Usage | undefined, end: { error?: unknown; response?: ModelAnswer } = {}): Promise<RunUsage> {
+    const error = end.error === undefined ? undefined : end.error instanceof Error ? end.error.message : String(end.error);
     let charged = NO_USAGE;
     if (usage) {
       const info = await this.router.describe(step.request.model, step.input.workspaceId);
       charged = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cost: ModelCatalog.cost(usage, info) };
       this.events.emit(step.input.run.id, 'usage', { ...charged, totalTokens: charged.promptTokens + charged.completionTokens });
     }
-    step.span.end({ usage: charged, ...(error && { error }) });
+    this.debug.response(step.input, step.request, end.response, charged, error);
+    step.span.end({ usage: charged, ...(error && { error, errorCode: errorCode(end.error) }), ...(end.response && { response: end.response }) });
     await step.settleBudget(charged);
     return charged;
   }
@@ -127,6 +147,6 @@ export class ModelStep {
   /** A first step its run will never take: the call aborted, its reservation and span released. */
   abandon(first: FirstStep): void {
     first.call?.discard();
-    if (first.prepared.kind === 'ready') void this.settle(first.prepared, undefined, 'not taken').catch(() => undefined);
+    if (first.prepared.kind === 'ready') void this.settle(first.prepared, undefined, { error: NOT_TAKEN }).catch(() => undefined);
   }
 }

@@ -1,3 +1,6 @@
+import type { FinishReason, ToolCall } from '../model/model.types';
+import type { RequestView } from '../model/request-view';
+
 /** The pinned run event catalogue (DESIGN.md "Run events"): name → payload. */
 export interface RunEventPayloads {
   /** `step`: the run's step that a `thinking` status starts, resumes or restarts */
@@ -27,9 +30,20 @@ export interface RunEventPayloads {
 
 export type RunEventType = keyof RunEventPayloads;
 
+/** `debug` events, one per model request, model answer and tool result; `step` is the run's step. */
 export type DebugPayload =
-  | { kind: 'request'; step: number; model: string; request: unknown }
-  | { kind: 'response'; step: number; model: string; response: unknown }
+  | ({ kind: 'request'; step: number } & RequestView)
+  | {
+      kind: 'response';
+      step: number;
+      model: string;
+      text: string;
+      toolCalls: ToolCall[];
+      finishReason?: FinishReason;
+      usage: { promptTokens: number; completionTokens: number; cost: number };
+      /** why the call failed, when it did */
+      error?: string;
+    }
   | { kind: 'tool_result'; step: number; callId: string; name: string; ok: boolean; output: string };
 
 export interface PlanStep {

@@ -62,7 +62,7 @@ describe('the first step of a new run (database, scripted model)', () => {
     expect(h.tracer.spans[0].input.run).toMatchObject({ id: run.id, step: 1 });
     expect(h.tracer.spans[0].input.history.map((m) => [m.seq, m.content])).toEqual([[1, 'hi']]);
     expect(h.budget.reservations[0].request.runId).toBe(run.id);
-    expect(h.tracer.spans[0].ended).toEqual({ usage: { promptTokens: 10, completionTokens: 1, cost: 0 } });
+    expect(h.tracer.spans[0].ended).toEqual({ usage: { promptTokens: 10, completionTokens: 1, cost: 0 }, response: { text: 'early', toolCalls: [], finishReason: 'stop' } });
     expect((await h.messagesOf(conversationId)).map((m) => m.content)).toEqual(['hi', 'early']);
   });
 
@@ -79,7 +79,10 @@ describe('the first step of a new run (database, scripted model)', () => {
       { role: 'assistant', content: 'written meanwhile' },
       { role: 'user', content: 'hi' },
     ]);
-    expect(h.tracer.spans.map((s) => s.ended)).toEqual([{ usage: NOTHING, error: 'not taken' }, { usage: expect.objectContaining({ promptTokens: 10 }) }]);
+    expect(h.tracer.spans.map((s) => s.ended)).toEqual([
+      { usage: NOTHING, error: 'not taken', errorCode: 'not_taken' },
+      { usage: expect.objectContaining({ promptTokens: 10 }), response: { text: 'this one', toolCalls: [], finishReason: 'stop' } },
+    ]);
     expect(h.budget.reservations.map((r) => r.settled)).toEqual([NOTHING, expect.objectContaining({ promptTokens: 10 })]);
     expect((await h.messagesOf(conversationId)).map((m) => [m.seq, m.content])).toEqual([
       [1, 'written meanwhile'],
@@ -104,7 +107,7 @@ describe('the first step of a new run (database, scripted model)', () => {
     expect(h.model.calls).toHaveLength(1);
     await h.waitUntil('the reservation is settled', () => h.budget.reservations[0]?.settled !== undefined);
     expect(h.budget.reservations[0].settled).toEqual(NOTHING);
-    expect(h.tracer.spans[0].ended).toEqual({ usage: NOTHING, error: 'not taken' });
+    expect(h.tracer.spans[0].ended).toEqual({ usage: NOTHING, error: 'not taken', errorCode: 'not_taken' });
     expect(await h.eventsOf(posted.run.id)).toEqual([]); // its first event is written only when it starts
     await h.runs.cancel(AUTH, posted.run.id);
     await endElsewhere(elsewhere);
@@ -120,7 +123,7 @@ describe('the first step of a new run (database, scripted model)', () => {
     expect(h.model.calls).toHaveLength(1);
     await h.waitUntil('the reservation is settled', () => h.budget.reservations[0]?.settled !== undefined);
     expect(h.budget.reservations[0].settled).toEqual(NOTHING);
-    expect(h.tracer.spans[0].ended).toEqual({ usage: NOTHING, error: 'not taken' });
+    expect(h.tracer.spans[0].ended).toEqual({ usage: NOTHING, error: 'not taken', errorCode: 'not_taken' });
     expect(await h.messagesOf(conversationId)).toEqual([]);
     await endElsewhere(elsewhere);
   });

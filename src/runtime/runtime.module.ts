@@ -20,6 +20,7 @@ import { RunService } from './run.service';
 import { SseWriter } from './sse-writer';
 import { ContextBuilder, StepRetriever } from './step-hooks';
 import { NoRetrieval } from './step-hooks.defaults';
+import { StepDebug } from './step-debug';
 import { StepReplay } from './step-replay';
 import { ToolStep } from './tool-step';
 
@@ -39,6 +40,7 @@ import { ToolStep } from './tool-step';
     ApprovalRepository,
     RunStore,
     ModelStep,
+    StepDebug,
     StepReplay,
     ToolStep,
     AnswerStep,

@@ -1,5 +1,5 @@
 import type { EffectiveSettings, MessageRecord } from '../conversation/conversation.records';
-import type { CallObserver, ChatMessage, ModelRef, ModelRequest, ToolSpec } from '../model/model.types';
+import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ToolCall, ToolSpec } from '../model/model.types';
 import type { RunEventPayloads, RunEventType } from './run-events';
 import type { RunMode, RunPlan, RunUsage } from './run.records';
 
@@ -78,12 +78,21 @@ export abstract class BudgetGate {
   abstract reserve(request: BudgetRequest): Promise<BudgetReservation>;
 }
 
+/** A model call's answer as traces and `debug` events show it. */
+export interface ModelAnswer {
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason?: FinishReason;
+}
+
 export interface SpanOutcome {
   usage?: RunUsage;
   /** why the call failed, was cancelled or discarded */
   error?: string;
-  /** the model's answer, for debugging (`debug` setting and traces) */
-  response?: { text: string; toolCalls: unknown[] };
+  /** a ModelError's code, `aborted`, `not_taken` (a first call its run never took) or `internal` */
+  errorCode?: string;
+  /** the model's answer (as far as it came), for traces */
+  response?: ModelAnswer;
 }
 
 export interface StepSpan {

@@ -9,11 +9,21 @@ import { ToolHub } from '../tool/tool-hub';
 import type { ToolResult } from '../tool/tool.types';
 import { ApprovalRepository } from './approval.repository';
 import { EventLog } from './event-log';
+import type { RunContext } from './run-launch';
+import { RunObserver } from './run-observer';
 import { RunRepository } from './run.repository';
 import type { RunRecord } from './run.records';
 import { RunStore } from './run-store';
+import { StepDebug } from './step-debug';
 
 export type ToolStepOutcome = { kind: 'continue'; run: RunRecord } | { kind: 'suspended' };
+
+/** How a call came to be answered, for its trace: the policy that applied and when it ran. */
+interface CallTrace {
+  decision: 'always' | 'confirm' | 'forbid';
+  startedAt: Date;
+  approvalWaitMs?: number;
+}
 
 const parseArgs = (raw: string): unknown => {
   try {
@@ -22,6 +32,10 @@ const parseArgs = (raw: string): unknown => {
     return raw;
   }
 };
+
+/** How long an approval kept its call waiting (from the request to the decision). */
+const waited = (approval: { createdAt: Date; decidedAt: Date | null }): { approvalWaitMs?: number } =>
+  approval.decidedAt ? { approvalWaitMs: approval.decidedAt.getTime() - approval.createdAt.getTime() } : {};
 
 const questionOf = (args: unknown): string =>
   typeof args === 'object' && args !== null && 'question' in args && typeof args.question === 'string' ? args.question : '';
@@ -42,9 +56,12 @@ export class ToolStep {
     private readonly runs: RunStore,
     private readonly runRows: RunRepository,
     private readonly approvals: ApprovalRepository,
+    private readonly observer: RunObserver,
+    private readonly debug: StepDebug,
   ) {}
 
-  async answerPending(run: RunRecord, workspaceId: string, history: MessageRecord[], signal: AbortSignal): Promise<ToolStepOutcome> {
+  async answerPending(run: RunRecord, context: Pick<RunContext, 'workspaceId' | 'settings'>, history: MessageRecord[], signal: AbortSignal): Promise<ToolStepOutcome> {
+    const { workspaceId } = context;
     const lastAnswer = history.findLast((m) => m.runId === run.id && m.parts.kind === 'answer');
     const calls = lastAnswer?.parts.kind === 'answer' ? (lastAnswer.parts.toolCalls ?? []) : [];
     if (!lastAnswer || !calls.length) return { kind: 'continue', run };
@@ -58,7 +75,7 @@ export class ToolStep {
         run = await this.answer(run, call, {
           ok: false,
           error: 'This tool call was interrupted by a server restart before it finished; it was not run again.',
-        }, 0);
+        }, context);
         continue;
       }
       const tool = this.tools.get(call.name);
@@ -72,11 +89,12 @@ export class ToolStep {
       const policy = await this.tools.policy(workspaceId, run.conversationId, call.name);
       if (policy === 'forbid') {
         this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
-        run = await this.answer(run, call, { ok: false, error: `The tool ${call.name} is forbidden by policy.` }, 0);
+        run = await this.answer(run, call, { ok: false, error: `The tool ${call.name} is forbidden by policy.` }, context, { decision: 'forbid', startedAt: new Date() });
         continue;
       }
+      let approval: Awaited<ReturnType<ApprovalRepository['forCall']>>;
       if (policy === 'confirm') {
-        const approval = await this.approvals.forCall(run.id, call.id);
+        approval = await this.approvals.forCall(run.id, call.id);
         if (!approval || approval.status === 'pending') {
           // a pending one found here was created by a process that died before the run waited for it
           const pending = approval ?? (await this.approvals.create({
@@ -89,27 +107,39 @@ export class ToolStep {
         }
         if (approval.status === 'rejected') {
           const why = approval.reason ? `: ${approval.reason}` : '';
-          run = await this.answer(run, call, { ok: false, error: `The user rejected this call${why}` }, 0);
+          run = await this.answer(run, call, { ok: false, error: `The user rejected this call${why}` }, context, {
+            decision: 'confirm', startedAt: new Date(), ...waited(approval),
+          });
           continue;
         }
       } else {
         this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
       }
       run = await this.runs.update(run, { pendingAction: { type: 'tool_running', callId: call.id, name: call.name } });
-      const started = Date.now();
+      const trace: CallTrace = { decision: policy, startedAt: new Date(), ...(approval && waited(approval)) };
       const result = await this.tools.invoke(call.name, call.arguments, {
         workspaceId,
         conversationId: run.conversationId,
         runId: run.id,
         signal,
       });
-      run = await this.answer(run, call, result, Date.now() - started);
+      run = await this.answer(run, call, result, context, trace);
     }
     return { kind: 'continue', run };
   }
 
-  /** Stores the tool message and clears the in-flight marker (one unit), then emits tool.end. */
-  private async answer(run: RunRecord, call: StoredToolCall, result: ToolResult, durationMs: number): Promise<RunRecord> {
+  /**
+   * Stores the tool message and clears the in-flight marker (one unit), then emits tool.end (and
+   * the debug event, and the trace signal of a call that ran or was refused here: `trace`).
+   */
+  private async answer(
+    run: RunRecord,
+    call: StoredToolCall,
+    result: ToolResult,
+    context: Pick<RunContext, 'settings'>,
+    trace?: CallTrace,
+  ): Promise<RunRecord> {
+    const durationMs = trace ? Date.now() - trace.startedAt.getTime() : 0;
     const output = result.ok ? result.output : result.error;
     const unit = new UnitOfWork();
     this.conversations.appendIn(unit, {
@@ -122,6 +152,10 @@ export class ToolStep {
     const updated = this.runRows.updateIn(unit, run.id, { pendingAction: null });
     await unit.run(this.sql);
     this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: result.ok, output, durationMs });
+    this.debug.toolResult(context.settings, run.id, run.step, { callId: call.id, name: call.name, ok: result.ok, output });
+    if (trace) {
+      this.observer.record({ type: 'tool.call', runId: run.id, step: run.step, callId: call.id, name: call.name, ...trace, durationMs, ok: result.ok });
+    }
     return updated.value ?? run;
   }
 }

@@ -1,0 +1,26 @@
+import type { ChatMessage, ModelRequest, ToolSpec } from './model.types';
+import { formatModelRef } from './provider-errors';
+
+/** A model request as debug events and traces show it: messages, tool schemas and parameters as sent. */
+export interface RequestView {
+  /** `provider:modelId` asked for (a fallback may answer) */
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  parameters: { temperature?: number; topP?: number; maxTokens?: number; fallbacks: string[] };
+}
+
+/** The view of `request` (not redacted: the caller redacts what it shows or keeps). */
+export function requestView(request: ModelRequest): RequestView {
+  return {
+    model: formatModelRef(request.model),
+    messages: request.messages,
+    ...(request.tools && { tools: request.tools }),
+    parameters: {
+      ...(request.temperature !== undefined && { temperature: request.temperature }),
+      ...(request.topP !== undefined && { topP: request.topP }),
+      ...(request.maxTokens !== undefined && { maxTokens: request.maxTokens }),
+      fallbacks: (request.fallbacks ?? []).map(formatModelRef),
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
+import { toStorablePayload } from '../runtime/storable-payload';
+import type { SpanRecord, SpanStatus } from './span-rows';
+
+interface SpanRow {
+  id: string;
+  trace_id: string;
+  parent_id: string | null;
+  run_id: string;
+  name: string;
+  kind: SpanRecord['kind'];
+  status: SpanStatus;
+  attributes: SpanRecord['attributes'];
+  started_at: Date | string;
+  ended_at: Date | string | null;
+  duration_ms: number | null;
+}
+
+/** What the traces list filters on; every field optional. `model` is `provider:modelId`, `state` a run state. */
+export interface TraceFilter {
+  workspaceId?: string;
+  model?: string;
+  state?: string;
+  from?: Date;
+  to?: Date;
+}
+
+function toSpan(row: SpanRow): SpanRecord {
+  return {
+    id: row.id,
+    traceId: row.trace_id,
+    parentId: row.parent_id,
+    runId: row.run_id,
+    name: row.name,
+    kind: row.kind,
+    status: row.status,
+    attributes: row.attributes,
+    startedAt: new Date(row.started_at),
+    endedAt: row.ended_at === null ? null : new Date(row.ended_at),
+    durationMs: row.duration_ms,
+  } as SpanRecord;
+}
+
+const COLUMNS = Prisma.sql`id, trace_id, parent_id, run_id, name, kind, status, attributes, started_at, ended_at, duration_ms`;
+const SEVERITY = Prisma.sql`ARRAY['running', 'ok', 'cancelled', 'error']`;
+
+/** Every statement on `spans`. */
+@Injectable()
+export class TraceRepository {
+  constructor(private readonly sql: SqlClient) {}
+
+  /**
+   * Writes spans in one statement, each combined with what is already stored under its id
+   * (earliest start, latest end, worse status, attributes merged: see `mergeSpans`). Spans of a
+   * run that does not exist (yet: a run's first call is prepared before the run is written) are
+   * skipped rather than failing the batch on the foreign key.
+   * @returns the ids written; the caller decides whether the others wait for their run
+   */
+  async upsert(spans: SpanRecord[]): Promise<Set<string>> {
+    if (!spans.length) return new Set();
+    const values = Prisma.join(
+      spans.map(
+        (s) => Prisma.sql`(${s.id}, ${s.traceId}, ${s.parentId}::text, ${s.runId}, ${s.name}, ${s.kind}, ${s.status},
+          ${JSON.stringify(toStorablePayload(s.attributes))}::jsonb, ${s.startedAt}::timestamptz, ${s.endedAt}::timestamptz)`,
+      ),
+    );
+    const rows = await this.sql.$queryRaw<{ id: string }[]>`
+      INSERT INTO spans (id, trace_id, parent_id, run_id, name, kind, status, attributes, started_at, ended_at, duration_ms)
+      SELECT v.id, v.trace_id, v.parent_id, v.run_id, v.name, v.kind, v.status, v.attributes, v.started_at, v.ended_at,
+             (extract(epoch FROM v.ended_at - v.started_at) * 1000)::int
+        FROM (VALUES ${values}) AS v(id, trace_id, parent_id, run_id, name, kind, status, attributes, started_at, ended_at)
+        JOIN runs r ON r.id = v.run_id
+      ON CONFLICT (id) DO UPDATE SET
+        started_at = least(spans.started_at, EXCLUDED.started_at),
+        ended_at = greatest(spans.ended_at, EXCLUDED.ended_at),
+        duration_ms = (extract(epoch FROM greatest(spans.ended_at, EXCLUDED.ended_at) - least(spans.started_at, EXCLUDED.started_at)) * 1000)::int,
+        status = CASE WHEN array_position(${SEVERITY}, EXCLUDED.status) >= array_position(${SEVERITY}, spans.status)
+                      THEN EXCLUDED.status ELSE spans.status END,
+        attributes = spans.attributes || EXCLUDED.attributes
+      RETURNING id`;
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** Every span of a run, oldest first. */
+  async ofRun(runId: string): Promise<SpanRecord[]> {
+    const rows = await this.sql.$queryRaw<SpanRow[]>`
+      SELECT ${COLUMNS} FROM spans WHERE trace_id = ${runId} ORDER BY started_at, id`;
+    return rows.map(toSpan);
+  }
+
+  /**
+   * Root spans (one per run) matching `filter`, newest first, after the keyset `after`
+   * (started_at, id), at most `limit`.
+   */
+  async roots(filter: TraceFilter, limit: number, after?: { startedAt: Date; id: string }): Promise<SpanRecord[]> {
+    const where: Prisma.Sql[] = [Prisma.sql`kind = 'run'`];
+    if (filter.workspaceId !== undefined) where.push(Prisma.sql`attributes->>'workspaceId' = ${filter.workspaceId}`);
+    if (filter.model !== undefined) where.push(Prisma.sql`attributes->>'model' = ${filter.model}`);
+    // a run that has not ended has no state yet: it is RUNNING for the filter's purpose
+    if (filter.state !== undefined) where.push(Prisma.sql`coalesce(attributes->>'state', 'RUNNING') = ${filter.state}`);
+    if (filter.from !== undefined) where.push(Prisma.sql`started_at >= ${filter.from}::timestamptz`);
+    if (filter.to !== undefined) where.push(Prisma.sql`started_at < ${filter.to}::timestamptz`);
+    if (after) where.push(Prisma.sql`(started_at, id) < (${after.startedAt}::timestamptz, ${after.id})`);
+    const rows = await this.sql.$queryRaw<SpanRow[]>`
+      SELECT ${COLUMNS} FROM spans WHERE ${Prisma.join(where, ' AND ')} ORDER BY started_at DESC, id DESC LIMIT ${limit}`;
+    return rows.map(toSpan);
+  }
+
+  /**
+   * Drops the model requests and responses kept for debugging from the spans started before
+   * `before`; the spans and their figures stay.
+   * @returns how many spans were stripped
+   */
+  async stripPayloads(before: Date): Promise<number> {
+    return this.sql.$executeRaw`
+      UPDATE spans SET attributes = attributes - 'request' - 'response'
+       WHERE kind = 'model' AND started_at < ${before}::timestamptz AND (attributes->'request' IS NOT NULL OR attributes->'response' IS NOT NULL)`;
+  }
+}
