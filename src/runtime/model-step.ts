@@ -138,7 +138,8 @@ export class ModelStep {
       charged = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cost: ModelCatalog.cost(usage, info) };
       this.events.emit(step.input.run.id, 'usage', { ...charged, totalTokens: charged.promptTokens + charged.completionTokens });
     }
-    this.debug.response(step.input, step.request, end.response, charged, error);
+    // a call its run never took showed no request either
+    if (!(end.error instanceof NotTaken)) this.debug.response(step.input, step.request, end.response, charged, error);
     step.span.end({ usage: charged, ...(error && { error, errorCode: errorCode(end.error) }), ...(end.response && { response: end.response }) });
     await step.settleBudget(charged);
     return charged;
