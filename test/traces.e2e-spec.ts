@@ -5,11 +5,13 @@
  * answered with the provider key redacted (and the stored requests are redacted too); the
  * retention job strips old requests.
  */
+import { PrismaService } from '../src/database/prisma.service';
 import { SqlClient } from '../src/database/sql-client';
 import type { SpanNode } from '../src/observe/span-rows';
 import { TraceReader } from '../src/observe/trace-reader';
 import { TraceRetention } from '../src/observe/trace-retention';
 import { useMockApp } from './support/mock-app';
+import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
 import { sleep } from './support/sse-client';
 
 jest.setTimeout(120_000);
@@ -118,6 +120,24 @@ describe('traces and debug events (mock provider)', () => {
     expect(JSON.stringify(tree)).not.toContain(KEY);
     const call = tree.children[0].children[0];
     expect(call.kind === 'model' && JSON.stringify(call.attributes.request)).toContain('my key is [REDACTED],');
+  });
+
+  it('a tool call under a confirm policy: its span names the decision and how long the approval kept it waiting', async () => {
+    const conversationId = await app.api.createConversation();
+    await app.t.app.get(PrismaService).toolPolicy.create({
+      data: { id: `pol_${conversationId}`, workspaceId: DEFAULT_WORKSPACE_ID, conversationId, tool: 'calculator', mode: 'confirm' },
+    });
+    const posted = await app.api.postMessage(conversationId, { text: CALCULATE });
+    await app.api.waitForRun(posted.run.id, ['AWAIT_APPROVAL']);
+    const approval = (await app.api.jsonEvents(posted.run.id)).find((e) => e.type === 'approval')!;
+    await sleep(300);
+    await app.api.post(`/runs/${posted.run.id}/approvals/${approval.data.approvalId}`, { decision: 'approve' }).expect(200);
+    expect((await app.api.collect(posted.run.id)).done.data.state).toBe('SUCCEEDED');
+
+    const root = await spanTreeOf(posted.run.id);
+    const tool = root.children[0].children.find((s) => s.kind === 'tool');
+    expect(tool?.attributes).toMatchObject({ name: 'calculator', decision: 'confirm', ok: true, approvalWaitMs: expect.any(Number) });
+    expect(tool?.kind === 'tool' && tool.attributes.approvalWaitMs).toBeGreaterThanOrEqual(250);
   });
 
   it('the retention job strips the requests of spans older than HELIX_TRACE_RETENTION_DAYS and keeps their figures', async () => {
