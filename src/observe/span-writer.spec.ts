@@ -1,5 +1,5 @@
 import type { SpanRecord } from './span-rows';
-import { SPAN_FLUSH_MS, SPAN_RUN_WAIT_MS, SPAN_WRITE_TRIES, SpanWriter } from './span-writer';
+import { MAX_QUEUED_SPANS, SPAN_FLUSH_MS, SPAN_RUN_WAIT_MS, SPAN_WRITE_TRIES, SpanWriter } from './span-writer';
 import type { TraceRepository } from './trace.repository';
 
 /** A repository that records each batch; runs in `stored` exist, `failing` makes the next writes throw. */
@@ -81,5 +81,20 @@ describe('SpanWriter', () => {
     await writer.flush(); // run_c's wait ends with this attempt
     await writer.flush();
     expect(spans.batches.map((b) => b.map((s) => s.runId))).toEqual([['run_b', 'run_c'], ['run_b', 'run_c'], ['run_c']]);
+  });
+});
+
+describe('SpanWriter queue bound', () => {
+  it('drops new spans rather than grow without bound while nothing can be written; updates of queued ones still merge', async () => {
+    const spans = new FakeSpans();
+    const writer = new SpanWriter(spans as unknown as TraceRepository);
+    const span = (id: string, to: number) => ({ ...step('run_a', 0, to), id }) as SpanRecord;
+    for (let i = 0; i < MAX_QUEUED_SPANS; i++) writer.write(span(`span_${i}`, 1));
+    writer.write(span('span_new', 1));
+    writer.write(span('span_0', 9));
+    await writer.flush();
+    expect(spans.batches[0]).toHaveLength(MAX_QUEUED_SPANS);
+    expect(spans.batches[0].some((s) => s.id === 'span_new')).toBe(false);
+    expect(spans.batches[0][0]).toMatchObject({ id: 'span_0', endedAt: at(9) });
   });
 });

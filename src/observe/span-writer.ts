@@ -8,6 +8,8 @@ export const SPAN_FLUSH_MS = 500;
 export const SPAN_WRITE_TRIES = 3;
 /** How long a span waits for its run's row (a first call is traced before its run is written). */
 export const SPAN_RUN_WAIT_MS = 60_000;
+/** Spans queued at most: beyond it (the database has been failing for a while) new spans are dropped, not memory. */
+export const MAX_QUEUED_SPANS = 50_000;
 
 interface Pending {
   span: SpanRecord;
@@ -28,6 +30,7 @@ export class SpanWriter implements BeforeApplicationShutdown, OnApplicationShutd
   private pending = new Map<string, Pending>();
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
+  private dropped = 0;
   /** the clock that ages spans waiting for their run (tests move it) */
   now: () => number = Date.now;
 
@@ -35,6 +38,10 @@ export class SpanWriter implements BeforeApplicationShutdown, OnApplicationShutd
 
   write(span: SpanRecord): void {
     const queued = this.pending.get(span.id);
+    if (!queued && this.pending.size >= MAX_QUEUED_SPANS) {
+      if (this.dropped++ % 1000 === 0) this.logger.warn(`Trace spans are being dropped: ${MAX_QUEUED_SPANS} are waiting to be written`);
+      return;
+    }
     this.pending.set(span.id, queued ? { ...queued, span: mergeSpans(queued.span, span) } : { span, since: this.now(), failures: 0 });
     this.timer ??= setTimeout(() => void this.flush(), SPAN_FLUSH_MS).unref();
   }

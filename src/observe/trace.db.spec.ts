@@ -115,6 +115,16 @@ describe('traces (database)', () => {
     expect(tree.map((s) => [s.kind, s.children.map((c) => c.kind)])).toEqual([['step', ['model']]]);
   });
 
+  it('writes a backlog larger than one statement can carry (65,535 parameters)', async () => {
+    const runId = await run('ws_a', 'openai:m', 'SUCCEEDED', new Date());
+    const startedAt = new Date();
+    for (let i = 0; i < 7000; i++) {
+      traces.record({ type: 'tool.call', runId, step: 1, callId: `call_${i}`, name: 'calculator', decision: 'always', startedAt, durationMs: 1, ok: true });
+    }
+    const [root] = await reader.spanTree(runId);
+    expect(root.children[0].children).toHaveLength(7000);
+  });
+
   it('retention strips the requests and responses of old model spans and keeps their figures', async () => {
     const oldRun = await run('ws_a', 'openai:m', 'SUCCEEDED', new Date());
     const newRun = await run('ws_a', 'openai:m', 'SUCCEEDED', new Date());

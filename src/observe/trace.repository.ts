@@ -44,6 +44,7 @@ function toSpan(row: SpanRow): SpanRecord {
 }
 
 const COLUMNS = Prisma.sql`id, trace_id, parent_id, run_id, name, kind, status, attributes, started_at, ended_at, duration_ms`;
+const UPSERT_CHUNK = 1000;
 const SEVERITY = Prisma.sql`ARRAY['running', 'ok', 'cancelled', 'error']`;
 
 /** Every statement on `spans`. */
@@ -59,7 +60,15 @@ export class TraceRepository {
    * @returns the ids written; the caller decides whether the others wait for their run
    */
   async upsert(spans: SpanRecord[]): Promise<Set<string>> {
-    if (!spans.length) return new Set();
+    const written = new Set<string>();
+    // a statement takes at most 65,535 parameters (10 a span)
+    for (let i = 0; i < spans.length; i += UPSERT_CHUNK) {
+      for (const id of await this.upsertChunk(spans.slice(i, i + UPSERT_CHUNK))) written.add(id);
+    }
+    return written;
+  }
+
+  private async upsertChunk(spans: SpanRecord[]): Promise<string[]> {
     const values = Prisma.join(
       spans.map(
         (s) => Prisma.sql`(${s.id}, ${s.traceId}, ${s.parentId}::text, ${s.runId}, ${s.name}, ${s.kind}, ${s.status},
@@ -80,7 +89,7 @@ export class TraceRepository {
                       THEN EXCLUDED.status ELSE spans.status END,
         attributes = spans.attributes || EXCLUDED.attributes
       RETURNING id`;
-    return new Set(rows.map((row) => row.id));
+    return rows.map((row) => row.id);
   }
 
   /** Every span of a run, oldest first. */
