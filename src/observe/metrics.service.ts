@@ -47,27 +47,24 @@ export class MetricsService implements OnApplicationBootstrap {
 
   private readonly runsStarted = this.counter('helix_runs_started_total', 'Runs started, by mode', ['mode']);
   private readonly runsFinished = this.counter('helix_runs_finished_total', 'Runs that reached a terminal state, by state', ['state']);
-  private readonly runDuration = new Histogram({
-    name: 'helix_run_duration_seconds',
-    help: 'From a run being created to its terminal state (waits for approvals and replies included), by state',
-    labelNames: ['state'],
-    buckets: RUN_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly ttft = new Histogram({
-    name: 'helix_model_time_to_first_token_seconds',
-    help: "From a model call being sent to the provider's first chunk, by model",
-    labelNames: ['model'],
-    buckets: TTFT_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly callDuration = new Histogram({
-    name: 'helix_model_call_duration_seconds',
-    help: 'Model calls from being sent to their end, retries and fallbacks included, by model',
-    labelNames: ['model'],
-    buckets: CALL_BUCKETS,
-    registers: [this.registry],
-  });
+  private readonly runDuration = this.histogram(
+    'helix_run_duration_seconds',
+    'From a run being created to its terminal state (waits for approvals and replies included), by state',
+    'state',
+    RUN_BUCKETS,
+  );
+  private readonly ttft = this.histogram(
+    'helix_model_time_to_first_token_seconds',
+    "From a model call being sent to the provider's first chunk, by model",
+    'model',
+    TTFT_BUCKETS,
+  );
+  private readonly callDuration = this.histogram(
+    'helix_model_call_duration_seconds',
+    'Model calls from being sent to their end, retries and fallbacks included, by model',
+    'model',
+    CALL_BUCKETS,
+  );
   private readonly tokens = this.counter('helix_model_tokens_total', 'Tokens of model calls, by model and direction (prompt, completion)', ['model', 'direction']);
   private readonly providerErrors = this.counter('helix_model_provider_errors_total', 'Failed model call attempts, by model and error code', ['model', 'code']);
   private readonly retries = this.counter('helix_model_retries_total', 'Model call attempts retried on the same model', ['model']);
@@ -156,6 +153,10 @@ export class MetricsService implements OnApplicationBootstrap {
 
   private counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private histogram<L extends string>(name: string, help: string, label: L, buckets: number[]): Histogram<L> {
+    return new Histogram({ name, help, labelNames: [label], buckets, registers: [this.registry] });
   }
 
   /** A gauge set from the runtime's state when scraped; left unset when there is no runtime. */
