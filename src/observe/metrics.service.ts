@@ -30,15 +30,33 @@ const CALL_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320];
 
 const seconds = (ms: number) => ms / 1000;
 
+let processRegistry: Registry | undefined;
+/**
+ * prom-client's default metrics (CPU, memory, event loop, GC) describe the process, not an
+ * application: registered once per process, however many applications (tests) it holds, as
+ * each registration adds a GC observer and an event-loop monitor that are never removed.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 /**
  * Prometheus metrics (prom-client), served by GET /metrics. Its own registry rather than the
- * global one, so that any number of applications (tests) can live in one process. Events are
+ * global one, so that any number of applications (tests) can live in one process; the
+ * process's default metrics are shared (processMetrics). Events are
  * counted as the runtime reports them (RunSignal, cheap on the hot path: one signal per batch);
  * state (open streams, the queue, approvals waiting) is read from RuntimeGauges at scrape time.
  */
 @Injectable()
 export class MetricsService implements OnApplicationBootstrap {
+  /** this application's series */
   readonly registry = new Registry();
+  /** what GET /metrics shows: this application's series and the process's */
+  private readonly exposed: Registry;
   private readonly logger = new Logger(MetricsService.name);
   private gauges?: GaugeSource;
   private readonly models = new LabelCap();
@@ -75,7 +93,6 @@ export class MetricsService implements OnApplicationBootstrap {
   private readonly budgetRejections = this.counter('helix_budget_rejections_total', 'Model calls refused by a daily budget, by budget (tokens, cost)', ['budget']);
 
   constructor(@Optional() private readonly moduleRef?: ModuleRef) {
-    collectDefaultMetrics({ register: this.registry });
     this.gauge('helix_sse_connections_open', 'Event streams open on this process', (source) => source.openStreams());
     this.gauge('helix_executor_queue_length', 'Runs waiting for an execution slot on this process', (source) => source.queueLength());
     this.gauge('helix_approvals_waiting', 'Tool calls waiting for a decision, in the whole database', (source) => source.approvalsWaiting());
@@ -83,6 +100,7 @@ export class MetricsService implements OnApplicationBootstrap {
     for (const mode of RUN_MODES) this.runsStarted.inc({ mode }, 0);
     for (const state of TERMINAL_STATES) this.runsFinished.inc({ state }, 0);
     for (const budget of ['tokens', 'cost']) this.budgetRejections.inc({ budget }, 0);
+    this.exposed = Registry.merge([processMetrics(), this.registry]);
   }
 
   /** The runtime lives in another module: looked up by its token so that observe imports it not. */
@@ -101,7 +119,7 @@ export class MetricsService implements OnApplicationBootstrap {
 
   /** The exposition text and its content type, for GET /metrics. */
   async scrape(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: this.exposed.contentType, body: await this.exposed.metrics() };
   }
 
   record(signal: RunSignal): void {
