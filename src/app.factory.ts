@@ -38,6 +38,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     exclude: [
       { path: 'health', method: RequestMethod.GET },
       { path: 'health/ready', method: RequestMethod.GET },
+      { path: 'metrics', method: RequestMethod.GET },
     ],
   });
   app.useGlobalPipes(

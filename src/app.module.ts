@@ -32,7 +32,8 @@ export class AppModule {
               response.setHeader('X-Request-Id', id);
               return id;
             },
-            autoLogging: { ignore: (request) => request.url === '/health' },
+            // probes and scrapes, every few seconds, would drown the lines that matter
+            autoLogging: { ignore: (request) => request.url === '/health' || request.url === '/metrics' },
             redact: ['req.headers.authorization', 'req.headers["x-api-token"]', 'req.query.token'],
             // the URL carries the stream token too (`?token=`): the logged one shows it redacted
             serializers: {

@@ -47,9 +47,9 @@ describe('OpenAPI document and UI', () => {
 
   const schemaOf = (ref: string | undefined) => doc.components.schemas[(ref ?? '').replace('#/components/schemas/', '')];
 
-  it('lists every route the server serves under /api/v1, and /health', () => {
+  it('lists every route the server serves under /api/v1, and /health and /metrics', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
-    const served = servedRoutes(t).filter((route) => / \/(api\/v1|health)\b/.test(route));
+    const served = servedRoutes(t).filter((route) => / \/(api\/v1|health|metrics)\b/.test(route));
     expect(served.length).toBeGreaterThan(10);
     expect(documented.sort()).toEqual([...new Set(served)].sort());
     expect(doc.openapi).toMatch(/^3\./);
@@ -90,6 +90,10 @@ describe('OpenAPI document and UI', () => {
     const events = doc.paths['/api/v1/runs/{id}/events'].get;
     expect(Object.keys(events.responses['200'].content ?? {})).toEqual(expect.arrayContaining(['text/event-stream', 'application/json']));
     expect(events.parameters?.map((p) => p.name)).toEqual(expect.arrayContaining(['id', 'after', 'token', 'Last-Event-ID']));
+
+    const metrics = doc.paths['/metrics'].get;
+    expect(Object.keys(metrics.responses).sort()).toEqual(['200', '401']);
+    expect(Object.keys(metrics.responses['200'].content ?? {})).toEqual(['text/plain']);
 
     expect(Object.keys(schemaOf('#/components/schemas/ErrorResponse').properties ?? {}).sort()).toEqual(['error', 'message', 'statusCode']);
   });

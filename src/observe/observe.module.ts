@@ -4,6 +4,8 @@ import { RunObserver } from '../runtime/run-observer';
 import { ConversationModule } from '../conversation/conversation.module';
 import { ModelModule } from '../model/model.module';
 import { BudgetService } from './budget.service';
+import { MetricsController } from './metrics.controller';
+import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';
 import { ObserveHub } from './observe-hub';
 import { SpanWriter } from './span-writer';
@@ -21,7 +23,9 @@ import { UsageRepository } from './usage.repository';
 @Global()
 @Module({
   imports: [ConversationModule, ModelModule],
+  controllers: [MetricsController],
   providers: [
+    MetricsGuard,
     UsageRepository,
     UsageLedger,
     BudgetService,

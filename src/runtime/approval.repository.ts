@@ -86,6 +86,12 @@ export class ApprovalRepository {
     return count === 1;
   }
 
+  /** Tool calls waiting for a human's decision, across every run (metrics). */
+  async countPending(): Promise<number> {
+    const [row] = await this.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM approvals WHERE status = 'pending'`;
+    return row?.n ?? 0;
+  }
+
   /** Rejects whatever the run still waits for (it is being cancelled). */
   async rejectPending(runId: string, reason: string): Promise<void> {
     await this.sql.$executeRaw`

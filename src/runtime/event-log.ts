@@ -1,9 +1,10 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { UnitCondition, UnitOfWork } from '../database/unit-of-work';
 import type { Observable } from 'rxjs';
 import { EventBus } from './event-bus';
 import { EventReader } from './event-reader';
-import { EventWriter, type FirstEvent } from './event-writer';
+import { DEFAULT_WRITER_LIMITS, EventWriter, type FirstEvent } from './event-writer';
+import { RunObserver } from './run-observer';
 import type { WriterHealth } from './write-attempts';
 import { RunEventRepository } from './run-event.repository';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
@@ -20,8 +21,9 @@ export class EventLog implements OnApplicationShutdown {
   private readonly reader: EventReader;
   private readonly clock: TokenClock;
 
-  constructor(repository: RunEventRepository, bus: EventBus) {
-    this.writer = new EventWriter(repository, bus);
+  /** @param observer told how many events each group commit wrote (metrics) */
+  constructor(repository: RunEventRepository, bus: EventBus, @Optional() observer?: RunObserver) {
+    this.writer = new EventWriter(repository, bus, DEFAULT_WRITER_LIMITS, observer);
     this.reader = new EventReader(repository, bus, this.writer);
     this.clock = new TokenClock((runId, text) => this.writer.emitTokens(runId, text));
   }

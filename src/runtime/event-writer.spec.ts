@@ -6,6 +6,7 @@ import { InProcessEventBus } from './event-bus';
 import { DEFAULT_WRITER_LIMITS, EventsNotPersistedError, EventWriter, type WriterLimits } from './event-writer';
 import { type PendingEvent, RunEventRepository, SEGMENT_PARTS } from './run-event.repository';
 import type { RunEvent } from './run-events';
+import type { RunSignal } from './run-observer';
 
 /** A repository whose inserts throw what `failure(batch)` returns, if anything. */
 class FailingRepository extends RunEventRepository {
@@ -67,6 +68,22 @@ describe('EventWriter', () => {
     expect(rows.map((r) => [r.seq, r.type])).toEqual([[1, 'status'], [2, 'token'], [3, 'status']]);
     expect(rows[1].data).toEqual({ parts: ['Hello'] });
     expect(published.map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('tells the observer how many events each group commit wrote: one signal per batch', async () => {
+    const signals: RunSignal[] = [];
+    const writer = new EventWriter(repository, bus, DEFAULT_WRITER_LIMITS, { record: (signal) => void signals.push(signal) });
+    const [first, second] = [await db.newRun(), await db.newRun()];
+    await writer.open(first);
+    await writer.open(second);
+    for (const runId of [first, second]) {
+      writer.emit(runId, 'status', { phase: 'thinking', text: 'Thinking' });
+      writer.emitTokens(runId, 'Hello');
+    }
+    await Promise.all([writer.flush(first), writer.flush(second)]);
+    writer.emit(first, 'status', { phase: 'tool', text: 'x' });
+    await writer.flush(first);
+    expect(signals).toEqual([{ type: 'events.written', count: 4 }, { type: 'events.written', count: 1 }]);
   });
 
   it('stores consecutive token events as segment rows', async () => {

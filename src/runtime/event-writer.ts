@@ -5,6 +5,7 @@ import type { UnitCondition, UnitOfWork } from '../database/unit-of-work';
 import { BatchCommit } from './batch-commit';
 import type { EventBus } from './event-bus';
 import type { WrittenRun, WrittenRuns } from './event-reader';
+import type { RunObserver } from './run-observer';
 import { type PendingEvent, type RunEventRepository, SEGMENT_BYTES, SEGMENT_PARTS } from './run-event.repository';
 import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
 import { toStorablePayload } from './storable-payload';
@@ -94,6 +95,7 @@ export class EventWriter implements WrittenRuns {
     private readonly repository: RunEventRepository,
     private readonly bus: EventBus,
     private readonly limits: WriterLimits = DEFAULT_WRITER_LIMITS,
+    private readonly observer?: RunObserver,
   ) {
     this.batches = new BatchCommit(repository, (first) => this.detachSegments(first.run));
     this.attempts = new WriteAttempts(limits);
@@ -127,6 +129,7 @@ export class EventWriter implements WrittenRuns {
         run.seq = 1;
         run.history.push(event);
         this.runs.set(runId, run);
+        this.observer?.record({ type: 'events.written', count: 1 });
         this.bus.publish(event);
       },
     };
@@ -231,6 +234,8 @@ export class EventWriter implements WrittenRuns {
   }
 
   private published(written: QueuedEvent[]): void {
+    // one signal per group commit, not per event
+    if (written.length) this.observer?.record({ type: 'events.written', count: written.length });
     for (const { run, event } of written) {
       run.history.push(event);
       this.bus.publish(event);

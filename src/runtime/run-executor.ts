@@ -68,6 +68,11 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     super();
   }
 
+  /** runs waiting for an execution slot (metrics) */
+  get queueLength(): number {
+    return this.waiting.length;
+  }
+
   /** A lease to write with a run this process creates and drives (saves taking it). */
   newLease(): { owner: string; until: Date } {
     return { owner: this.instanceId, until: new Date(Date.now() + LEASE_MS) };

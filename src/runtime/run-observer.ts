@@ -4,7 +4,9 @@ import type { RunError, RunMode } from './run.records';
 /**
  * What the runtime tells observe (traces and metrics) besides the model calls (StepTracer):
  * a discriminated union, so adding a signal touches no other port. Recording must be cheap and
- * must never throw or wait: it is called on the hot path (every event written, every token fanned out).
+ * must never throw or wait: it is called on the hot path (every group commit of events, every
+ * batch of events fanned out). State that is read rather than told (open streams, the queue,
+ * approvals waiting) is in RuntimeGauges.
  */
 export type RunSignal =
   | { type: 'run.started'; runId: string; workspaceId: string; conversationId: string; mode: RunMode; model: string; at: Date }
@@ -23,11 +25,10 @@ export type RunSignal =
       durationMs: number;
       ok: boolean;
     }
-  | { type: 'sse.opened' }
-  | { type: 'sse.closed' }
+  /** one group commit of the event log (or a new run's first event, written with the run) */
   | { type: 'events.written'; count: number }
-  | { type: 'events.fanned_out'; count: number }
-  | { type: 'queue.length'; length: number };
+  /** events written to SSE clients, summed over a tick (one event to three clients counts three) */
+  | { type: 'events.fanned_out'; count: number };
 
 export abstract class RunObserver {
   abstract record(signal: RunSignal): void;

@@ -15,6 +15,7 @@ import { RunExecutor, RunQueue } from './run-executor';
 import { RunStarter } from './run-starter';
 import { RunStore } from './run-store';
 import { RunController } from './run.controller';
+import { RuntimeGauges } from './runtime-gauges';
 import { RunRepository } from './run.repository';
 import { RunService } from './run.service';
 import { SseWriter } from './sse-writer';
@@ -50,6 +51,8 @@ import { ToolStep } from './tool-step';
     RunStarter,
     RunService,
     SseWriter,
+    // read by observe's metrics, which look it up by its token (the runtime never imports observe)
+    RuntimeGauges,
   ],
   exports: [EventLog],
 })

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { Observable, Observer, Subscription } from 'rxjs';
 import { requestId } from '../common/request-id';
 import type { RunEvent } from './run-events';
+import { RunObserver } from './run-observer';
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -48,6 +49,7 @@ class OpenStream implements Observer<RunEvent> {
 
   next(event: RunEvent): void {
     this.response.write(frame(event));
+    this.writer.delivered();
   }
 
   error(error: unknown): void {
@@ -81,6 +83,15 @@ export class SseWriter implements BeforeApplicationShutdown {
   private heartbeat?: NodeJS.Timeout;
   /** one 'close' listener for every response, not a closure per connection */
   private readonly closed = closeListener(this);
+  /** events written to clients and not reported yet: a tick's fan-out is reported once */
+  private fannedOut = 0;
+  private readonly reportFanOut = (): void => {
+    const count = this.fannedOut;
+    this.fannedOut = 0;
+    this.observer.record({ type: 'events.fanned_out', count });
+  };
+
+  constructor(private readonly observer: RunObserver) {}
 
   /** streams currently open (for metrics, and to check clients that leave are released) */
   get openStreams(): number {
@@ -106,6 +117,14 @@ export class SseWriter implements BeforeApplicationShutdown {
     // the events may have completed (and the stream ended) during subscribe
     if (this.open.has(response)) stream.subscription = subscription;
     else subscription.unsubscribe();
+  }
+
+  /**
+   * Counts one event written to a client. An event log batch is published in one synchronous
+   * loop, so a microtask after it reports the whole batch's fan-out in one signal.
+   */
+  delivered(): void {
+    if (this.fannedOut++ === 0) queueMicrotask(this.reportFanOut);
   }
 
   /** Ends one stream: its subscription, its response, and the log line for it. */

@@ -9,12 +9,15 @@ import { StreamTokenService } from './stream-token.service';
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearerToken(request: Request): string | undefined {
+  return request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}
+
 function presentedToken(request: Request): string | undefined {
   const header = request.headers['x-api-token'];
   if (typeof header === 'string' && header) return header;
-  const authorization = request.headers.authorization;
-  const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
-  return match?.[1];
+  return bearerToken(request);
 }
 
 /**
@@ -54,7 +57,8 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
-  private async authenticate(request: Request): Promise<AuthContext> {
+  /** Who presents the request's API token; 401 without a valid one (when a token is configured). */
+  async authenticate(request: Request): Promise<AuthContext> {
     const token = presentedToken(request);
     if (!this.bootstrapHash) {
       return { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin' };

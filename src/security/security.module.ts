@@ -10,12 +10,14 @@ import { StreamTokenService } from './stream-token.service';
 @Global()
 @Module({
   providers: [
-    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    ApiKeyGuard,
+    { provide: APP_GUARD, useExisting: ApiKeyGuard },
     ApiKeyRepository,
     SecretRepository,
     SecretService,
     StreamTokenService,
   ],
-  exports: [SecretService, StreamTokenService],
+  // ApiKeyGuard: routes with a guard of their own (GET /metrics) fall back to the API's
+  exports: [ApiKeyGuard, SecretService, StreamTokenService],
 })
 export class SecurityModule {}

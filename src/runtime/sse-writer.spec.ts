@@ -1,0 +1,53 @@
+import { EventEmitter } from 'node:events';
+import { Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { Subject } from 'rxjs';
+import type { RunEvent } from './run-events';
+import type { RunSignal } from './run-observer';
+import { SseWriter } from './sse-writer';
+
+/** Just what SseWriter touches of an Express response. */
+class FakeResponse extends EventEmitter {
+  readonly frames: string[] = [];
+  writableEnded = false;
+  readonly req = { headers: {}, method: 'GET', originalUrl: '/api/v1/runs/run_1/events' };
+  writeHead(): void {}
+  flushHeaders(): void {}
+  write(frame: string): void {
+    this.frames.push(frame);
+  }
+  end(): void {
+    this.writableEnded = true;
+  }
+}
+
+const token = (seq: number): RunEvent => ({ runId: 'run_1', seq, type: 'token', data: { text: `t${seq}` }, at: new Date() });
+
+describe('SseWriter', () => {
+  beforeEach(() => jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined));
+  afterEach(() => jest.restoreAllMocks());
+
+  it('counts open streams, and reports the events fanned out once per tick', async () => {
+    const signals: RunSignal[] = [];
+    const writer = new SseWriter({ record: (signal) => void signals.push(signal) });
+    const events = new Subject<RunEvent>();
+    const clients = [new FakeResponse(), new FakeResponse(), new FakeResponse()];
+    for (const client of clients) writer.stream(client as unknown as Response, events);
+    expect(writer.openStreams).toBe(3);
+
+    for (let seq = 1; seq <= 4; seq++) events.next(token(seq));
+    expect(signals).toEqual([]); // nothing per event: the tick's total comes after it
+    await Promise.resolve();
+    expect(signals).toEqual([{ type: 'events.fanned_out', count: 12 }]);
+
+    events.next(token(5));
+    await Promise.resolve();
+    expect(signals.at(-1)).toEqual({ type: 'events.fanned_out', count: 3 });
+
+    clients[0].emit('close');
+    expect(writer.openStreams).toBe(2);
+    events.complete();
+    expect(writer.openStreams).toBe(0);
+    expect(clients.every((client) => client.writableEnded)).toBe(true);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * GET /metrics through HTTP with the mock provider: the Prometheus series move with a run (a
+ * calculator call approved by a human, its events streamed over SSE), the gauges show the
+ * runtime's state while it waits, and the endpoint is guarded like the API or by its own token.
+ */
+import { PrismaService } from '../src/database/prisma.service';
+import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
+import { useMockApp } from './support/mock-app';
+import { startTestApp, type TestApp } from './support/test-app';
+
+jest.setTimeout(120_000);
+
+const TOKEN = 'metrics-e2e-token';
+const METRICS_TOKEN = 'metrics-scrape-token';
+
+const calc = (expression: string) =>
+  `MOCK:${JSON.stringify({ toolCall: { name: 'calculator', arguments: JSON.stringify({ expression }) } })}`;
+
+/** The value of one sample (`name` or `name{label="value",…}` exactly as exposed), 0 when absent. */
+function sample(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+describe('GET /metrics (API token configured)', () => {
+  const app = useMockApp(TOKEN);
+
+  const scrape = async () => {
+    const res = await app.t.http().get('/metrics').set('X-API-Token', TOKEN).expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    return res.text;
+  };
+
+  it('is refused without the API token, with a JSON error, and served outside /api/v1', async () => {
+    const res = await app.t.http().get('/metrics').expect(401);
+    expect(res.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.stringContaining('Missing API token') });
+    await app.t.http().get('/metrics').set('X-API-Token', 'wrong-token').expect(401);
+    await app.t.http().get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
+    await app.t.http().get('/api/v1/metrics').set('X-API-Token', TOKEN).expect(404);
+  });
+
+  it('moves the run, event, approval and stream series with a run, and has the default process metrics', async () => {
+    const before = await scrape();
+    const conversationId = await app.api.createConversation();
+    await app.t.app.get(PrismaService).toolPolicy.create({
+      data: { id: `pol_${conversationId}`, workspaceId: DEFAULT_WORKSPACE_ID, conversationId, tool: 'calculator', mode: 'confirm' },
+    });
+    const posted = await app.api.postMessage(conversationId, { text: calc('6*7') });
+    await app.api.waitForRun(posted.run.id, ['AWAIT_APPROVAL']);
+    const stream = app.api.stream(posted.run.id);
+    await stream.waitForEvents(1, 'approval', 10_000);
+
+    const waiting = await scrape();
+    expect(sample(waiting, 'helix_approvals_waiting')).toBe(1);
+    expect(sample(waiting, 'helix_sse_connections_open')).toBeGreaterThanOrEqual(1);
+    expect(sample(waiting, 'helix_executor_queue_length')).toBe(0);
+
+    const approval = stream.events.find((e) => e.type === 'approval');
+    await app.api.post(`/runs/${posted.run.id}/approvals/${approval!.data.approvalId}`, { decision: 'approve' }).expect(200);
+    const done = await stream.waitForDone(30_000);
+    expect(done.data).toMatchObject({ state: 'SUCCEEDED' });
+    expect(await stream.waitForServerClose(5_000)).toBe(true);
+    const events = await app.api.jsonEvents(posted.run.id);
+
+    const after = await scrape();
+    const moved = (series: string) => sample(after, series) - sample(before, series);
+    expect(moved('helix_runs_started_total{mode="react"}')).toBe(1);
+    expect(moved('helix_runs_finished_total{state="SUCCEEDED"}')).toBe(1);
+    expect(moved('helix_run_duration_seconds_count{state="SUCCEEDED"}')).toBe(1);
+    expect(moved('helix_run_duration_seconds_sum{state="SUCCEEDED"}')).toBeGreaterThan(0);
+    expect(moved('helix_events_written_total')).toBeGreaterThanOrEqual(events.length);
+    expect(moved('helix_events_fanned_out_total')).toBeGreaterThanOrEqual(stream.events.length);
+    expect(sample(after, 'helix_approvals_waiting')).toBe(0);
+    expect(sample(after, 'helix_sse_connections_open')).toBe(0);
+    expect(after).toMatch(/^helix_budget_rejections_total\{budget="tokens"\} 0$/m);
+
+    // Model and tool series are fed by the traces' model-call and tool spans: present, with
+    // their HELP and TYPE, until those land and move them.
+    const exposed = new Set([...after.matchAll(/^# TYPE (\w+) /gm)].map((m) => m[1]));
+    const modelAndTool = ['time_to_first_token_seconds', 'call_duration_seconds', 'tokens_total', 'provider_errors_total', 'retries_total', 'fallbacks_total'];
+    expect([...modelAndTool.map((s) => `helix_model_${s}`), 'helix_tool_calls_total'].filter((name) => !exposed.has(name))).toEqual([]);
+    expect(after).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(after).toMatch(/^process_resident_memory_bytes \d/m);
+    expect(after).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    expect(after).toMatch(/^nodejs_heap_size_used_bytes \d/m);
+  });
+});
+
+describe('GET /metrics with HELIX_METRICS_TOKEN', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ HELIX_API_TOKEN: TOKEN, HELIX_METRICS_TOKEN: METRICS_TOKEN });
+  });
+  afterAll(() => t?.close());
+
+  it('takes that token as a bearer token, and nothing else', async () => {
+    const res = await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200);
+    expect(res.text).toContain('# TYPE helix_runs_started_total counter');
+    const missing = await t.http().get('/metrics').expect(401);
+    expect(missing.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.stringContaining('HELIX_METRICS_TOKEN') });
+    const wrong = await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}x`).expect(401);
+    expect(wrong.body.message).toBe('Invalid metrics token');
+    // an API key is for the API: the scraper's token is the only way in
+    await t.http().get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(401);
+    await t.http().get('/metrics').set('X-API-Token', METRICS_TOKEN).expect(401);
+    // the API is not opened by the metrics token either
+    await t.http().get('/api/v1/conversations').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(401);
+  });
+});
