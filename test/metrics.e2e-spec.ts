@@ -1,6 +1,7 @@
 /**
  * GET /metrics through HTTP with the mock provider: the Prometheus series move with a run (a
- * calculator call approved by a human, its events streamed over SSE), the gauges show the
+ * calculator call approved by a human, its events streamed over SSE; model and tool series as
+ * the usage events say), the gauges show the
  * runtime's state while it waits, and the endpoint is guarded like the API or by its own token.
  */
 import { PrismaService } from '../src/database/prisma.service';
@@ -20,6 +21,14 @@ const calc = (expression: string) =>
 function sample(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+/** The sum of every sample of a series (any labels), or of those whose labels contain `label`. */
+function total(text: string, series: string, label = ''): number {
+  return text
+    .split('\n')
+    .filter((l) => (l.startsWith(`${series}{`) || l.startsWith(`${series} `)) && l.includes(label))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
 describe('GET /metrics (API token configured)', () => {
@@ -74,11 +83,19 @@ describe('GET /metrics (API token configured)', () => {
     expect(sample(after, 'helix_sse_connections_open')).toBe(0);
     expect(after).toMatch(/^helix_budget_rejections_total\{budget="tokens"\} 0$/m);
 
-    // Model and tool series are fed by the traces' model-call and tool spans: present, with
-    // their HELP and TYPE, until those land and move them.
-    const exposed = new Set([...after.matchAll(/^# TYPE (\w+) /gm)].map((m) => m[1]));
-    const modelAndTool = ['time_to_first_token_seconds', 'call_duration_seconds', 'tokens_total', 'provider_errors_total', 'retries_total', 'fallbacks_total'];
-    expect([...modelAndTool.map((s) => `helix_model_${s}`), 'helix_tool_calls_total'].filter((name) => !exposed.has(name))).toEqual([]);
+    // two model calls (the tool call, then the answer), their tokens as the usage events say,
+    // and one calculator call that ran
+    const usage = events.filter((e) => e.type === 'usage').map((e) => e.data as { promptTokens: number; completionTokens: number });
+    expect(usage).toHaveLength(2);
+    const movedAll = (prefix: string, label = '') => total(after, prefix, label) - total(before, prefix, label);
+    expect(movedAll('helix_model_time_to_first_token_seconds_count')).toBe(2);
+    expect(movedAll('helix_model_call_duration_seconds_count')).toBe(2);
+    expect(movedAll('helix_model_tokens_total', 'direction="prompt"')).toBe(usage.reduce((n, u) => n + u.promptTokens, 0));
+    expect(movedAll('helix_model_tokens_total', 'direction="completion"')).toBe(usage.reduce((n, u) => n + u.completionTokens, 0));
+    expect(moved('helix_tool_calls_total{tool="calculator",outcome="ok"}')).toBe(1);
+    expect(after).toContain('# TYPE helix_model_provider_errors_total counter');
+    expect(after).toContain('# TYPE helix_model_retries_total counter');
+    expect(after).toContain('# TYPE helix_model_fallbacks_total counter');
     expect(after).toMatch(/^process_cpu_user_seconds_total \d/m);
     expect(after).toMatch(/^process_resident_memory_bytes \d/m);
     expect(after).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
