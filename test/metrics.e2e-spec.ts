@@ -1,8 +1,8 @@
 /**
  * GET /metrics through HTTP with the mock provider: the Prometheus series move with a run (a
  * calculator call approved by a human, its events streamed over SSE; model and tool series as
- * the usage events say), the gauges show the
- * runtime's state while it waits, and the endpoint is guarded like the API or by its own token.
+ * the usage events say), the gauges show the runtime's state while it waits, and the endpoint
+ * is guarded like the API or by its own token.
  */
 import { PrismaService } from '../src/database/prisma.service';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
