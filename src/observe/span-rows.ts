@@ -10,8 +10,12 @@ import type { RequestView } from '../model/request-view';
  */
 export type SpanKind = 'run' | 'step' | 'model' | 'tool';
 
-/** `running` only for a run span whose run has not ended. */
-export type SpanStatus = 'running' | 'ok' | 'cancelled' | 'error';
+/**
+ * A span's status, least to most severe: two writes of one span keep the worse (in memory and
+ * in the table alike). `running` only for a run span whose run has not ended.
+ */
+export const SPAN_STATUSES = ['running', 'ok', 'cancelled', 'error'] as const;
+export type SpanStatus = (typeof SPAN_STATUSES)[number];
 
 export const runSpanId = (runId: string) => runId;
 export const stepSpanId = (runId: string, step: number) => `${runId}.step.${step}`;
@@ -95,7 +99,7 @@ export type SpanRecord = SpanBase &
 /** A span in a tree: its children in start order. */
 export type SpanNode = SpanRecord & { children: SpanNode[] };
 
-const SEVERITY: Record<SpanStatus, number> = { running: 0, ok: 1, cancelled: 2, error: 3 };
+const severity = (status: SpanStatus) => SPAN_STATUSES.indexOf(status);
 
 /**
  * Two writes of the same span combined, as the table combines them (trace.repository.ts): the
@@ -109,7 +113,7 @@ export function mergeSpans(older: SpanRecord, newer: SpanRecord): SpanRecord {
   return {
     ...newer,
     attributes: { ...older.attributes, ...newer.attributes },
-    status: SEVERITY[newer.status] >= SEVERITY[older.status] ? newer.status : older.status,
+    status: severity(newer.status) >= severity(older.status) ? newer.status : older.status,
     startedAt,
     endedAt,
     durationMs: endedAt ? endedAt.getTime() - startedAt.getTime() : null,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../database/prisma.service';
 import { SqlClient } from '../database/sql-client';
 import { toStorablePayload } from '../runtime/storable-payload';
-import type { SpanRecord, SpanStatus } from './span-rows';
+import { SPAN_STATUSES, type SpanRecord, type SpanStatus } from './span-rows';
 
 interface SpanRow {
   id: string;
@@ -45,7 +45,8 @@ function toSpan(row: SpanRow): SpanRecord {
 
 const COLUMNS = Prisma.sql`id, trace_id, parent_id, run_id, name, kind, status, attributes, started_at, ended_at, duration_ms`;
 const UPSERT_CHUNK = 1000;
-const SEVERITY = Prisma.sql`ARRAY['running', 'ok', 'cancelled', 'error']`;
+// the statuses in order of severity, as mergeSpans compares them
+const SEVERITY = Prisma.sql`ARRAY[${Prisma.join([...SPAN_STATUSES])}]::text[]`;
 
 /** Every statement on `spans`. */
 @Injectable()
