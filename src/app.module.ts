@@ -8,6 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { ConversationModule } from './conversation/conversation.module';
 import { DatabaseHandle } from './database/database-handle';
 import { DatabaseModule } from './database/database.module';
+import { AdminGraphQLModule } from './graphql/graphql.module';
 import { HealthModule } from './health/health.module';
 import { ObserveModule } from './observe/observe.module';
 import { RuntimeModule } from './runtime/runtime.module';
@@ -50,6 +51,7 @@ export class AppModule {
         HealthModule,
         ConversationModule,
         RuntimeModule,
+        AdminGraphQLModule,
       ],
     };
   }

@@ -49,7 +49,9 @@ const REASONS: Record<number, string> = {
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpError');
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  catch(exception: unknown, host: ArgumentsHost): unknown {
+    // GraphQL answers errors in its own response body (formatGraphQLError): hand the error back
+    if (host.getType<string>() === 'graphql') return exception;
     const response = host.switchToHttp().getResponse<Response>();
     let status = HttpStatus.INTERNAL_SERVER_ERROR;
     let message = 'Internal server error';

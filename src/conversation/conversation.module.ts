@@ -4,12 +4,13 @@ import { ConversationRepository } from './conversation.repository';
 import { ConversationService } from './conversation.service';
 import { MessageRepository } from './message.repository';
 import { WorkspaceRepository } from './workspace.repository';
+import { WorkspaceResolver } from './workspace.resolver';
 import { WorkspaceService } from './workspace.service';
 
 /** Workspaces, conversations and their messages (the persisted truth), with REST for them. */
 @Module({
   controllers: [ConversationController],
-  providers: [ConversationService, ConversationRepository, MessageRepository, WorkspaceService, WorkspaceRepository],
+  providers: [ConversationService, ConversationRepository, MessageRepository, WorkspaceService, WorkspaceRepository, WorkspaceResolver],
   exports: [ConversationService, WorkspaceService],
 })
 export class ConversationModule {}

@@ -35,6 +35,8 @@ export interface WorkspaceSettings {
   multitask?: MultitaskPolicy;
   retrieval?: RetrievalMode;
   debug?: boolean;
+  /** named prompts, versioned by the admin API's updatePrompt: `system` is every conversation's system prompt */
+  prompts?: Record<string, string>;
 }
 
 /** Workspace settings with a conversation's overrides applied, key by key. */
@@ -85,7 +87,16 @@ export interface NewMessage {
 }
 
 export function effectiveSettings(workspace: WorkspaceSettings, conversation: { settings: ConversationSettings }): EffectiveSettings {
-  return { ...workspace, ...conversation.settings };
+  const merged: EffectiveSettings = { ...workspace, ...conversation.settings };
+  // the workspace's `system` prompt applies unless the conversation has its own
+  if (merged.systemPrompt === undefined && workspace.prompts?.system !== undefined) merged.systemPrompt = workspace.prompts.system;
+  return merged;
+}
+
+function readPrompts(value: unknown): Record<string, string> | undefined {
+  if (!isRecord(value)) return undefined;
+  const entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
 const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
@@ -125,5 +136,6 @@ export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
     multitask: oneOf(MULTITASK_POLICIES, json.multitask),
     retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
     debug: typeof json.debug === 'boolean' ? json.debug : undefined,
+    prompts: readPrompts(json.prompts),
   });
 }

@@ -4,6 +4,9 @@
  * budgets priced from the catalog, settling, expiry, and the status read model.
  */
 import { WorkspaceRepository } from '../conversation/workspace.repository';
+import { AuditRepository } from '../security/audit.repository';
+import { ConfigHistory } from '../security/config-history';
+import { ConfigVersionRepository } from '../security/config-version.repository';
 import { WorkspaceService } from '../conversation/workspace.service';
 import type { ModelRouter } from '../model/model-router';
 import type { ModelInfo } from '../model/model.types';
@@ -31,7 +34,7 @@ describe('BudgetService (database)', () => {
     const router = { describe: async () => ({ ...PRICES, contextWindow: 128_000 }) as unknown as ModelInfo } as unknown as ModelRouter;
     const metrics = { budgetRejected: (budget: string) => void rejected.push(budget) } as unknown as MetricsService;
     const workspaces = new WorkspaceRepository(db.sql);
-    budgets = new BudgetService(usage, new UsageLedger(usage), router, new WorkspaceService(workspaces), metrics);
+    budgets = new BudgetService(usage, new UsageLedger(usage), router, new WorkspaceService(workspaces, new ConfigHistory(db.sql, new ConfigVersionRepository(db.sql), new AuditRepository(db.sql))), metrics);
   });
   afterAll(() => db?.close());
 

@@ -1,10 +1,11 @@
-import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import type { GqlContextType } from '@nestjs/graphql';
 import { Reflector } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppConfig } from '../config/app-config';
 import { ApiKeyRepository } from './api-key.repository';
-import { ALLOWS_STREAM_TOKEN, AuthContext, DEFAULT_WORKSPACE_ID, IS_PUBLIC, RequestWithAuth } from './auth-context';
+import { ALLOWS_STREAM_TOKEN, AuthContext, DEFAULT_WORKSPACE_ID, IS_PUBLIC, RequestWithAuth, requestOf } from './auth-context';
 import { StreamTokenService } from './stream-token.service';
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest();
@@ -39,6 +40,7 @@ export class ApiKeyGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType<GqlContextType>() === 'graphql') return this.admitAdmin(requestOf<Request & RequestWithAuth>(context));
     if (context.getType() !== 'http') return true;
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
       context.getHandler(),
@@ -57,21 +59,32 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
+  /**
+   * The admin GraphQL API: an admin key only (a member's key gets FORBIDDEN, no data). One
+   * operation runs this for each of its root fields, so the request remembers who it is.
+   */
+  private async admitAdmin(request: Request & RequestWithAuth): Promise<boolean> {
+    request.auth ??= await this.authenticate(request);
+    if (request.auth.role !== 'admin') throw new ForbiddenException('The admin API needs an API key with the admin role');
+    return true;
+  }
+
   /** Who presents the request's API token; 401 without a valid one (when a token is configured). */
   async authenticate(request: Request): Promise<AuthContext> {
     const token = presentedToken(request);
     if (!this.bootstrapHash) {
-      return { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin' };
+      return { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin', bootstrap: true };
     }
     if (!token) {
       throw new UnauthorizedException('Missing API token: send X-API-Token or Authorization: Bearer');
     }
     const hash = sha256(token);
     if (timingSafeEqual(hash, this.bootstrapHash)) {
-      return { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin' };
+      return { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin', bootstrap: true };
     }
     const key = await this.apiKeys.findByHash(hash.toString('hex'));
     if (!key || key.revokedAt) throw new UnauthorizedException('Invalid API token');
+    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw new UnauthorizedException('The API key has expired');
     return { workspaceId: key.workspaceId, role: key.role, keyId: key.id };
   }
 }

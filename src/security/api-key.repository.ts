@@ -13,6 +13,8 @@ export interface ApiKeyRecord {
   role: Role;
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** null: never expires */
+  expiresAt: Date | null;
   revokedAt: Date | null;
 }
 
@@ -37,6 +39,7 @@ function toApiKeyRecord(row: ApiKey): ApiKeyRecord {
     role: row.role,
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
+    expiresAt: row.expiresAt,
     revokedAt: row.revokedAt,
   };
 }

@@ -1,4 +1,5 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { type GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
 
 export type Role = 'admin' | 'member';
 
@@ -8,6 +9,8 @@ export interface AuthContext {
   role: Role;
   /** the API key used; absent for the bootstrap token and for open (no-key) mode */
   keyId?: string;
+  /** HELIX_API_TOKEN or open mode: an admin of every workspace, not only its own */
+  bootstrap?: true;
   /** set when a signed stream token (not an API key) authenticated the request: this run only */
   streamRunId?: string;
 }
@@ -19,8 +22,15 @@ export interface RequestWithAuth {
   auth?: AuthContext;
 }
 
+/** The HTTP request behind a REST route or a GraphQL resolver. */
+export function requestOf<T>(ctx: ExecutionContext): T {
+  return ctx.getType<GqlContextType>() === 'graphql'
+    ? GqlExecutionContext.create(ctx).getContext<{ req: T }>().req
+    : ctx.switchToHttp().getRequest<T>();
+}
+
 export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {
-  const auth = ctx.switchToHttp().getRequest<RequestWithAuth>().auth;
+  const auth = requestOf<RequestWithAuth>(ctx).auth;
   if (!auth) throw new Error('Auth() used on a route the ApiKeyGuard did not authenticate');
   return auth;
 });

@@ -1,0 +1,184 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { IsStorableText } from '../common/is-storable-text';
+import {
+  CONFIRMATION_POLICIES,
+  type ConfirmationPolicy,
+  MULTITASK_POLICIES,
+  type MultitaskPolicy,
+  RETRIEVAL_MODES,
+  type RetrievalMode,
+} from './conversation.records';
+
+const asEnum = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((v) => [v, v])) as Record<T, T>;
+
+export const ConfirmationPolicyEnum = asEnum(CONFIRMATION_POLICIES);
+export const MultitaskPolicyEnum = asEnum(MULTITASK_POLICIES);
+export const RetrievalModeEnum = asEnum(RETRIEVAL_MODES);
+registerEnumType(ConfirmationPolicyEnum, {
+  name: 'ConfirmationPolicy',
+  description: 'which tool calls wait for approval: `risky` (high-risk tools), `always` (every call), `never`',
+});
+registerEnumType(MultitaskPolicyEnum, { name: 'MultitaskPolicy', description: 'what a message posted while a run is live does' });
+registerEnumType(RetrievalModeEnum, { name: 'RetrievalMode', description: 'how knowledge bases are used by runs' });
+
+@ObjectType('ModelRef', { description: 'A model: a configured provider and its model id.' })
+export class ModelRefType {
+  @Field()
+  provider!: string;
+
+  @Field()
+  modelId!: string;
+}
+
+@InputType('ModelRefInput')
+export class ModelRefInput {
+  @Field()
+  @IsString()
+  @IsStorableText()
+  @Matches(/^[a-z0-9_-]{1,64}$/i, { message: 'provider must be 1 to 64 letters, digits, `_` or `-`' })
+  provider!: string;
+
+  @Field()
+  @IsString()
+  @IsStorableText()
+  @IsNotEmpty()
+  @MaxLength(200)
+  modelId!: string;
+}
+
+@ObjectType('WorkspaceSettings', { description: "A workspace's defaults (conversations may override some)." })
+export class WorkspaceSettingsType {
+  @Field(() => ModelRefType, { nullable: true, description: "runs' model unless the message or conversation names one" })
+  defaultModel?: ModelRefType;
+
+  @Field(() => [ModelRefType], { description: 'tried in order when the model fails with a retryable error' })
+  fallbackModels!: ModelRefType[];
+
+  @Field(() => Int, { nullable: true })
+  maxSteps?: number;
+
+  @Field(() => Int, { nullable: true, description: 'tokens a day (UTC) the workspace may spend; null: unlimited' })
+  dailyTokenBudget?: number;
+
+  @Field(() => Float, { nullable: true, description: 'USD a day (UTC) the workspace may spend; null: unlimited' })
+  dailyCostBudget?: number;
+
+  @Field(() => ConfirmationPolicyEnum, { nullable: true })
+  confirmationPolicy?: ConfirmationPolicy;
+
+  @Field(() => MultitaskPolicyEnum, { nullable: true })
+  multitask?: MultitaskPolicy;
+
+  @Field(() => RetrievalModeEnum, { nullable: true })
+  retrieval?: RetrievalMode;
+
+  @Field(() => Boolean, { nullable: true, description: 'adds `debug` events (what each model call was sent and answered) to runs' })
+  debug?: boolean;
+}
+
+@ObjectType('Prompt', { description: 'A named prompt of the workspace; `system` is the system prompt of its conversations.' })
+export class PromptType {
+  @Field()
+  key!: string;
+
+  @Field()
+  content!: string;
+}
+
+@ObjectType('Workspace')
+export class WorkspaceType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field()
+  name!: string;
+
+  @Field(() => WorkspaceSettingsType)
+  settings!: WorkspaceSettingsType;
+
+  @Field(() => [PromptType])
+  prompts!: PromptType[];
+
+  @Field()
+  createdAt!: Date;
+
+  @Field()
+  updatedAt!: Date;
+}
+
+/** A change of workspace settings: omitted fields stay as they are, `null` clears one. */
+@InputType('WorkspaceSettingsInput')
+export class WorkspaceSettingsInput {
+  @Field(() => ModelRefInput, { nullable: true })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ModelRefInput)
+  defaultModel?: ModelRefInput | null;
+
+  @Field(() => [ModelRefInput], { nullable: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @ValidateNested({ each: true })
+  @Type(() => ModelRefInput)
+  fallbackModels?: ModelRefInput[] | null;
+
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  maxSteps?: number | null;
+
+  @Field(() => Int, { nullable: true })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  dailyTokenBudget?: number | null;
+
+  @Field(() => Float, { nullable: true })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  dailyCostBudget?: number | null;
+
+  @Field(() => ConfirmationPolicyEnum, { nullable: true })
+  @IsOptional()
+  @IsIn(CONFIRMATION_POLICIES)
+  confirmationPolicy?: ConfirmationPolicy | null;
+
+  @Field(() => MultitaskPolicyEnum, { nullable: true })
+  @IsOptional()
+  @IsIn(MULTITASK_POLICIES)
+  multitask?: MultitaskPolicy | null;
+
+  @Field(() => RetrievalModeEnum, { nullable: true })
+  @IsOptional()
+  @IsIn(RETRIEVAL_MODES)
+  retrieval?: RetrievalMode | null;
+
+  @Field(() => Boolean, { nullable: true })
+  @IsOptional()
+  @IsBoolean()
+  debug?: boolean | null;
+}
+
+export const PROMPT_KEY = /^[A-Za-z0-9_.\-/]{1,100}$/;
+export const MAX_PROMPT_LENGTH = 20_000;

@@ -1,0 +1,56 @@
+import { Args, ID, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Auth, type AuthContext } from '../security/auth-context';
+import { PromptType, WorkspaceSettingsInput, WorkspaceSettingsType, WorkspaceType } from './workspace.graphql';
+import type { WorkspaceRecord } from './workspace.repository';
+import { WorkspaceService } from './workspace.service';
+
+/** Admin GraphQL: workspaces, their settings and prompts. */
+@Resolver(() => WorkspaceType)
+export class WorkspaceResolver {
+  constructor(private readonly service: WorkspaceService) {}
+
+  @Query(() => WorkspaceType, { description: "A workspace (the caller's by default)." })
+  workspace(@Auth() auth: AuthContext, @Args('id', { type: () => ID, nullable: true }) id?: string): Promise<WorkspaceRecord> {
+    return this.service.get(auth, id);
+  }
+
+  @Query(() => [WorkspaceType], { description: 'Every workspace (the bootstrap admin), or the caller’s own.' })
+  workspaces(@Auth() auth: AuthContext): Promise<WorkspaceRecord[]> {
+    return this.service.list(auth);
+  }
+
+  @Mutation(() => WorkspaceType, { description: 'Creates a workspace (bootstrap admin only).' })
+  createWorkspace(@Auth() auth: AuthContext, @Args('name') name: string): Promise<WorkspaceRecord> {
+    return this.service.create(auth, name);
+  }
+
+  @Mutation(() => WorkspaceType, { description: 'Changes settings: omitted fields stay, null clears one. Versioned as `settings`.' })
+  updateWorkspaceSettings(
+    @Auth() auth: AuthContext,
+    @Args('input') input: WorkspaceSettingsInput,
+    @Args('id', { type: () => ID, nullable: true }) id?: string,
+  ): Promise<WorkspaceRecord> {
+    return this.service.updateSettings(auth, id, input);
+  }
+
+  @Mutation(() => WorkspaceType, { description: 'Sets a named prompt (a new version of it); `system` is the system prompt of every conversation.' })
+  updatePrompt(
+    @Auth() auth: AuthContext,
+    @Args('key') key: string,
+    @Args('content') content: string,
+    @Args('workspaceId', { type: () => ID, nullable: true }) workspaceId?: string,
+  ): Promise<WorkspaceRecord> {
+    return this.service.updatePrompt(auth, key, content, workspaceId);
+  }
+
+  @ResolveField(() => WorkspaceSettingsType)
+  settings(@Parent() workspace: WorkspaceRecord): WorkspaceSettingsType {
+    const { prompts: _prompts, ...settings } = workspace.settings;
+    return { ...settings, fallbackModels: settings.fallbackModels ?? [] };
+  }
+
+  @ResolveField(() => [PromptType])
+  prompts(@Parent() workspace: WorkspaceRecord): PromptType[] {
+    return Object.entries(workspace.settings.prompts ?? {}).map(([key, content]) => ({ key, content }));
+  }
+}

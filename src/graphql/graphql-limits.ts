@@ -1,0 +1,85 @@
+import type { ApolloDriverConfig } from '@nestjs/apollo';
+import {
+  GraphQLError,
+  Kind,
+  type ASTVisitor,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+} from 'graphql';
+import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
+
+/** Deep enough for a run's span tree (run → step → model call) with its fields, no deeper. */
+export const MAX_QUERY_DEPTH = 10;
+/** A field costs 1; a list field with `first` costs `first` times its selection (see the resolvers' `complexity`). */
+export const MAX_QUERY_COMPLEXITY = 5_000;
+
+/**
+ * A validation rule refusing operations nested deeper than `max` fields (fragments followed,
+ * introspection's own fields included). Deep nesting is the cheapest way to make a GraphQL
+ * server do unbounded work, so it is refused before anything runs.
+ */
+export function depthLimit(max: number) {
+  return (context: ValidationContext): ASTVisitor => {
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const definition of context.getDocument().definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    }
+    const depthOf = (set: SelectionSetNode | undefined, seen: Set<string>): number => {
+      let deepest = 0;
+      for (const selection of set?.selections ?? []) {
+        if (selection.kind === Kind.FIELD) {
+          deepest = Math.max(deepest, selection.selectionSet ? 1 + depthOf(selection.selectionSet, seen) : 1);
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+          deepest = Math.max(deepest, depthOf(selection.selectionSet, seen));
+        } else {
+          const name = selection.name.value;
+          const fragment = fragments.get(name);
+          if (fragment && !seen.has(name)) deepest = Math.max(deepest, depthOf(fragment.selectionSet, new Set(seen).add(name)));
+        }
+        if (deepest > max) break;
+      }
+      return deepest;
+    };
+    return {
+      OperationDefinition(node) {
+        const depth = depthOf(node.selectionSet, new Set());
+        if (depth > max) {
+          context.reportError(
+            new GraphQLError(`The query is nested ${depth} levels deep; the limit is ${max}.`, {
+              nodes: [node],
+              extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+            }),
+          );
+        }
+      },
+    };
+  };
+}
+
+/** Apollo's plugin type as Nest's driver declares it (its ESM typings, not the CJS ones). */
+type Plugin = NonNullable<ApolloDriverConfig['plugins']>[number];
+
+/** An Apollo plugin refusing operations whose estimated cost exceeds `max` before they run. */
+export function complexityLimit(max: number): Plugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request, document, schema }) {
+          const complexity = getComplexity({
+            schema,
+            query: document,
+            operationName: request.operationName,
+            variables: request.variables,
+            estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+          });
+          if (complexity > max) {
+            throw new GraphQLError(`The query is too complex (${complexity}; the limit is ${max}). Ask for fewer items or fields.`, {
+              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', complexity, maxComplexity: max },
+            });
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import { Module } from '@nestjs/common';
+import { GraphQLModule } from '@nestjs/graphql';
+import { formatGraphQLError } from './graphql-errors';
+import { complexityLimit, depthLimit, MAX_QUERY_COMPLEXITY, MAX_QUERY_DEPTH } from './graphql-limits';
+
+/** The path of the admin API (outside the REST prefix, as DESIGN pins it). */
+export const GRAPHQL_PATH = '/graphql';
+
+/**
+ * The admin GraphQL API, code-first: each domain module declares the resolvers of the data it
+ * owns, and this module assembles them into one schema at `/graphql`. Only admins get in (the
+ * global ApiKeyGuard checks each operation); errors carry client-facing codes; deep or costly
+ * queries are refused before they run.
+ */
+@Module({
+  imports: [
+    GraphQLModule.forRoot<ApolloDriverConfig>({
+      driver: ApolloDriver,
+      path: GRAPHQL_PATH,
+      autoSchemaFile: true,
+      sortSchema: true,
+      // GraphiQL is served by our own landing page, from local files (no CDN)
+      playground: false,
+      graphiql: false,
+      introspection: true,
+      includeStacktraceInErrorResponses: false,
+      autoTransformHttpErrors: false,
+      formatError: formatGraphQLError,
+      validationRules: [depthLimit(MAX_QUERY_DEPTH)],
+      plugins: [complexityLimit(MAX_QUERY_COMPLEXITY)],
+      context: ({ req }: { req: unknown }) => ({ req }),
+    }),
+  ],
+})
+export class AdminGraphQLModule {}

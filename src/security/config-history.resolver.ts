@@ -1,0 +1,81 @@
+import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
+import { BadRequestException } from '@nestjs/common';
+import { decodeCursor, encodeCursor } from '../common/pagination';
+import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, toConnection } from '../graphql/connection';
+import { adminWorkspace } from './admin-scope';
+import type { AuditRecord } from './audit.repository';
+import { AuditRepository } from './audit.repository';
+import { Auth, type AuthContext } from './auth-context';
+import { ConfigHistory } from './config-history';
+import { AuditConnection, AuditEntryType, ConfigVersionType } from './config-history.graphql';
+import type { ConfigVersionRecord } from './config-version.repository';
+
+export const MAX_PAGE = 100;
+
+/** `first` as a page size: 1..MAX_PAGE (400 naming the argument otherwise). */
+export function pageSize(first: number | undefined | null, fallback = 20): number {
+  if (first === undefined || first === null) return fallback;
+  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) throw new BadRequestException(`first must be between 1 and ${MAX_PAGE}`);
+  return first;
+}
+
+/** Admin GraphQL: configuration history, rollback and the audit log. */
+@Resolver()
+export class ConfigHistoryResolver {
+  constructor(
+    private readonly history: ConfigHistory,
+    private readonly audit: AuditRepository,
+  ) {}
+
+  @Query(() => [ConfigVersionType], {
+    description:
+      'Versions of a piece of configuration, newest first. Keys: `settings`, `model-config:<provider>/<modelId>`, ' +
+      '`tool-policy:<tool>`, `tool-policy:<tool>@<conversationId>`, or a prompt name (`system`).',
+  })
+  configVersions(
+    @Auth() auth: AuthContext,
+    @Args('key') key: string,
+    @Args('workspaceId', { type: () => ID, nullable: true }) workspaceId?: string,
+    @Args('global', { nullable: true, description: 'instance-wide configuration (bootstrap admin)' }) global?: boolean,
+  ): Promise<ConfigVersionRecord[]> {
+    return this.history.history(scope(auth, workspaceId, global), key);
+  }
+
+  @Mutation(() => [ConfigVersionType], {
+    description: 'Restores an old version as a new one (history is never rewritten); returns the versions, newest first.',
+  })
+  async rollbackConfig(
+    @Auth() auth: AuthContext,
+    @Args('key') key: string,
+    @Args('version', { type: () => Int }) version: number,
+    @Args('workspaceId', { type: () => ID, nullable: true }) workspaceId?: string,
+    @Args('global', { nullable: true }) global?: boolean,
+  ): Promise<ConfigVersionRecord[]> {
+    const target = scope(auth, workspaceId, global);
+    await this.history.rollback(auth, target, key, version);
+    return this.history.history(target, key);
+  }
+
+  @Query(() => AuditConnection, { complexity: PAGE_ARGS_COMPLEXITY, description: 'Admin actions, newest first.' })
+  async auditLog(
+    @Auth() auth: AuthContext,
+    @Args('first', { type: () => Int, nullable: true }) first?: number,
+    @Args('after', { nullable: true }) after?: string,
+  ): Promise<ConnectionShape<AuditEntryType>> {
+    const limit = pageSize(first);
+    const cursor = after === undefined || after === null ? undefined : decodeCursor(after, 'after');
+    const rows = await this.audit.page(auth.bootstrap ? undefined : auth.workspaceId, limit + 1, cursor && { at: cursor.createdAt, id: cursor.id });
+    const items = rows.slice(0, limit);
+    const cursorOf = (entry: AuditRecord) => encodeCursor({ createdAt: entry.at, id: entry.id });
+    return toConnection(items, cursorOf, rows.length > limit ? cursorOf(items[items.length - 1]) : null);
+  }
+}
+
+/** The workspace whose configuration is meant: null for instance-wide (bootstrap only). */
+function scope(auth: AuthContext, workspaceId: string | undefined, global: boolean | undefined): string | null {
+  if (global) {
+    if (!auth.bootstrap) throw new BadRequestException('global configuration is changed by the bootstrap admin only');
+    return null;
+  }
+  return adminWorkspace(auth, workspaceId);
+}
