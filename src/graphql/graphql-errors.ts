@@ -44,6 +44,11 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   if (typeof code === 'string' && (CLIENT_CODES.has(code) || code === 'UNAUTHENTICATED' || code === 'FORBIDDEN')) {
     return { ...base, message: formatted.message, extensions: { code } };
   }
+  // an error about the request itself, before any resolver ran (e.g. a variable of the wrong
+  // type, which Apollo codes as an internal error): the client's to fix
+  if (isRequestError(error) && !formatted.path) {
+    return { ...base, message: formatted.message, extensions: { code: 'BAD_USER_INPUT' } };
+  }
   logger.error(original instanceof Error ? (original.stack ?? original.message) : String(original));
   return { ...base, message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }
@@ -52,4 +57,12 @@ function httpMessage(exception: HttpException): string {
   const body = exception.getResponse();
   const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
   return Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
+}
+
+/**
+ * A GraphQLError (by name, not `instanceof`: Apollo's ESM build and this CommonJS code load two
+ * copies of `graphql`); without a path it was raised before any field ran.
+ */
+function isRequestError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'GraphQLError';
 }

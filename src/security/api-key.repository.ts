@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ApiKey } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
+import type { Sql } from '../database/sql-client';
 import type { Role } from './auth-context';
 
 /** An API key of a workspace; the key itself is never stored, only its SHA-256. */
@@ -18,6 +19,41 @@ export interface ApiKeyRecord {
   revokedAt: Date | null;
 }
 
+export interface NewApiKey {
+  id: string;
+  workspaceId: string;
+  name: string;
+  /** SHA-256 of the key, hex */
+  hash: string;
+  prefix: string;
+  role: Role;
+  expiresAt: Date | null;
+}
+
+interface ApiKeyRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  prefix: string;
+  role: Role;
+  created_at: Date;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const fromSql = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  workspaceId: row.workspace_id,
+  name: row.name,
+  prefix: row.prefix,
+  role: row.role,
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at,
+});
+
 /** All SQL of the ApiKey aggregate (`api_keys`). */
 @Injectable()
 export class ApiKeyRepository {
@@ -27,6 +63,33 @@ export class ApiKeyRepository {
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const row = await this.prisma.apiKey.findUnique({ where: { hash } });
     return row ? toApiKeyRecord(row) : undefined;
+  }
+
+  async findById(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.prisma.apiKey.findUnique({ where: { id } });
+    return row ? toApiKeyRecord(row) : undefined;
+  }
+
+  /** The workspace's keys, newest first (revoked ones included: they explain old audit rows). */
+  async list(workspaceId: string): Promise<ApiKeyRecord[]> {
+    const rows = await this.prisma.apiKey.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    return rows.map(toApiKeyRecord);
+  }
+
+  async insert(tx: Sql, key: NewApiKey): Promise<ApiKeyRecord> {
+    const rows = await tx.$queryRaw<ApiKeyRow[]>`
+      INSERT INTO api_keys (id, workspace_id, name, hash, prefix, role, expires_at)
+      VALUES (${key.id}, ${key.workspaceId}, ${key.name}, ${key.hash}, ${key.prefix}, ${key.role}::"Role", ${key.expiresAt})
+      RETURNING id, workspace_id, name, prefix, role::text AS role, created_at, last_used_at, expires_at, revoked_at`;
+    return fromSql(rows[0]);
+  }
+
+  /** Revokes the key (once: a revoked key keeps its first revocation time). */
+  async revoke(tx: Sql, id: string): Promise<ApiKeyRecord | undefined> {
+    const rows = await tx.$queryRaw<ApiKeyRow[]>`
+      UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${id}
+      RETURNING id, workspace_id, name, prefix, role::text AS role, created_at, last_used_at, expires_at, revoked_at`;
+    return rows[0] && fromSql(rows[0]);
   }
 }
 

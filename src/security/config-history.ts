@@ -16,6 +16,9 @@ export interface ConfigChange {
   after: unknown;
 }
 
+/** An audit row as its author describes it (the actor is added from the auth context). */
+export type AuditEntry = Omit<NewAuditEntry, 'actor'>;
+
 /** Restores `content` (a stored version; null: the configuration did not exist) as the caller. */
 export type RollbackHandler = (auth: AuthContext, workspaceId: string | null, key: string, content: unknown) => Promise<void>;
 
@@ -68,9 +71,18 @@ export class ConfigHistory {
     });
   }
 
-  /** An audited action that is not versioned configuration (API keys, secrets, cancellations). */
-  async record(auth: AuthContext, entry: Omit<NewAuditEntry, 'actor'>, tx?: Sql): Promise<void> {
-    await this.audit.insert({ ...entry, actor: actorOf(auth) }, tx);
+  /** Like `change`, for an action that is audited but not versioned configuration (API keys, secrets). */
+  async audited<T>(auth: AuthContext, write: (tx: Sql) => Promise<{ result: T; entry: AuditEntry }>): Promise<T> {
+    return this.sql.$transaction(async (tx) => {
+      const { result, entry } = await write(tx);
+      await this.audit.insert({ ...entry, actor: actorOf(auth) }, tx);
+      return result;
+    });
+  }
+
+  /** Records an audited action that wrote nothing itself (e.g. a run cancelled through the runtime). */
+  async record(auth: AuthContext, entry: AuditEntry): Promise<void> {
+    await this.audit.insert({ ...entry, actor: actorOf(auth) });
   }
 
   async history(workspaceId: string | null, key: string): Promise<ConfigVersionRecord[]> {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Secret } from '../generated/prisma/client';
 import { newId } from '../common/ids';
 import { PrismaService } from '../database/prisma.service';
+import type { Sql } from '../database/sql-client';
 
 /** A secret at rest: only its ciphertext is stored (SecretService encrypts and decrypts). */
 export interface SecretRecord {
@@ -13,6 +14,23 @@ export interface SecretRecord {
   ciphertext: string;
 }
 
+/** What the admin API shows of a secret: never its value, nor its ciphertext. */
+export interface SecretInfo {
+  id: string;
+  workspaceId: string | null;
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface SecretInfoRow {
+  id: string;
+  workspace_id: string | null;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** All SQL of the Secret aggregate (`secrets`). */
 @Injectable()
 export class SecretRepository {
@@ -21,6 +39,41 @@ export class SecretRepository {
   async findById(id: string): Promise<SecretRecord | undefined> {
     const row = await this.prisma.secret.findUnique({ where: { id } });
     return row ? toSecretRecord(row) : undefined;
+  }
+
+  /** The secrets a workspace can use, its own and the global ones, by name. */
+  async list(workspaceId: string): Promise<SecretInfo[]> {
+    return this.prisma.secret.findMany({
+      where: { OR: [{ workspaceId }, { workspaceId: null }] },
+      select: { id: true, workspaceId: true, name: true, createdAt: true, updatedAt: true },
+      orderBy: [{ name: 'asc' }, { id: 'asc' }],
+    });
+  }
+
+  async info(id: string): Promise<SecretInfo | undefined> {
+    const row = await this.prisma.secret.findUnique({
+      where: { id },
+      select: { id: true, workspaceId: true, name: true, createdAt: true, updatedAt: true },
+    });
+    return row ?? undefined;
+  }
+
+  /** save() inside a transaction: the secret's row is locked until `tx` ends; its info. */
+  async saveIn(tx: Sql, workspaceId: string | null, name: string, ciphertext: string): Promise<{ info: SecretInfo; created: boolean }> {
+    const existing = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM secrets WHERE workspace_id IS NOT DISTINCT FROM ${workspaceId} AND name = ${name} FOR UPDATE`;
+    const rows = existing[0]
+      ? await tx.$queryRaw<SecretInfoRow[]>`
+          UPDATE secrets SET ciphertext = ${ciphertext}, updated_at = now() WHERE id = ${existing[0].id}
+          RETURNING id, workspace_id, name, created_at, updated_at`
+      : await tx.$queryRaw<SecretInfoRow[]>`
+          INSERT INTO secrets (id, workspace_id, name, ciphertext, updated_at) VALUES (${newId('sec')}, ${workspaceId}, ${name}, ${ciphertext}, now())
+          RETURNING id, workspace_id, name, created_at, updated_at`;
+    const row = rows[0];
+    return {
+      info: { id: row.id, workspaceId: row.workspace_id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at },
+      created: !existing[0],
+    };
   }
 
   /** Creates the secret `name` of a workspace (null: global) or replaces its ciphertext; its id. */

@@ -1,11 +1,14 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AccessResolver } from './access.resolver';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyRepository } from './api-key.repository';
+import { ApiKeyService } from './api-key.service';
 import { AuditRepository } from './audit.repository';
 import { ConfigHistory } from './config-history';
 import { ConfigHistoryResolver } from './config-history.resolver';
 import { ConfigVersionRepository } from './config-version.repository';
+import { SecretAdmin } from './secret-admin.service';
 import { SecretRepository } from './secret.repository';
 import { SecretService } from './secret.service';
 import { StreamTokenService } from './stream-token.service';
@@ -27,6 +30,9 @@ import { StreamTokenService } from './stream-token.service';
     ConfigVersionRepository,
     ConfigHistory,
     ConfigHistoryResolver,
+    ApiKeyService,
+    SecretAdmin,
+    AccessResolver,
   ],
   // ApiKeyGuard: routes with a guard of their own (GET /metrics) fall back to the API's
   exports: [ApiKeyGuard, SecretService, StreamTokenService, ConfigHistory],
