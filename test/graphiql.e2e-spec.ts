@@ -94,7 +94,7 @@ describe('GraphiQL in headless Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   let profile: string;
-  const requests: { url: string; method: string; authorization?: string }[] = [];
+  const requests: { url: string; method: string; authorization?: string; body: string | null }[] = [];
   const assetTypes = new Map<string, string>();
   const consoleErrors: string[] = [];
   const failures: string[] = [];
@@ -110,7 +110,9 @@ describe('GraphiQL in headless Chromium', () => {
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     page = context.pages()[0] ?? (await context.newPage());
-    page.on('request', (request) => requests.push({ url: request.url(), method: request.method(), authorization: request.headers().authorization }));
+    page.on('request', (request) =>
+      requests.push({ url: request.url(), method: request.method(), authorization: request.headers().authorization, body: request.postData() }),
+    );
     page.on('response', (response) => {
       const path = new URL(response.url()).pathname;
       if (path.startsWith('/graphql/assets/')) assetTypes.set(path, response.headers()['content-type'] ?? '');
@@ -127,7 +129,7 @@ describe('GraphiQL in headless Chromium', () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  /** The CodeMirror 5 editor in `scope`, its text as the editor holds it. */
+  /** The text a CodeMirror 5 editor (GraphiQL's) holds. */
   const editorText = (editor: Locator) =>
     editor.evaluate((element) => (element as unknown as { CodeMirror: { getValue(): string } }).CodeMirror.getValue());
 
@@ -161,8 +163,8 @@ describe('GraphiQL in headless Chromium', () => {
     expect(JSON.parse(await editorText(result.locator('.CodeMirror')))).toEqual({ data: { workspace: { id: 'ws_default', name: 'Default workspace' } } });
 
     // the query went to this server, with the typed key
-    const query = requests.find((r) => r.method === 'POST' && r.authorization === `Bearer ${TOKEN}`);
-    expect(query?.url).toBe(`${t.baseUrl}/graphql`);
+    const query = requests.find((r) => r.method === 'POST' && r.body?.includes('{ workspace { id name } }'));
+    expect(query).toMatchObject({ url: `${t.baseUrl}/graphql`, authorization: `Bearer ${TOKEN}` });
   });
 
   it('keeps the key across a reload (shouldPersistHeaders)', async () => {
