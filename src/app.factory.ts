@@ -9,6 +9,7 @@ import { AppModule } from './app.module';
 import { API_PREFIX } from './common/api-prefix';
 import { AppConfig } from './config/app-config';
 import { openDatabase } from './database/database.module';
+import { GRAPHIQL_ASSETS_PATH } from './graphql/graphiql';
 import { SharedShapeExpressAdapter } from './common/express-adapter';
 import { HttpErrorFilter, validationExceptionFactory } from './common/http-errors';
 import { logDestination } from './common/log-destination';
@@ -39,6 +40,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
       { path: 'health', method: RequestMethod.GET },
       { path: 'health/ready', method: RequestMethod.GET },
       { path: 'metrics', method: RequestMethod.GET },
+      // GraphiQL's files, beside the page Apollo serves at GET /graphql (graphql/graphiql.ts)
+      { path: `${GRAPHIQL_ASSETS_PATH}/:file`, method: RequestMethod.GET },
     ],
   });
   app.useGlobalPipes(

@@ -18,6 +18,11 @@ export const MAX_QUERY_COMPLEXITY = 5_000;
  * A validation rule refusing operations nested deeper than `max` fields (fragments followed,
  * introspection's own fields included). Deep nesting is the cheapest way to make a GraphQL
  * server do unbounded work, so it is refused before anything runs.
+ *
+ * One exception: inside introspection (`__schema`, `__type`), `ofType` adds no depth. It unwraps
+ * a NonNull or List type to the one it wraps: a single object, null past the few wrappers a type
+ * has, so a chain of them costs no more than its length. The standard introspection query that
+ * GraphiQL and code generators send nests `ofType` 8 deep (15 levels in all; 6 without them).
  */
 export function depthLimit(max: number) {
   return (context: ValidationContext): ASTVisitor => {
@@ -25,17 +30,20 @@ export function depthLimit(max: number) {
     for (const definition of context.getDocument().definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
     }
-    const depthOf = (set: SelectionSetNode | undefined, seen: Set<string>): number => {
+    const depthOf = (set: SelectionSetNode | undefined, seen: Set<string>, introspection: boolean): number => {
       let deepest = 0;
       for (const selection of set?.selections ?? []) {
         if (selection.kind === Kind.FIELD) {
-          deepest = Math.max(deepest, selection.selectionSet ? 1 + depthOf(selection.selectionSet, seen) : 1);
+          const field = selection.name.value;
+          const inIntrospection = introspection || field === '__schema' || field === '__type';
+          const own = introspection && field === 'ofType' ? 0 : 1;
+          deepest = Math.max(deepest, own + (selection.selectionSet ? depthOf(selection.selectionSet, seen, inIntrospection) : 0));
         } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-          deepest = Math.max(deepest, depthOf(selection.selectionSet, seen));
+          deepest = Math.max(deepest, depthOf(selection.selectionSet, seen, introspection));
         } else {
           const name = selection.name.value;
           const fragment = fragments.get(name);
-          if (fragment && !seen.has(name)) deepest = Math.max(deepest, depthOf(fragment.selectionSet, new Set(seen).add(name)));
+          if (fragment && !seen.has(name)) deepest = Math.max(deepest, depthOf(fragment.selectionSet, new Set(seen).add(name), introspection));
         }
         if (deepest > max) break;
       }
@@ -43,7 +51,7 @@ export function depthLimit(max: number) {
     };
     return {
       OperationDefinition(node) {
-        const depth = depthOf(node.selectionSet, new Set());
+        const depth = depthOf(node.selectionSet, new Set(), false);
         if (depth > max) {
           context.reportError(
             new GraphQLError(`The query is nested ${depth} levels deep; the limit is ${max}.`, {

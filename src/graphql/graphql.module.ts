@@ -1,6 +1,8 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
+import { GraphiQLAssetsController } from './graphiql-assets.controller';
+import { graphiqlLandingPage } from './graphiql';
 import { formatGraphQLError } from './graphql-errors';
 import { complexityLimit, depthLimit, MAX_QUERY_COMPLEXITY, MAX_QUERY_DEPTH } from './graphql-limits';
 
@@ -28,9 +30,10 @@ export const GRAPHQL_PATH = '/graphql';
       autoTransformHttpErrors: false,
       formatError: formatGraphQLError,
       validationRules: [depthLimit(MAX_QUERY_DEPTH)],
-      plugins: [complexityLimit(MAX_QUERY_COMPLEXITY)],
+      plugins: [complexityLimit(MAX_QUERY_COMPLEXITY), graphiqlLandingPage(GRAPHQL_PATH)],
       context: ({ req }: { req: unknown }) => ({ req }),
     }),
   ],
+  controllers: [GraphiQLAssetsController],
 })
 export class AdminGraphQLModule {}
