@@ -222,6 +222,7 @@ describe('admin GraphQL: runs (mock provider)', () => {
     expect(ids(await runs({}))).not.toContain(posted.run.id);
     expect(ids(await runs({ filter: { workspaceId: createWorkspace.id } }))).toEqual([posted.run.id]);
     const { run } = await gql.request<{ run: { workspaceId: string } }>(`{ run(id: "${posted.run.id}") { workspaceId } }`);
+    expect(await failure(runs({ filter: { workspaceId: 'ws_nope' } }))).toMatchObject({ code: 'NOT_FOUND' });
     expect(run.workspaceId).toBe(createWorkspace.id);
   });
 

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { Args, Context, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { WorkspaceService } from '../conversation/workspace.service';
 import { decodeCursor, encodeCursor } from '../common/pagination';
 import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, toConnection } from '../graphql/connection';
 import { requestLoader } from '../graphql/request-loader';
@@ -48,7 +49,10 @@ function find(spans: SpanType[], id: string): SpanType | undefined {
 /** Admin GraphQL: traces (runs' root spans) and span trees. */
 @Resolver(() => SpanType)
 export class TraceResolver {
-  constructor(private readonly reader: TraceReader) {}
+  constructor(
+    private readonly reader: TraceReader,
+    private readonly workspaces: WorkspaceService,
+  ) {}
 
   @Query(() => TraceConnection, { complexity: PAGE_ARGS_COMPLEXITY, description: 'Traces (the root span of each run), newest first.' })
   async traces(
@@ -60,9 +64,12 @@ export class TraceResolver {
     const limit = pageSize(first);
     if (after !== undefined && after !== null) decodeCursor(after, 'after');
     if (filter?.from && filter.to && filter.from > filter.to) throw new BadRequestException('filter.to must not be before filter.from');
+    const workspaceId = adminWorkspace(auth, filter?.workspaceId);
+    // the bootstrap admin naming a workspace that does not exist: 404, as for any unknown id
+    if (workspaceId !== auth.workspaceId) await this.workspaces.settings(workspaceId);
     const page = await this.reader.traces(
       {
-        workspaceId: adminWorkspace(auth, filter?.workspaceId),
+        workspaceId,
         provider: filter?.model?.provider ?? undefined,
         modelId: filter?.model?.modelId ?? undefined,
         state: filter?.state ?? undefined,

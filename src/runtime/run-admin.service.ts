@@ -2,6 +2,7 @@ import { BadRequestException, Injectable, NotFoundException } from '@nestjs/comm
 import { decodeCursor, encodeCursor } from '../common/pagination';
 import type { ConnectionShape } from '../graphql/connection';
 import { toConnection } from '../graphql/connection';
+import { WorkspaceService } from '../conversation/workspace.service';
 import { adminWorkspace } from '../security/admin-scope';
 import type { AuthContext } from '../security/auth-context';
 import { ConfigHistory } from '../security/config-history';
@@ -62,14 +63,18 @@ export class RunAdminService {
     private readonly events: RunEventRepository,
     private readonly runs: RunService,
     private readonly history: ConfigHistory,
+    private readonly workspaces: WorkspaceService,
   ) {}
 
   async list(auth: AuthContext, filter: RunFilterInput | undefined, first?: number | null, after?: string | null): Promise<ConnectionShape<RunType>> {
     const limit = pageSize(first);
     const cursor = after === undefined || after === null ? undefined : decodeCursor(after, 'after');
     if (filter?.from && filter.to && filter.from > filter.to) throw new BadRequestException('filter.to must not be before filter.from');
+    const workspaceId = adminWorkspace(auth, filter?.workspaceId);
+    // the bootstrap admin naming a workspace that does not exist: 404, as for any unknown id
+    if (workspaceId !== auth.workspaceId) await this.workspaces.settings(workspaceId);
     const query = {
-      workspaceId: adminWorkspace(auth, filter?.workspaceId),
+      workspaceId,
       states: filter?.state ?? undefined,
       conversationId: filter?.conversationId ?? undefined,
       provider: filter?.model?.provider ?? undefined,
