@@ -152,5 +152,6 @@ export class RunFilterInput {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IsStorableText()
   workspaceId?: string;
 }
