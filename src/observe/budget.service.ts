@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { WorkspaceSettings } from '../conversation/conversation.records';
 import { WorkspaceService } from '../conversation/workspace.service';
 import { ModelCatalog } from '../model/model-catalog';
 import { ModelRouter } from '../model/model-router';
@@ -88,6 +89,18 @@ export class BudgetService extends BudgetGate implements OnApplicationBootstrap,
     await this.ledger.flush();
     const today = await this.usage.day(workspaceId, utcDay(now));
     return budgetStatus({ tokens: settings.dailyTokenBudget, cost: settings.dailyCostBudget }, today, now);
+  }
+
+  /**
+   * The budgets of many workspaces whose settings the caller has (a list of workspaces), with
+   * one statement for today's rows of them all.
+   */
+  async statuses(workspaces: readonly { id: string; settings: WorkspaceSettings }[], now = new Date()): Promise<BudgetStatus[]> {
+    await this.ledger.flush();
+    const days = new Map((await this.usage.dayOf([...new Set(workspaces.map((w) => w.id))], utcDay(now))).map((day) => [day.workspaceId, day]));
+    return workspaces.map(({ id, settings }) =>
+      budgetStatus({ tokens: settings.dailyTokenBudget, cost: settings.dailyCostBudget }, days.get(id), now),
+    );
   }
 
   /** A workspace's daily rows from `from` to `to` (`YYYY-MM-DD`, inclusive), oldest first. */

@@ -3,6 +3,7 @@ import { BudgetGate, StepTracer } from '../runtime/step-hooks';
 import { RunObserver } from '../runtime/run-observer';
 import { ConversationModule } from '../conversation/conversation.module';
 import { ModelModule } from '../model/model.module';
+import { BudgetResolver, WorkspaceBudgetResolver } from './budget.resolver';
 import { BudgetService } from './budget.service';
 import { MetricsController } from './metrics.controller';
 import { MetricsGuard } from './metrics.guard';
@@ -10,6 +11,7 @@ import { MetricsService } from './metrics.service';
 import { ObserveHub } from './observe-hub';
 import { SpanWriter } from './span-writer';
 import { TraceReader } from './trace-reader';
+import { RunSpansResolver, TraceResolver } from './trace.resolver';
 import { TraceRetention } from './trace-retention';
 import { TraceRepository } from './trace.repository';
 import { TraceService } from './trace.service';
@@ -35,6 +37,11 @@ import { UsageRepository } from './usage.repository';
     TraceReader,
     TraceRetention,
     MetricsService,
+    // the admin GraphQL API's traces, usage and budgets
+    TraceResolver,
+    RunSpansResolver,
+    BudgetResolver,
+    WorkspaceBudgetResolver,
     { provide: BudgetGate, useExisting: BudgetService },
     { provide: StepTracer, useExisting: TraceService },
     { provide: RunObserver, useClass: ObserveHub },

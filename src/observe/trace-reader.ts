@@ -43,6 +43,14 @@ export class TraceReader {
     return spanTree(await this.spans.ofRun(runId));
   }
 
+  /** The span trees of many runs (in the order of `runIds`), read in one statement. */
+  async spanTrees(runIds: readonly string[]): Promise<SpanNode[][]> {
+    await this.writer.flush();
+    const byRun = new Map<string, SpanRecord[]>(runIds.map((id) => [id, []]));
+    for (const span of await this.spans.ofRuns([...byRun.keys()])) byRun.get(span.traceId)?.push(span);
+    return runIds.map((id) => spanTree(byRun.get(id) ?? []));
+  }
+
   /** Runs' root spans matching `filter`, newest first; `first` at most MAX_TRACES_PAGE; `after` a cursor of a previous page (400 when malformed). */
   async traces(filter: TraceFilter, first = 20, after?: string): Promise<TracePage> {
     const limit = Math.max(1, Math.min(MAX_TRACES_PAGE, Math.floor(first)));

@@ -22,6 +22,10 @@ interface SpanRow {
 export interface TraceFilter {
   workspaceId?: string;
   model?: string;
+  /** the provider (`model`'s part before the colon) */
+  provider?: string;
+  /** the model id (`model`'s part after the first colon) */
+  modelId?: string;
   state?: string;
   from?: Date;
   to?: Date;
@@ -100,6 +104,14 @@ export class TraceRepository {
     return rows.map(toSpan);
   }
 
+  /** Every span of the runs given, oldest first: one statement for a whole list of runs. */
+  async ofRuns(runIds: readonly string[]): Promise<SpanRecord[]> {
+    if (!runIds.length) return [];
+    const rows = await this.sql.$queryRaw<SpanRow[]>`
+      SELECT ${COLUMNS} FROM spans WHERE trace_id IN (${Prisma.join([...runIds])}) ORDER BY started_at, id`;
+    return rows.map(toSpan);
+  }
+
   /**
    * Root spans (one per run) matching `filter`, newest first, after the keyset `after`
    * (started_at, id), at most `limit`.
@@ -108,6 +120,10 @@ export class TraceRepository {
     const where: Prisma.Sql[] = [Prisma.sql`kind = 'run'`];
     if (filter.workspaceId !== undefined) where.push(Prisma.sql`attributes->>'workspaceId' = ${filter.workspaceId}`);
     if (filter.model !== undefined) where.push(Prisma.sql`attributes->>'model' = ${filter.model}`);
+    if (filter.provider !== undefined) where.push(Prisma.sql`split_part(attributes->>'model', ':', 1) = ${filter.provider}`);
+    if (filter.modelId !== undefined) {
+      where.push(Prisma.sql`substr(attributes->>'model', strpos(attributes->>'model', ':') + 1) = ${filter.modelId} AND strpos(attributes->>'model', ':') > 0`);
+    }
     // a run that has not ended has no state yet: it is RUNNING for the filter's purpose
     if (filter.state !== undefined) where.push(Prisma.sql`coalesce(attributes->>'state', 'RUNNING') = ${filter.state}`);
     if (filter.from !== undefined) where.push(Prisma.sql`started_at >= ${filter.from}::timestamptz`);

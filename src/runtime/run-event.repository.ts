@@ -117,6 +117,25 @@ export class RunEventRepository {
     return rows.flatMap(expand).filter((event) => event.seq > after).slice(0, limit);
   }
 
+  /**
+   * The same page for many runs in one statement (the admin API lists runs with their events):
+   * each run's events after `after`, up to `limit`, by run id.
+   */
+  async readAfterMany(runIds: readonly string[], after: number, limit: number): Promise<Map<string, RunEvent[]>> {
+    const pages = new Map<string, RunEvent[]>(runIds.map((id) => [id, []]));
+    if (!runIds.length) return pages;
+    const rows = await this.sql.$queryRaw<StoredRow[]>`
+      SELECT e."runId", e.seq, e.type, e.data, e.at
+        FROM (VALUES ${Prisma.join(runIds.map((id) => Prisma.sql`(${id}::text)`))}) AS r(id)
+        CROSS JOIN LATERAL (
+          SELECT run_id AS "runId", seq, type, data, at FROM run_events
+           WHERE run_id = r.id AND seq > ${after - SEGMENT_PARTS} ORDER BY seq ASC LIMIT ${limit + SEGMENT_PARTS}) AS e
+       ORDER BY e."runId", e.seq`;
+    for (const row of rows) pages.get(row.runId)?.push(...expand(row));
+    for (const [id, events] of pages) pages.set(id, events.filter((event) => event.seq > after).slice(0, limit));
+    return pages;
+  }
+
   /** The run's last stored event (of one type, if given). */
   async last(runId: string, type?: RunEventType): Promise<RunEvent | undefined> {
     const [row] = await this.sql.$queryRaw<StoredRow[]>`

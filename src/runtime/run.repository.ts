@@ -20,10 +20,10 @@ import {
  * Hand-written SQL: every run executes these several times, on the path to its first token,
  * where the ORM's per-call work would show.
  */
-const COLUMNS = Prisma.sql`id, conversation_id, state::text AS state, mode::text AS mode, goal, model, step,
+export const RUN_COLUMNS = Prisma.sql`id, conversation_id, state::text AS state, mode::text AS mode, goal, model, step,
   max_steps, plan, pending_action, error, usage, lease_owner, lease_until, created_at, updated_at, finished_at`;
 
-interface RunRow {
+export interface RunRow {
   id: string;
   conversation_id: string;
   state: RunState;
@@ -45,7 +45,7 @@ interface RunRow {
 
 const date = (value: Date | string) => new Date(value);
 
-function toRecord(row: RunRow): RunRecord {
+export function toRunRecord(row: RunRow): RunRecord {
   return {
     id: row.id,
     conversationId: row.conversation_id,
@@ -132,27 +132,27 @@ export class RunRepository {
   constructor(private readonly sql: SqlClient) {}
 
   async find(runId: string): Promise<RunRecord | undefined> {
-    const [row] = await this.sql.$queryRaw<RunRow[]>`SELECT ${COLUMNS} FROM runs WHERE id = ${runId}`;
-    return row && toRecord(row);
+    const [row] = await this.sql.$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ${runId}`;
+    return row && toRunRecord(row);
   }
 
   async latestOf(conversationId: string): Promise<RunRecord | undefined> {
     const [row] = await this.sql.$queryRaw<RunRow[]>`
-      SELECT ${COLUMNS} FROM runs WHERE conversation_id = ${conversationId} ORDER BY created_at DESC, id DESC LIMIT 1`;
-    return row && toRecord(row);
+      SELECT ${RUN_COLUMNS} FROM runs WHERE conversation_id = ${conversationId} ORDER BY created_at DESC, id DESC LIMIT 1`;
+    return row && toRunRecord(row);
   }
 
   /** Updates on `db` (the caller's transaction) if given. */
   async update(runId: string, changes: RunChanges, db: Sql = this.sql): Promise<RunRecord | undefined> {
     const [row] = await db.$queryRaw<RunRow[]>`
-      UPDATE runs SET ${Prisma.join(assignments(changes))} WHERE id = ${runId} RETURNING ${COLUMNS}`;
-    return row && toRecord(row);
+      UPDATE runs SET ${Prisma.join(assignments(changes))} WHERE id = ${runId} RETURNING ${RUN_COLUMNS}`;
+    return row && toRunRecord(row);
   }
 
   updateIn(unit: UnitOfWork, runId: string, changes: RunChanges): Deferred<RunRecord | undefined> {
     return unit.add(
-      Prisma.sql`UPDATE runs SET ${Prisma.join(assignments(changes))} WHERE id = ${runId} RETURNING ${COLUMNS}`,
-      ([row]: RunRow[]) => row && toRecord(row),
+      Prisma.sql`UPDATE runs SET ${Prisma.join(assignments(changes))} WHERE id = ${runId} RETURNING ${RUN_COLUMNS}`,
+      ([row]: RunRow[]) => row && toRunRecord(row),
     );
   }
 
@@ -184,8 +184,8 @@ export class RunRepository {
       : Prisma.sql`FALSE`;
     const [row] = await this.sql.$queryRaw<(RunRow & { queued_behind: boolean })[]>`
       UPDATE runs SET ${Prisma.join(sets)} WHERE id = ${runId} AND state = ${from}::"RunState"
-      RETURNING ${COLUMNS}, ${queued} AS queued_behind`;
-    return row && { run: toRecord(row), queuedBehind: row.queued_behind };
+      RETURNING ${RUN_COLUMNS}, ${queued} AS queued_behind`;
+    return row && { run: toRunRecord(row), queuedBehind: row.queued_behind };
   }
 
   /**
@@ -208,8 +208,8 @@ export class RunRepository {
         FROM (SELECT 1) AS one
         LEFT JOIN LATERAL (SELECT id FROM runs WHERE ${isLiveRunOf(run.conversationId)} LIMIT 1) AS live ON TRUE
         WHERE live.id IS NULL OR ${run.whenLive === 'queue'}::boolean
-        RETURNING ${COLUMNS}`,
-      ([row]: RunRow[]) => row && toRecord(row),
+        RETURNING ${RUN_COLUMNS}`,
+      ([row]: RunRow[]) => row && toRunRecord(row),
     );
     return {
       run: inserted,
@@ -252,10 +252,10 @@ export class RunRepository {
   /** Runs being driven (or about to be) whose lease is gone or expired: their process died. */
   async orphans(now = new Date()): Promise<RunRecord[]> {
     const rows = await this.sql.$queryRaw<RunRow[]>`
-      SELECT ${COLUMNS} FROM runs
+      SELECT ${RUN_COLUMNS} FROM runs
       WHERE state IN ('CREATED', 'PLANNING', 'EXECUTING') AND (lease_owner IS NULL OR lease_until < ${now})
       ORDER BY created_at ASC`;
-    return rows.map(toRecord);
+    return rows.map(toRunRecord);
   }
 }
 

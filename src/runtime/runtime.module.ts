@@ -11,12 +11,15 @@ import { EventLog } from './event-log';
 import { MessageController } from './message.controller';
 import { ModelStep } from './model-step';
 import { RunEventRepository } from './run-event.repository';
+import { RunAdminService } from './run-admin.service';
 import { RunExecutor, RunQueue } from './run-executor';
+import { RunQueryRepository } from './run-query.repository';
 import { RunStarter } from './run-starter';
 import { RunStore } from './run-store';
 import { RunController } from './run.controller';
 import { RuntimeGauges } from './runtime-gauges';
 import { RunRepository } from './run.repository';
+import { RunResolver } from './run.resolver';
 import { RunService } from './run.service';
 import { SseWriter } from './sse-writer';
 import { ContextBuilder, StepRetriever } from './step-hooks';
@@ -51,6 +54,10 @@ import { ToolStep } from './tool-step';
     RunStarter,
     RunService,
     SseWriter,
+    // the admin GraphQL API's runs
+    RunQueryRepository,
+    RunAdminService,
+    RunResolver,
     // read by observe's metrics, which look it up by its token (the runtime never imports observe)
     RuntimeGauges,
   ],

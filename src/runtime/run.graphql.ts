@@ -1,0 +1,157 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsDate, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { IsStorableText } from '../common/is-storable-text';
+import { ModelRefType } from '../conversation/workspace.graphql';
+import { Connection } from '../graphql/connection';
+import { JsonScalar } from '../graphql/scalars';
+import { RUN_STATES, type RunState } from './run-fsm';
+import { RUN_MODES, type RunMode } from './run.records';
+
+const asEnum = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((v) => [v, v])) as Record<T, T>;
+
+export const RunStateEnum = asEnum(RUN_STATES);
+export const RunModeEnum = asEnum(RUN_MODES);
+registerEnumType(RunStateEnum, { name: 'RunState', description: "a run's state (DESIGN.md's state machine)" });
+registerEnumType(RunModeEnum, { name: 'RunMode', description: '`react` (tools in a loop), `plan` (a plan to approve first), `direct` (one answer)' });
+
+@ObjectType('RunUsage', { description: "What a run's model calls used so far." })
+export class RunUsageType {
+  @Field(() => Int)
+  promptTokens!: number;
+
+  @Field(() => Int)
+  completionTokens!: number;
+
+  @Field(() => Int)
+  totalTokens!: number;
+
+  @Field(() => Float, { description: 'USD' })
+  cost!: number;
+}
+
+@ObjectType('RunEvent', { description: "One event of a run's log (names and payloads: docs/EVENTS.md)." })
+export class RunEventType {
+  @Field(() => Int)
+  seq!: number;
+
+  @Field()
+  type!: string;
+
+  @Field(() => JsonScalar)
+  data!: unknown;
+
+  @Field()
+  at!: Date;
+}
+
+@ObjectType('Run', { description: 'One run of the agent: a message being answered.' })
+export class RunType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  conversationId!: string;
+
+  @Field(() => ID)
+  workspaceId!: string;
+
+  @Field(() => RunStateEnum)
+  state!: RunState;
+
+  @Field(() => RunModeEnum)
+  mode!: RunMode;
+
+  @Field({ description: 'the message the run answers' })
+  goal!: string;
+
+  @Field(() => Int, { description: 'steps begun (a step is one model call and what it asks for)' })
+  step!: number;
+
+  @Field(() => Int)
+  maxSteps!: number;
+
+  @Field(() => ModelRefType)
+  model!: ModelRefType;
+
+  @Field(() => JsonScalar, { nullable: true, description: 'the plan (`{steps: [{title, detail}]}`) of a plan-mode run' })
+  plan!: unknown;
+
+  @Field(() => JsonScalar, { nullable: true, description: '`{code, message}` of a run that failed' })
+  error!: unknown;
+
+  @Field(() => RunUsageType)
+  usage!: RunUsageType;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field()
+  updatedAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  finishedAt!: Date | null;
+}
+
+export const RunConnection = Connection(RunType, 'Run');
+
+@InputType('RunModelFilter', { description: 'Runs of a provider, a model id, or both.' })
+export class RunModelFilterInput {
+  @Field({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(64)
+  @IsStorableText()
+  provider?: string;
+
+  @Field({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  @IsStorableText()
+  modelId?: string;
+}
+
+@InputType('RunFilter', { description: 'Every field optional; all given must hold.' })
+export class RunFilterInput {
+  @Field(() => [RunStateEnum], { nullable: true, description: 'any of these states (a single value is a list of one)' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(RUN_STATES.length)
+  @IsIn(RUN_STATES, { each: true })
+  state?: RunState[];
+
+  @Field(() => ID, { nullable: true })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  @IsStorableText()
+  conversationId?: string;
+
+  @Field(() => RunModelFilterInput, { nullable: true })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RunModelFilterInput)
+  model?: RunModelFilterInput;
+
+  @Field(() => Date, { nullable: true, description: 'created at or after' })
+  @IsOptional()
+  @IsDate()
+  from?: Date;
+
+  @Field(() => Date, { nullable: true, description: 'created before' })
+  @IsOptional()
+  @IsDate()
+  to?: Date;
+
+  @Field(() => ID, { nullable: true, description: "the caller's workspace by default; another one for the bootstrap admin only" })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  @IsStorableText()
+  workspaceId?: string;
+}
