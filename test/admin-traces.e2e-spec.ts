@@ -113,6 +113,23 @@ describe('admin GraphQL: traces, usage and budgets (mock provider)', () => {
     expect(await failure(traces({ filter: { workspaceId: 'ws_other' } }))).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });
   });
 
+  it('lists the slowest model calls (or tool calls) of a time range, longest first', async () => {
+    await settledTraces();
+    const slowest = await gql.request<{ slowestSpans: { kind: string; runId: string; durationMs: number; attributes: { model?: string } }[] }>(
+      '{ slowestSpans(first: 3) { kind runId name durationMs attributes } }',
+    );
+    expect(slowest.slowestSpans).toHaveLength(3);
+    expect(slowest.slowestSpans.every((s) => s.kind === 'model' && s.attributes.model === 'openai:mock-model')).toBe(true);
+    const durations = slowest.slowestSpans.map((s) => s.durationMs);
+    expect(durations).toEqual([...durations].sort((a, b) => b - a));
+    const tools = await gql.request<{ slowestSpans: { kind: string; runId: string }[] }>('{ slowestSpans(kind: tool) { kind runId } }');
+    expect(tools.slowestSpans).toEqual([{ kind: 'tool', runId: toolRun }]);
+    const later = new Date(Date.now() + 60_000).toISOString();
+    expect((await gql.request<{ slowestSpans: unknown[] }>('query ($from: DateTime) { slowestSpans(from: $from) { id } }', { from: later })).slowestSpans).toEqual([]);
+    expect(await failure(gql.request('{ slowestSpans(first: 101) { id } }'))).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining('first') });
+    expect(await failure(gql.request('{ slowestSpans(workspaceId: "ws_elsewhere") { id } }'))).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });
+  });
+
   it('reports usage per day, with zero days filled and the range checked', async () => {
     const yesterday = utcDay(new Date(Date.now() - 86_400_000));
     const { usage } = await gql.request<{ usage: Record<string, number | string>[] }>(

@@ -61,4 +61,10 @@ export class TraceReader {
     const last = items.at(-1);
     return { items, nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.startedAt, id: last.id }) : null };
   }
+
+  /** The longest spans of a kind (model calls by default) in a time range, longest first. */
+  async slowest(filter: { workspaceId: string; kind: SpanRecord['kind']; from: Date; to: Date }, limit: number): Promise<SpanRecord[]> {
+    await this.writer.flush();
+    return this.spans.slowest(filter, limit);
+  }
 }

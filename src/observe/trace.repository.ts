@@ -134,6 +134,17 @@ export class TraceRepository {
     return rows.map(toSpan);
   }
 
+  /** The longest spans of `kind` of the workspace's runs started in [from, to), longest first. */
+  async slowest(filter: { workspaceId: string; kind: SpanRecord['kind']; from: Date; to: Date }, limit: number): Promise<SpanRecord[]> {
+    const rows = await this.sql.$queryRaw<SpanRow[]>`
+      SELECT s.id, s.trace_id, s.parent_id, s.run_id, s.name, s.kind, s.status, s.attributes, s.started_at, s.ended_at, s.duration_ms
+        FROM spans s JOIN runs r ON r.id = s.run_id JOIN conversations c ON c.id = r.conversation_id
+       WHERE s.kind = ${filter.kind} AND s.started_at >= ${filter.from}::timestamptz AND s.started_at < ${filter.to}::timestamptz
+         AND s.duration_ms IS NOT NULL AND c.workspace_id = ${filter.workspaceId}
+       ORDER BY s.duration_ms DESC, s.id LIMIT ${limit}`;
+    return rows.map(toSpan);
+  }
+
   /**
    * Drops the model requests and responses kept for debugging from the spans started before
    * `before`; the spans and their figures stay.

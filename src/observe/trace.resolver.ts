@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { Args, Context, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, ID, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { WorkspaceService } from '../conversation/workspace.service';
 import { decodeCursor, encodeCursor } from '../common/pagination';
 import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, toConnection } from '../graphql/connection';
@@ -8,9 +8,11 @@ import { RunType } from '../runtime/run.graphql';
 import { adminWorkspace } from '../security/admin-scope';
 import { Auth, type AuthContext } from '../security/auth-context';
 import { pageSize } from '../security/config-history.resolver';
-import type { SpanNode, SpanRecord } from './span-rows';
-import { SpanType, TraceConnection, TraceFilterInput } from './trace.graphql';
+import type { SpanKind, SpanNode, SpanRecord } from './span-rows';
+import { SpanKindEnum, SpanType, TraceConnection, TraceFilterInput } from './trace.graphql';
 import { TraceReader } from './trace-reader';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A span as the admin API shows it (with its subtree when it has one). */
 function toSpanType(span: SpanRecord | SpanNode): SpanType {
@@ -81,6 +83,27 @@ export class TraceResolver {
     );
     const items = page.items.map(toSpanType);
     return toConnection(items, (span) => encodeCursor({ createdAt: span.startedAt, id: span.id }), page.nextCursor);
+  }
+
+  @Query(() => [SpanType], {
+    complexity: PAGE_ARGS_COMPLEXITY,
+    description: 'The longest spans of a kind (model calls by default) started in [from, to) (default: the last 24 hours), longest first.',
+  })
+  async slowestSpans(
+    @Auth() auth: AuthContext,
+    @Args('kind', { type: () => SpanKindEnum, nullable: true }) kind?: SpanKind,
+    @Args('from', { type: () => Date, nullable: true }) from?: Date,
+    @Args('to', { type: () => Date, nullable: true }) to?: Date,
+    @Args('workspaceId', { type: () => ID, nullable: true }) workspaceId?: string,
+    @Args('first', { type: () => Int, nullable: true, description: '1 to 100 (default 10)' }) first?: number,
+  ): Promise<SpanType[]> {
+    const limit = pageSize(first, 10);
+    const until = to ?? new Date();
+    const since = from ?? new Date(until.getTime() - DAY_MS);
+    if (since > until) throw new BadRequestException('to must not be before from');
+    const scope = adminWorkspace(auth, workspaceId);
+    const spans = await this.reader.slowest({ workspaceId: scope, kind: kind ?? 'model', from: since, to: until }, limit);
+    return spans.map(toSpanType);
   }
 
   @ResolveField(() => [SpanType], { description: 'child spans, in start order' })
