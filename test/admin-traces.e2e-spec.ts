@@ -125,7 +125,9 @@ describe('admin GraphQL: traces, usage and budgets (mock provider)', () => {
     const tools = await gql.request<{ slowestSpans: { kind: string; runId: string }[] }>('{ slowestSpans(kind: tool) { kind runId } }');
     expect(tools.slowestSpans).toEqual([{ kind: 'tool', runId: toolRun }]);
     const later = new Date(Date.now() + 60_000).toISOString();
-    expect((await gql.request<{ slowestSpans: unknown[] }>('query ($from: DateTime) { slowestSpans(from: $from) { id } }', { from: later })).slowestSpans).toEqual([]);
+    const range = 'query ($from: DateTime, $to: DateTime) { slowestSpans(from: $from, to: $to) { id } }';
+    expect((await gql.request<{ slowestSpans: unknown[] }>(range, { from: later, to: new Date(Date.now() + 120_000).toISOString() })).slowestSpans).toEqual([]);
+    expect(await failure(gql.request(range, { from: later }))).toEqual({ code: 'BAD_USER_INPUT', message: 'to must not be before from' });
     expect(await failure(gql.request('{ slowestSpans(first: 101) { id } }'))).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining('first') });
     expect(await failure(gql.request('{ slowestSpans(workspaceId: "ws_elsewhere") { id } }'))).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });
   });
