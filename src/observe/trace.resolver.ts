@@ -66,9 +66,7 @@ export class TraceResolver {
     const limit = pageSize(first);
     if (after !== undefined && after !== null) decodeCursor(after, 'after');
     if (filter?.from && filter.to && filter.from > filter.to) throw new BadRequestException('filter.to must not be before filter.from');
-    const workspaceId = adminWorkspace(auth, filter?.workspaceId);
-    // the bootstrap admin naming a workspace that does not exist: 404, as for any unknown id
-    if (workspaceId !== auth.workspaceId) await this.workspaces.settings(workspaceId);
+    const workspaceId = await this.visibleWorkspace(auth, filter?.workspaceId);
     const page = await this.reader.traces(
       {
         workspaceId,
@@ -101,9 +99,16 @@ export class TraceResolver {
     const until = to ?? new Date();
     const since = from ?? new Date(until.getTime() - DAY_MS);
     if (since > until) throw new BadRequestException('to must not be before from');
-    const scope = adminWorkspace(auth, workspaceId);
+    const scope = await this.visibleWorkspace(auth, workspaceId);
     const spans = await this.reader.slowest({ workspaceId: scope, kind: kind ?? 'model', from: since, to: until }, limit);
     return spans.map(toSpanType);
+  }
+
+  /** adminWorkspace(), and a 404 for the bootstrap admin naming a workspace that does not exist. */
+  private async visibleWorkspace(auth: AuthContext, workspaceId?: string | null): Promise<string> {
+    const scope = adminWorkspace(auth, workspaceId);
+    if (scope !== auth.workspaceId) await this.workspaces.settings(scope);
+    return scope;
   }
 
   @ResolveField(() => [SpanType], { description: 'child spans, in start order' })
