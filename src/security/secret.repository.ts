@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Secret } from '../generated/prisma/client';
 import { newId } from '../common/ids';
 import { PrismaService } from '../database/prisma.service';
+import type { Sql } from '../database/sql-client';
 
 /** A secret at rest: only its ciphertext is stored (SecretService encrypts and decrypts). */
 export interface SecretRecord {
@@ -21,6 +22,16 @@ export class SecretRepository {
   async findById(id: string): Promise<SecretRecord | undefined> {
     const row = await this.prisma.secret.findUnique({ where: { id } });
     return row ? toSecretRecord(row) : undefined;
+  }
+
+  /**
+   * Can configuration of `workspaceId` (null: global configuration) refer to the secret `id`?
+   * Its own secrets and the global ones; global configuration only global ones. On `tx`, as
+   * callers check inside the transaction that writes the reference.
+   */
+  async isVisible(tx: Sql, id: string, workspaceId: string | null): Promise<boolean> {
+    const rows = await tx.$queryRaw<{ workspace_id: string | null }[]>`SELECT workspace_id FROM secrets WHERE id = ${id}`;
+    return rows.length > 0 && (rows[0].workspace_id === null || rows[0].workspace_id === workspaceId);
   }
 
   /** Creates the secret `name` of a workspace (null: global) or replaces its ciphertext; its id. */
