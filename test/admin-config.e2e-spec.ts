@@ -193,10 +193,17 @@ describe('admin GraphQL: model configs and tool policies', () => {
       expect(code).toBe('NOT_FOUND');
     });
 
-    it('global configs keep a history of their own, without a workspace', async () => {
+    it('global configs keep a history of their own, without a workspace, and upsert in place', async () => {
       const key = 'model-config:openai/*';
       expect((await versions(key, true)).map((v) => v.content?.inputPrice)).toEqual([1]);
       expect(await versions(key)).toEqual([]);
+      // a NULL workspace escapes the unique index: the second upsert must still change the one row
+      const [first] = (await modelConfigs()).filter((r) => r.global && r.modelId === '*');
+      const again = await upsert({ global: true, provider: 'openai', modelId: '*', inputPrice: 3 });
+      expect(again).toMatchObject({ id: first.id, inputPrice: 3, outputPrice: 2 });
+      expect((await modelConfigs()).filter((r) => r.global && r.modelId === '*')).toHaveLength(1);
+      await rollback(key, 1, true);
+      expect((await versions(key, true)).map((v) => v.content?.inputPrice)).toEqual([1, 3, 1]);
     });
   });
 
