@@ -313,6 +313,9 @@ describe('admin GraphQL: model configs and tool policies', () => {
       expect(global.code).toBe('FORBIDDEN');
       const foreignWorkspace = await errorOf(upsert({ workspaceId: 'ws_default', provider: 'openai', modelId: 'gpt-4o' }, other));
       expect(foreignWorkspace.code).toBe('NOT_FOUND');
+      // the bootstrap admin may name any workspace, but not one that does not exist
+      expect((await errorOf(upsert({ workspaceId: 'ws_nope', provider: 'openai', modelId: 'gpt-4o' }))).code).toBe('NOT_FOUND');
+      expect((await errorOf(admin.request(gql`mutation { setToolPolicy(tool: "calculator", mode: forbid, workspaceId: "ws_nope") { id } }`))).code).toBe('NOT_FOUND');
 
       const rows = await modelConfigs();
       const globalRow = rows.find((r) => r.global)!;

@@ -133,6 +133,9 @@ export class ModelConfigAdmin {
   ): Promise<ModelConfigRow | undefined> {
     const key = modelConfigKey(provider, modelId);
     const result = await this.history.change(auth, async (tx) => {
+      if (workspaceId !== null && !(await this.repository.workspaceExists(tx, workspaceId))) {
+        throw new NotFoundException(`Workspace ${workspaceId} not found`);
+      }
       const current = await this.repository.lockKey(tx, workspaceId, provider, modelId);
       const before = current ? fieldsOf(current) : null;
       const after = next(before ?? undefined);

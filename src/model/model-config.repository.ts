@@ -104,6 +104,12 @@ export class ModelConfigRepository {
     return rows[0] && fromRaw(rows[0]);
   }
 
+  /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */
+  async workspaceExists(tx: Sql, workspaceId: string): Promise<boolean> {
+    const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR SHARE`;
+    return rows.length > 0;
+  }
+
   /** Inserts the row of (workspace, provider, model), or replaces the settings of `existingId`. */
   async write(
     tx: Sql,

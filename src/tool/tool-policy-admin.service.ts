@@ -107,6 +107,7 @@ export class ToolPolicyAdmin {
     try {
       return await this.history.change(auth, async (tx) => {
         if (scope.conversationId !== null) await this.conversation(scope.workspaceId, scope.conversationId, tx);
+        else if (!(await this.repository.workspaceExists(tx, scope.workspaceId))) throw new NotFoundException(`Workspace ${scope.workspaceId} not found`);
         const current = await this.repository.lock(tx, scope);
         if (!current && onlyIfPresent) throw new NothingToClear();
         let rule = current;

@@ -57,6 +57,12 @@ export class ToolPolicyRepository {
     return rows.map(toToolPolicyRecord);
   }
 
+  /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */
+  async workspaceExists(tx: Sql, workspaceId: string): Promise<boolean> {
+    const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR SHARE`;
+    return rows.length > 0;
+  }
+
   /** Is `conversationId` a (not deleted) conversation of the workspace? On `sql` inside a transaction. */
   async conversationExists(workspaceId: string, conversationId: string, sql: Sql = this.prisma): Promise<boolean> {
     const rows = await sql.$queryRaw<{ id: string }[]>`
