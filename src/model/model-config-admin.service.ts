@@ -106,9 +106,12 @@ export class ModelConfigAdmin {
     if (row.workspaceId === null && !auth.bootstrap) {
       throw new ForbiddenException('Global model configs are changed by the bootstrap admin (HELIX_API_TOKEN) only');
     }
-    const deleted = await this.apply(auth, row.workspaceId, row.provider, row.modelId, () => null, 'deleteModelConfig');
-    if (!deleted) throw new NotFoundException(`Model config ${id} not found`);
-    return toView(deleted);
+    const deleted = await this.apply(auth, row.workspaceId, row.provider, row.modelId, (current) => {
+      // deleted meanwhile: nothing to record
+      if (!current) throw new NotFoundException(`Model config ${id} not found`);
+      return null;
+    }, 'deleteModelConfig');
+    return toView(deleted!);
   }
 
   /** null: global, for the bootstrap admin only; otherwise the workspace the admin may act in. */
