@@ -46,4 +46,22 @@ describe('ModelConfigRepository (against the test database)', () => {
     expect((await repository.forProvider('local', 'ws_a')).map((r) => r.id)).toEqual(['mc_4']);
     await expect(repository.forProvider('nobody', 'ws_a')).resolves.toEqual([]);
   });
+
+  it('writes a global row in place (the unique index does not cover a NULL workspace), then deletes it', async () => {
+    const fields = {
+      baseUrl: 'http://g/v1', apiKeySecretId: null, temperature: 0.5, topP: null, maxTokens: 10, contextWindow: null,
+      toolsEnabled: true, inputPrice: null, outputPrice: 0,
+    };
+    const write = (temperature: number) =>
+      prisma.$transaction(async (tx) => {
+        const current = await repository.lockKey(tx, null, 'global-p', 'm');
+        return repository.write(tx, { workspaceId: null, provider: 'global-p', modelId: 'm', existingId: current?.id }, { ...fields, temperature });
+      });
+    const first = await write(0.5);
+    const second = await write(1.5);
+    expect(second).toMatchObject({ id: first.id, workspaceId: null, temperature: 1.5, maxTokens: 10, outputPrice: 0 });
+    expect((await repository.forProvider('global-p')).map((r) => r.temperature)).toEqual([1.5]);
+    await prisma.$transaction((tx) => repository.delete(tx, first.id));
+    await expect(repository.findById(first.id)).resolves.toBeUndefined();
+  });
 });

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ModelConfig } from '../generated/prisma/client';
+import { newId } from '../common/ids';
+import type { Sql } from '../database/sql-client';
 import { PrismaService } from '../database/prisma.service';
+import { Prisma, type ModelConfig } from '../generated/prisma/client';
 
 /** One ModelConfig: settings for a model (or every model of a provider) globally or in a workspace. */
 export interface ModelConfigRecord {
@@ -23,6 +25,40 @@ export interface ModelConfigRecord {
   outputPrice: number | null;
 }
 
+/** A row as the admin API shows it: with its timestamps. */
+export interface ModelConfigRow extends ModelConfigRecord {
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The settings of a row, as written and as configuration history records them. */
+export type ModelConfigFields = Omit<ModelConfigRecord, 'id' | 'workspaceId' | 'provider' | 'modelId'>;
+
+interface RawRow {
+  id: string;
+  workspace_id: string | null;
+  provider: string;
+  model_id: string;
+  base_url: string | null;
+  api_key_secret_id: string | null;
+  temperature: number | null;
+  top_p: number | null;
+  max_tokens: number | null;
+  context_window: number | null;
+  tools_enabled: boolean;
+  input_price: number | null;
+  output_price: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = Prisma.sql`id, workspace_id, provider, model_id, base_url, api_key_secret_id, temperature, top_p, max_tokens,
+  context_window, tools_enabled, input_price, output_price, created_at, updated_at`;
+
+/** `workspace_id = $1`, where a NULL workspace (a global row) matches NULL. */
+const sameWorkspace = (workspaceId: string | null) =>
+  workspaceId === null ? Prisma.sql`workspace_id IS NULL` : Prisma.sql`workspace_id = ${workspaceId}`;
+
 /** All SQL of the ModelConfig aggregate (`model_configs`). */
 @Injectable()
 export class ModelConfigRepository {
@@ -39,6 +75,104 @@ export class ModelConfigRepository {
     });
     return rows.map(toModelConfigRecord);
   }
+
+  /** Every row that applies in a workspace (its own and the global ones), by provider and model. */
+  async forWorkspace(workspaceId: string): Promise<ModelConfigRow[]> {
+    const rows = await this.prisma.modelConfig.findMany({
+      where: { OR: [{ workspaceId }, { workspaceId: null }] },
+      orderBy: [{ provider: 'asc' }, { modelId: 'asc' }, { id: 'asc' }],
+    });
+    return rows.map((row) => ({ ...toModelConfigRecord(row), createdAt: row.createdAt, updatedAt: row.updatedAt }));
+  }
+
+  async findById(id: string): Promise<ModelConfigRow | undefined> {
+    const row = await this.prisma.modelConfig.findUnique({ where: { id } });
+    return row ? { ...toModelConfigRecord(row), createdAt: row.createdAt, updatedAt: row.updatedAt } : undefined;
+  }
+
+  /**
+   * The row of (workspace, provider, model), locked until `tx` ends. The unique index does not
+   * hold for global rows (NULLs are distinct), so writers of one key first take a transaction
+   * advisory lock on it: two admins saving the same key queue up instead of inserting twice.
+   */
+  async lockKey(tx: Sql, workspaceId: string | null, provider: string, modelId: string): Promise<ModelConfigRow | undefined> {
+    const lockName = `model-config:${workspaceId ?? '*'}:${provider}/${modelId}`;
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${lockName}))`;
+    const rows = await tx.$queryRaw<RawRow[]>`
+      SELECT ${COLUMNS} FROM model_configs
+      WHERE ${sameWorkspace(workspaceId)} AND provider = ${provider} AND model_id = ${modelId} FOR UPDATE`;
+    return rows[0] && fromRaw(rows[0]);
+  }
+
+  /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */
+  async workspaceExists(tx: Sql, workspaceId: string): Promise<boolean> {
+    const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR SHARE`;
+    return rows.length > 0;
+  }
+
+  /** Inserts the row of (workspace, provider, model), or replaces the settings of `existingId`. */
+  async write(
+    tx: Sql,
+    key: { workspaceId: string | null; provider: string; modelId: string; existingId?: string },
+    fields: ModelConfigFields,
+  ): Promise<ModelConfigRow> {
+    const f = fields;
+    const rows = key.existingId
+      ? await tx.$queryRaw<RawRow[]>`
+          UPDATE model_configs SET base_url = ${f.baseUrl}, api_key_secret_id = ${f.apiKeySecretId},
+            temperature = ${f.temperature}::float8, top_p = ${f.topP}::float8, max_tokens = ${f.maxTokens}::int,
+            context_window = ${f.contextWindow}::int, tools_enabled = ${f.toolsEnabled},
+            input_price = ${f.inputPrice}::float8, output_price = ${f.outputPrice}::float8, updated_at = now()
+          WHERE id = ${key.existingId}
+          RETURNING ${COLUMNS}`
+      : await tx.$queryRaw<RawRow[]>`
+          INSERT INTO model_configs (id, workspace_id, provider, model_id, base_url, api_key_secret_id, temperature, top_p,
+            max_tokens, context_window, tools_enabled, input_price, output_price, updated_at)
+          VALUES (${newId('mc')}, ${key.workspaceId}, ${key.provider}, ${key.modelId}, ${f.baseUrl}, ${f.apiKeySecretId},
+            ${f.temperature}::float8, ${f.topP}::float8, ${f.maxTokens}::int, ${f.contextWindow}::int, ${f.toolsEnabled},
+            ${f.inputPrice}::float8, ${f.outputPrice}::float8, now())
+          RETURNING ${COLUMNS}`;
+    return fromRaw(rows[0]);
+  }
+
+  async delete(tx: Sql, id: string): Promise<void> {
+    await tx.$executeRaw`DELETE FROM model_configs WHERE id = ${id}`;
+  }
+}
+
+/** The settings of a row, without its identity or timestamps (what a version of it records). */
+export function fieldsOf(row: ModelConfigRecord): ModelConfigFields {
+  return {
+    baseUrl: row.baseUrl,
+    apiKeySecretId: row.apiKeySecretId,
+    temperature: row.temperature,
+    topP: row.topP,
+    maxTokens: row.maxTokens,
+    contextWindow: row.contextWindow,
+    toolsEnabled: row.toolsEnabled,
+    inputPrice: row.inputPrice,
+    outputPrice: row.outputPrice,
+  };
+}
+
+function fromRaw(row: RawRow): ModelConfigRow {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    provider: row.provider,
+    modelId: row.model_id,
+    baseUrl: row.base_url,
+    apiKeySecretId: row.api_key_secret_id,
+    temperature: row.temperature,
+    topP: row.top_p,
+    maxTokens: row.max_tokens,
+    contextWindow: row.context_window,
+    toolsEnabled: row.tools_enabled,
+    inputPrice: row.input_price,
+    outputPrice: row.output_price,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }
 
 function toModelConfigRecord(row: ModelConfig): ModelConfigRecord {

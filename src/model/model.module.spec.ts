@@ -3,6 +3,8 @@ import { Test } from '@nestjs/testing';
 import { loadConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { PrismaService } from '../database/prisma.service';
+import { ConfigHistory } from '../security/config-history';
+import { SecretRepository } from '../security/secret.repository';
 import { SecretService } from '../security/secret.service';
 import { ModelCatalog } from './model-catalog';
 import { ModelGateway } from './model-gateway';
@@ -18,13 +20,20 @@ const fakePrisma = {
   },
 };
 
+/** What SecurityModule gives the admin API's model configs (not exercised here). */
+const securityFakes = [
+  { provide: ConfigHistory, useValue: { onRollback: () => undefined } },
+  { provide: SecretRepository, useValue: { isVisible: async () => false } },
+];
+
 @Global()
 @Module({
   providers: [
     { provide: PrismaService, useValue: fakePrisma },
     { provide: SecretService, useValue: { reveal: async (id: string) => (id === 'sec_x' ? 'sk-from-secret' : undefined) } },
+    ...securityFakes,
   ],
-  exports: [PrismaService, SecretService],
+  exports: [PrismaService, SecretService, ConfigHistory, SecretRepository],
 })
 class FakeGlobals {}
 
@@ -47,7 +56,7 @@ describe('ModelModule', () => {
 
   it('accepts gateway options (forRoot) and works without SecretService', async () => {
     @Global()
-    @Module({ providers: [{ provide: PrismaService, useValue: fakePrisma }], exports: [PrismaService] })
+    @Module({ providers: [{ provide: PrismaService, useValue: fakePrisma }, ...securityFakes], exports: [PrismaService, ConfigHistory, SecretRepository] })
     class OnlyDatabase {}
     const moduleRef = await Test.createTestingModule({
       imports: [

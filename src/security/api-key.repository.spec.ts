@@ -24,10 +24,10 @@ describe('ApiKeyRepository (against the test database)', () => {
 
   it('finds a key by its hash and maps every column, revoked keys included', async () => {
     await expect(repository.findByHash('aa')).resolves.toEqual({
-      id: 'key_1', workspaceId: 'ws_a', name: 'ci', prefix: 'hx_aa', role: 'admin', createdAt, lastUsedAt: null, revokedAt: null,
+      id: 'key_1', workspaceId: 'ws_a', name: 'ci', prefix: 'hx_aa', role: 'admin', createdAt, lastUsedAt: null, expiresAt: null, revokedAt: null,
     });
     await expect(repository.findByHash('bb')).resolves.toEqual({
-      id: 'key_2', workspaceId: 'ws_a', name: 'old', prefix: 'hx_bb', role: 'member', createdAt, lastUsedAt: createdAt, revokedAt,
+      id: 'key_2', workspaceId: 'ws_a', name: 'old', prefix: 'hx_bb', role: 'member', createdAt, lastUsedAt: createdAt, expiresAt: null, revokedAt,
     });
     await expect(repository.findByHash('cc')).resolves.toBeUndefined();
   });

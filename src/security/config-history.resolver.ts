@@ -1,5 +1,5 @@
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
-import { BadRequestException } from '@nestjs/common';
+import { BadRequestException, ForbiddenException } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '../common/pagination';
 import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, toConnection } from '../graphql/connection';
 import { adminWorkspace } from './admin-scope';
@@ -74,7 +74,7 @@ export class ConfigHistoryResolver {
 /** The workspace whose configuration is meant: null for instance-wide (bootstrap only). */
 function scope(auth: AuthContext, workspaceId: string | undefined, global: boolean | undefined): string | null {
   if (global) {
-    if (!auth.bootstrap) throw new BadRequestException('global configuration is changed by the bootstrap admin only');
+    if (!auth.bootstrap) throw new ForbiddenException('global configuration is the bootstrap admin’s only');
     return null;
   }
   return adminWorkspace(auth, workspaceId);

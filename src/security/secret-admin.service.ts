@@ -1,4 +1,4 @@
-import { BadRequestException, Injectable } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, Injectable } from '@nestjs/common';
 import { textArg } from '../common/text-arg';
 import { isStorableText } from '../common/storable-text';
 import { adminWorkspace } from './admin-scope';
@@ -33,7 +33,7 @@ export class SecretAdmin {
     if (!value) throw new BadRequestException('value must not be empty');
     if (Buffer.byteLength(value) > MAX_SECRET_BYTES) throw new BadRequestException(`value must be at most ${MAX_SECRET_BYTES} bytes`);
     if (!isStorableText(value)) throw new BadRequestException('value must not contain NUL or unpaired surrogate characters');
-    if (scope.global && !auth.bootstrap) throw new BadRequestException('global secrets are set by the bootstrap admin only');
+    if (scope.global && !auth.bootstrap) throw new ForbiddenException('global secrets are set by the bootstrap admin only');
     const workspaceId = scope.global ? null : adminWorkspace(auth, scope.workspaceId);
     const ciphertext = this.secrets.encrypt(value);
     return this.history.audited(auth, async (tx) => {

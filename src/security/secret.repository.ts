@@ -50,14 +50,6 @@ export class SecretRepository {
     });
   }
 
-  async info(id: string): Promise<SecretInfo | undefined> {
-    const row = await this.prisma.secret.findUnique({
-      where: { id },
-      select: { id: true, workspaceId: true, name: true, createdAt: true, updatedAt: true },
-    });
-    return row ?? undefined;
-  }
-
   /** save() inside a transaction: the secret's row is locked until `tx` ends; its info. */
   async saveIn(tx: Sql, workspaceId: string | null, name: string, ciphertext: string): Promise<{ info: SecretInfo; created: boolean }> {
     const existing = await tx.$queryRaw<{ id: string }[]>`
@@ -74,6 +66,16 @@ export class SecretRepository {
       info: { id: row.id, workspaceId: row.workspace_id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at },
       created: !existing[0],
     };
+  }
+
+  /**
+   * Can configuration of `workspaceId` (null: global configuration) refer to the secret `id`?
+   * Its own secrets and the global ones; global configuration only global ones. On `tx`, as
+   * callers check inside the transaction that writes the reference.
+   */
+  async isVisible(tx: Sql, id: string, workspaceId: string | null): Promise<boolean> {
+    const rows = await tx.$queryRaw<{ workspace_id: string | null }[]>`SELECT workspace_id FROM secrets WHERE id = ${id}`;
+    return rows.length > 0 && (rows[0].workspace_id === null || rows[0].workspace_id === workspaceId);
   }
 
   /** Creates the secret `name` of a workspace (null: global) or replaces its ciphertext; its id. */

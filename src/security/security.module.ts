@@ -35,6 +35,6 @@ import { StreamTokenService } from './stream-token.service';
     AccessResolver,
   ],
   // ApiKeyGuard: routes with a guard of their own (GET /metrics) fall back to the API's
-  exports: [ApiKeyGuard, SecretService, StreamTokenService, ConfigHistory],
+  exports: [ApiKeyGuard, SecretService, SecretRepository, StreamTokenService, ConfigHistory],
 })
 export class SecurityModule {}

@@ -28,11 +28,22 @@ export class ToolHub {
     return this.tools.get(name);
   }
 
+  /** Every registered tool, for the admin API's listing. */
+  list(): Tool[] {
+    return [...this.tools.values()];
+  }
+
+  /** The mode of a call no rule covers: high-risk tools wait for approval. */
+  defaultPolicy(tool: Tool | undefined): ToolPolicyMode {
+    return tool?.risk === 'high' ? 'confirm' : 'always';
+  }
+
+  /** Read from the database on every call, so an admin's change applies to the next call. */
   async policy(workspaceId: string, conversationId: string, name: string): Promise<ToolPolicyMode> {
     const rules = await this.policies.rulesFor(workspaceId, conversationId, name);
     const rule = rules.find((r) => r.conversationId === conversationId) ?? rules.find((r) => r.conversationId === null);
     if (rule) return rule.mode;
-    return this.tools.get(name)?.risk === 'high' ? 'confirm' : 'always';
+    return this.defaultPolicy(this.tools.get(name));
   }
 
   async invoke(name: string, rawArgs: string, context: ToolContext): Promise<ToolResult> {

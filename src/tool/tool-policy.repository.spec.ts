@@ -40,4 +40,21 @@ describe('ToolPolicyRepository (against the test database)', () => {
     await expect(repository.rulesFor('ws_b', 'c_1', 'current_time')).resolves.toEqual([]);
     await expect(repository.rulesFor('ws_none', 'c_1', 'calculator')).resolves.toEqual([]);
   });
+
+  it('writes a workspace-wide rule in place, lists rules, and checks conversations belong to the workspace', async () => {
+    const scope = { workspaceId: 'ws_b', conversationId: null, tool: 'current_time' };
+    const write = (mode: 'always' | 'forbid') =>
+      prisma.$transaction(async (tx) => repository.write(tx, scope, mode, (await repository.lock(tx, scope))?.id));
+    const first = await write('forbid');
+    const second = await write('always');
+    expect(second).toMatchObject({ id: first.id, workspaceId: 'ws_b', conversationId: null, tool: 'current_time', mode: 'always' });
+    expect((await repository.list('ws_b')).map((r) => r.id).sort()).toEqual([first.id, 'tp_5'].sort());
+    expect((await repository.list('ws_a', 'c_1')).map((r) => r.id)).toEqual(['tp_2']);
+    await prisma.$transaction((tx) => repository.delete(tx, first.id));
+    expect((await repository.list('ws_b')).map((r) => r.id)).toEqual(['tp_5']);
+
+    await expect(repository.conversationExists('ws_a', 'c_1')).resolves.toBe(true);
+    await expect(repository.conversationExists('ws_b', 'c_1')).resolves.toBe(false);
+    await expect(repository.conversationExists('ws_a', 'c_nope')).resolves.toBe(false);
+  });
 });

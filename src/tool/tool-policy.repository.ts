@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ToolPolicy } from '../generated/prisma/client';
+import { newId } from '../common/ids';
+import type { Sql } from '../database/sql-client';
 import { PrismaService } from '../database/prisma.service';
+import { Prisma, type ToolPolicy } from '../generated/prisma/client';
 import type { ToolPolicyMode } from './tool.types';
 
 /** A rule for one tool: in one conversation, or (no conversation) in the whole workspace. */
@@ -14,6 +16,25 @@ export interface ToolPolicyRecord {
   createdAt: Date;
 }
 
+interface RawRow {
+  id: string;
+  workspace_id: string;
+  conversation_id: string | null;
+  tool: string;
+  mode: ToolPolicyMode;
+  created_at: Date;
+}
+
+/** Where a rule applies: one conversation, or the whole workspace (NULL). */
+export interface ToolPolicyScope {
+  workspaceId: string;
+  conversationId: string | null;
+  tool: string;
+}
+
+const sameConversation = (conversationId: string | null) =>
+  conversationId === null ? Prisma.sql`conversation_id IS NULL` : Prisma.sql`conversation_id = ${conversationId}`;
+
 /** All SQL of the ToolPolicy aggregate (`tool_policies`). */
 @Injectable()
 export class ToolPolicyRepository {
@@ -26,6 +47,69 @@ export class ToolPolicyRepository {
     });
     return rows.map(toToolPolicyRecord);
   }
+
+  /** Every rule of a workspace, or (with a conversation) that conversation's own rules. */
+  async list(workspaceId: string, conversationId?: string): Promise<ToolPolicyRecord[]> {
+    const rows = await this.prisma.toolPolicy.findMany({
+      where: conversationId === undefined ? { workspaceId } : { workspaceId, conversationId },
+      orderBy: [{ tool: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
+    });
+    return rows.map(toToolPolicyRecord);
+  }
+
+  /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */
+  async workspaceExists(tx: Sql, workspaceId: string): Promise<boolean> {
+    const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR SHARE`;
+    return rows.length > 0;
+  }
+
+  /** Is `conversationId` a (not deleted) conversation of the workspace? On `sql` inside a transaction. */
+  async conversationExists(workspaceId: string, conversationId: string, sql: Sql = this.prisma): Promise<boolean> {
+    const rows = await sql.$queryRaw<{ id: string }[]>`
+      SELECT id FROM conversations WHERE id = ${conversationId} AND workspace_id = ${workspaceId} AND deleted_at IS NULL`;
+    return rows.length > 0;
+  }
+
+  /**
+   * The rule of `scope`, locked until `tx` ends. A workspace-wide rule has a NULL conversation,
+   * which the unique index does not cover, so writers of one scope take an advisory lock first.
+   */
+  async lock(tx: Sql, scope: ToolPolicyScope): Promise<ToolPolicyRecord | undefined> {
+    const lockName = `tool-policy:${scope.workspaceId}:${scope.tool}@${scope.conversationId ?? ''}`;
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${lockName}))`;
+    const rows = await tx.$queryRaw<RawRow[]>`
+      SELECT id, workspace_id, conversation_id, tool, mode, created_at FROM tool_policies
+      WHERE workspace_id = ${scope.workspaceId} AND ${sameConversation(scope.conversationId)} AND tool = ${scope.tool} FOR UPDATE`;
+    return rows[0] && fromRaw(rows[0]);
+  }
+
+  /** Sets the mode of the rule `existingId`, or creates the rule of `scope`. */
+  async write(tx: Sql, scope: ToolPolicyScope, mode: ToolPolicyMode, existingId?: string): Promise<ToolPolicyRecord> {
+    const rows = existingId
+      ? await tx.$queryRaw<RawRow[]>`
+          UPDATE tool_policies SET mode = ${mode}::"ToolPolicyMode" WHERE id = ${existingId}
+          RETURNING id, workspace_id, conversation_id, tool, mode, created_at`
+      : await tx.$queryRaw<RawRow[]>`
+          INSERT INTO tool_policies (id, workspace_id, conversation_id, tool, mode)
+          VALUES (${newId('tp')}, ${scope.workspaceId}, ${scope.conversationId}, ${scope.tool}, ${mode}::"ToolPolicyMode")
+          RETURNING id, workspace_id, conversation_id, tool, mode, created_at`;
+    return fromRaw(rows[0]);
+  }
+
+  async delete(tx: Sql, id: string): Promise<void> {
+    await tx.$executeRaw`DELETE FROM tool_policies WHERE id = ${id}`;
+  }
+}
+
+function fromRaw(row: RawRow): ToolPolicyRecord {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    conversationId: row.conversation_id,
+    tool: row.tool,
+    mode: row.mode,
+    createdAt: row.created_at,
+  };
 }
 
 function toToolPolicyRecord(row: ToolPolicy): ToolPolicyRecord {
