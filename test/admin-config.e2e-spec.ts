@@ -127,6 +127,28 @@ describe('admin GraphQL: model configs and tool policies', () => {
     });
   });
 
+  describe('provider keys by reference', () => {
+    it('sends the secret a model config names, and a replaced secret on the very next run', async () => {
+      const authorizations: string[] = [];
+      const capture = () => ctx.mock.enqueue((call) => {
+        authorizations.push(String(call.req.headers.authorization));
+        return call.reply({ text: 'ok' });
+      });
+      const setSecret = (value: string) =>
+        admin.request<{ setSecret: { id: string } }>(gql`mutation($v: String!) { setSecret(name: "third-key", value: $v) { id } }`, { v: value });
+      const { setSecret: secret } = await setSecret('sk-third-one');
+      await upsert({ provider: 'openai', modelId: 'third-model', apiKeySecretId: secret.id });
+      const conversationId = await ctx.api.createConversation({ model: { provider: 'openai', modelId: 'third-model' } });
+      capture();
+      await lastModelRequest(conversationId);
+      // replaced under the same name (same id), well within the router's cache lifetime
+      expect((await setSecret('sk-third-two')).setSecret.id).toBe(secret.id);
+      capture();
+      await lastModelRequest(conversationId);
+      expect(authorizations).toEqual(['Bearer sk-third-one', 'Bearer sk-third-two']);
+    });
+  });
+
   describe('listings', () => {
     it('modelConfigs shows the workspace’s rows and the global ones, marked', async () => {
       await upsert({ global: true, provider: 'openai', modelId: '*', inputPrice: 1, outputPrice: 2 });

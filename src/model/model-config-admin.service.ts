@@ -49,6 +49,10 @@ export class ModelConfigAdmin {
       const fields = content === null ? null : readFields(content);
       await this.apply(auth, workspaceId, provider, modelId, () => fields, 'rollbackConfig');
     });
+    // a provider key replaced through setSecret must not be served from the router's cache
+    history.afterCommit((target) => {
+      if (target.startsWith('secret:')) this.router.invalidate();
+    });
   }
 
   /** The rows that apply in the workspace: its own and the global ones. */

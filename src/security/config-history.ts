@@ -48,6 +48,7 @@ export const actorOf = (auth: AuthContext): string => auth.keyId ?? 'bootstrap';
 @Injectable()
 export class ConfigHistory {
   private readonly handlers = new Map<string, RollbackHandler>();
+  private readonly committed: ((target: string) => void)[] = [];
 
   constructor(
     private readonly sql: SqlClient,
@@ -60,29 +61,49 @@ export class ConfigHistory {
     this.handlers.set(kind, handler);
   }
 
+  /**
+   * Called with the target (`secret:<name>`, a history key, …) of every change once it has
+   * committed: caches of what changed (e.g. revealed provider keys) are dropped there.
+   */
+  afterCommit(listener: (target: string) => void): void {
+    this.committed.push(listener);
+  }
+
   /** Runs `write` in a transaction, then records its version and audit row in the same one. */
   async change<T>(auth: AuthContext, write: (tx: Sql) => Promise<{ result: T; change: ConfigChange }>): Promise<T> {
-    return this.sql.$transaction(async (tx) => {
+    let target = '';
+    const result = await this.sql.$transaction(async (tx) => {
       const { result, change } = await write(tx);
       const actor = actorOf(auth);
       await this.versions.append(tx, change.workspaceId, change.key, change.after, actor);
       await this.audit.insert({ ...change, actor, target: change.key }, tx);
+      target = change.key;
       return result;
     });
+    this.notify(target);
+    return result;
   }
 
   /** Like `change`, for an action that is audited but not versioned configuration (API keys, secrets). */
   async audited<T>(auth: AuthContext, write: (tx: Sql) => Promise<{ result: T; entry: AuditEntry }>): Promise<T> {
-    return this.sql.$transaction(async (tx) => {
+    let target = '';
+    const result = await this.sql.$transaction(async (tx) => {
       const { result, entry } = await write(tx);
       await this.audit.insert({ ...entry, actor: actorOf(auth) }, tx);
+      target = entry.target;
       return result;
     });
+    this.notify(target);
+    return result;
   }
 
   /** Records an audited action that wrote nothing itself (e.g. a run cancelled through the runtime). */
   async record(auth: AuthContext, entry: AuditEntry): Promise<void> {
     await this.audit.insert({ ...entry, actor: actorOf(auth) });
+  }
+
+  private notify(target: string): void {
+    for (const listener of this.committed) listener(target);
   }
 
   async history(workspaceId: string | null, key: string): Promise<ConfigVersionRecord[]> {
