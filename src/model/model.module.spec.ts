@@ -22,7 +22,7 @@ const fakePrisma = {
 
 /** What SecurityModule gives the admin API's model configs (not exercised here). */
 const securityFakes = [
-  { provide: ConfigHistory, useValue: { onRollback: () => undefined } },
+  { provide: ConfigHistory, useValue: { onRollback: () => undefined, afterCommit: () => undefined } },
   { provide: SecretRepository, useValue: { isVisible: async () => false } },
 ];
 
