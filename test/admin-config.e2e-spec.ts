@@ -5,7 +5,8 @@
  * codes clients switch on.
  */
 import { createHash } from 'node:crypto';
-import { ClientError, GraphQLClient, gql } from 'graphql-request';
+import { GraphQLClient, gql } from 'graphql-request';
+import { graphqlError } from './support/graphql-errors';
 import { PrismaService } from '../src/database/prisma.service';
 import { SecretService } from '../src/security/secret.service';
 import { useMockApp } from './support/mock-app';
@@ -38,19 +39,6 @@ interface ModelConfig {
   outputPrice: number | null;
 }
 
-/** The code and message of a GraphQL operation's first error (fails when it succeeded). */
-async function errorOf(operation: Promise<unknown>): Promise<{ code: unknown; message: string }> {
-  try {
-    await operation;
-  } catch (error) {
-    if (error instanceof ClientError && error.response.errors?.length) {
-      const first = error.response.errors[0];
-      return { code: first.extensions?.code, message: first.message };
-    }
-    throw error;
-  }
-  throw new Error('the operation succeeded; an error was expected');
-}
 
 describe('admin GraphQL: model configs and tool policies', () => {
   const ctx = useMockApp(TOKEN);
@@ -211,7 +199,7 @@ describe('admin GraphQL: model configs and tool policies', () => {
       expect(await hist()).toMatchObject({ temperature: 0.1, contextWindow: 4096 });
       expect((await versions(key)).map((v) => v.version)).toEqual([5, 4, 3, 2, 1]);
 
-      const { code } = await errorOf(admin.request(gql`mutation($id: ID!) { deleteModelConfig(id: $id) { id } }`, { id }));
+      const { code } = await graphqlError(admin.request(gql`mutation($id: ID!) { deleteModelConfig(id: $id) { id } }`, { id }));
       expect(code).toBe('NOT_FOUND');
     });
 
@@ -286,7 +274,7 @@ describe('admin GraphQL: model configs and tool policies', () => {
         [{ provider: 'openai', modelId: 'x', apiKeySecretId: 'sec_nope' }, 'apiKeySecretId'],
       ];
       for (const [input, field] of cases) {
-        const error = await errorOf(upsert(input));
+        const error = await graphqlError(upsert(input));
         expect({ input, code: error.code }).toEqual({ input, code: 'BAD_USER_INPUT' });
         expect(error.message).toContain(field);
       }
@@ -303,48 +291,48 @@ describe('admin GraphQL: model configs and tool policies', () => {
       expect(row).toMatchObject({ apiKeySecretId: own, hasApiKey: true });
       expect(JSON.stringify(await modelConfigs())).not.toContain('sk-own-secret-value');
 
-      const error = await errorOf(upsert({ provider: 'keyed', modelId: 'm', apiKeySecretId: theirs }));
+      const error = await graphqlError(upsert({ provider: 'keyed', modelId: 'm', apiKeySecretId: theirs }));
       expect(error).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringContaining('apiKeySecretId') });
       // a global config needs a global secret
-      const global = await errorOf(upsert({ global: true, provider: 'keyed', modelId: 'm', apiKeySecretId: own }));
+      const global = await graphqlError(upsert({ global: true, provider: 'keyed', modelId: 'm', apiKeySecretId: own }));
       expect(global).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringContaining('apiKeySecretId') });
     });
 
     it('tool policy refusals: unknown tool, unknown or foreign conversation', async () => {
-      const unknownTool = await errorOf(admin.request(gql`mutation { setToolPolicy(tool: "rm_rf", mode: forbid) { id } }`));
+      const unknownTool = await graphqlError(admin.request(gql`mutation { setToolPolicy(tool: "rm_rf", mode: forbid) { id } }`));
       expect(unknownTool).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringContaining('tool') });
 
-      const unknownConversation = await errorOf(
+      const unknownConversation = await graphqlError(
         admin.request(gql`mutation { setToolPolicy(tool: "calculator", mode: forbid, conversationId: "conv_nope") { id } }`),
       );
       expect(unknownConversation.code).toBe('NOT_FOUND');
 
       const mine = await ctx.api.createConversation();
-      const foreign = await errorOf(
+      const foreign = await graphqlError(
         other.request(gql`mutation($c: ID!) { setToolPolicy(tool: "calculator", mode: forbid, conversationId: $c) { id } }`, { c: mine }),
       );
       expect(foreign.code).toBe('NOT_FOUND');
-      const listed = await errorOf(other.request(gql`query($c: ID!) { toolPolicies(conversationId: $c) { id } }`, { c: mine }));
+      const listed = await graphqlError(other.request(gql`query($c: ID!) { toolPolicies(conversationId: $c) { id } }`, { c: mine }));
       expect(listed.code).toBe('NOT_FOUND');
-      const badMode = await errorOf(admin.request(gql`mutation { setToolPolicy(tool: "calculator", mode: sometimes) { id } }`));
+      const badMode = await graphqlError(admin.request(gql`mutation { setToolPolicy(tool: "calculator", mode: sometimes) { id } }`));
       expect(badMode.code).toBe('GRAPHQL_VALIDATION_FAILED');
     });
 
     it('only the bootstrap admin changes global configs; other workspaces’ rows are not found', async () => {
-      const global = await errorOf(upsert({ global: true, provider: 'openai', modelId: 'gpt-4o', temperature: 1 }, other));
+      const global = await graphqlError(upsert({ global: true, provider: 'openai', modelId: 'gpt-4o', temperature: 1 }, other));
       expect(global.code).toBe('FORBIDDEN');
-      const foreignWorkspace = await errorOf(upsert({ workspaceId: 'ws_default', provider: 'openai', modelId: 'gpt-4o' }, other));
+      const foreignWorkspace = await graphqlError(upsert({ workspaceId: 'ws_default', provider: 'openai', modelId: 'gpt-4o' }, other));
       expect(foreignWorkspace.code).toBe('NOT_FOUND');
       // the bootstrap admin may name any workspace, but not one that does not exist
-      expect((await errorOf(upsert({ workspaceId: 'ws_nope', provider: 'openai', modelId: 'gpt-4o' }))).code).toBe('NOT_FOUND');
-      expect((await errorOf(admin.request(gql`mutation { setToolPolicy(tool: "calculator", mode: forbid, workspaceId: "ws_nope") { id } }`))).code).toBe('NOT_FOUND');
+      expect((await graphqlError(upsert({ workspaceId: 'ws_nope', provider: 'openai', modelId: 'gpt-4o' }))).code).toBe('NOT_FOUND');
+      expect((await graphqlError(admin.request(gql`mutation { setToolPolicy(tool: "calculator", mode: forbid, workspaceId: "ws_nope") { id } }`))).code).toBe('NOT_FOUND');
 
       const rows = await modelConfigs();
       const globalRow = rows.find((r) => r.global)!;
       const ownRow = rows.find((r) => !r.global)!;
-      const deleteGlobal = await errorOf(other.request(gql`mutation($id: ID!) { deleteModelConfig(id: $id) { id } }`, { id: globalRow.id }));
+      const deleteGlobal = await graphqlError(other.request(gql`mutation($id: ID!) { deleteModelConfig(id: $id) { id } }`, { id: globalRow.id }));
       expect(deleteGlobal.code).toBe('FORBIDDEN');
-      const deleteForeign = await errorOf(other.request(gql`mutation($id: ID!) { deleteModelConfig(id: $id) { id } }`, { id: ownRow.id }));
+      const deleteForeign = await graphqlError(other.request(gql`mutation($id: ID!) { deleteModelConfig(id: $id) { id } }`, { id: ownRow.id }));
       expect(deleteForeign.code).toBe('NOT_FOUND');
 
       // their own rows are theirs to change

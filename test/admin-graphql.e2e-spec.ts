@@ -4,7 +4,8 @@
  * revoked, expired), secrets that never come back, and access: admins only, each scoped to its
  * workspace unless it is the bootstrap admin. Errors carry codes, never stacks.
  */
-import { ClientError, GraphQLClient } from 'graphql-request';
+import { GraphQLClient } from 'graphql-request';
+import { graphqlFailure } from './support/graphql-errors';
 import { PrismaService } from '../src/database/prisma.service';
 import { useMockApp } from './support/mock-app';
 
@@ -12,28 +13,13 @@ jest.setTimeout(120_000);
 
 const TOKEN = 'admin-graphql-e2e-token';
 
-interface GqlError {
-  message: string;
-  extensions?: { code?: string };
-}
-
 describe('admin GraphQL', () => {
   const app = useMockApp(TOKEN);
   const client = (key = TOKEN) => new GraphQLClient(`${app.t.baseUrl}/graphql`, { headers: { authorization: `Bearer ${key}` } });
   const admin = () => client();
 
-  /** The errors of a request that must fail (and its data, which must then hold nothing). */
-  async function failure(request: Promise<unknown>): Promise<{ errors: GqlError[]; data: unknown }> {
-    try {
-      await request;
-    } catch (error) {
-      if (!(error instanceof ClientError)) throw error;
-      return { errors: (error.response.errors ?? []) as GqlError[], data: error.response.data };
-    }
-    throw new Error('the request succeeded');
-  }
   const codeOf = async (request: Promise<unknown>) => {
-    const { errors } = await failure(request);
+    const { errors } = await graphqlFailure(request);
     expect(errors).toHaveLength(1);
     return { code: errors[0].extensions?.code, message: errors[0].message };
   };
@@ -142,11 +128,11 @@ describe('admin GraphQL', () => {
 
   it('refuses queries that are too deep or too costly before running them', async () => {
     const deep = '{ __schema { types { fields { type { fields { type { fields { type { fields { type { fields { name } } } } } } } } } } } }';
-    const tooDeep = await failure(admin().request(deep));
+    const tooDeep = await graphqlFailure(admin().request(deep));
     expect(tooDeep.errors[0].message).toMatch(/nested \d+ levels deep; the limit is 10/);
     expect(tooDeep.data ?? null).toBeNull();
     const costly = `{ ${Array.from({ length: 60 }, (_, i) => `a${i}: auditLog(first: 100) { nodes { id actor action } }`).join(' ')} }`;
-    expect((await failure(admin().request(costly))).errors[0].message).toMatch(/too complex/);
+    expect((await graphqlFailure(admin().request(costly))).errors[0].message).toMatch(/too complex/);
   });
 
   it('keeps an audit log of every change, newest first, paged with cursors', async () => {
@@ -201,11 +187,11 @@ describe('admin GraphQL', () => {
 
   it('refuses a member key with FORBIDDEN and no data, while the chat API serves it', async () => {
     const member = await createKey('member');
-    const { errors, data } = await failure(client(member.key).request('{ workspace { id settings { maxSteps } } apiKeys { id } }'));
+    const { errors, data } = await graphqlFailure(client(member.key).request('{ workspace { id settings { maxSteps } } apiKeys { id } }'));
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.every((e) => e.extensions?.code === 'FORBIDDEN')).toBe(true);
     expect(data).toBeNull();
-    expect((await failure(client(member.key).request('mutation { createApiKey(name: "x", role: admin) { key } }'))).errors[0].extensions?.code).toBe('FORBIDDEN');
+    expect((await graphqlFailure(client(member.key).request('mutation { createApiKey(name: "x", role: admin) { key } }'))).errors[0].extensions?.code).toBe('FORBIDDEN');
     await app.t.http().get('/api/v1/conversations').set('X-API-Token', member.key).expect(200);
     expect(await codeOf(new GraphQLClient(`${app.t.baseUrl}/graphql`).request('{ workspace { id } }'))).toMatchObject({ code: 'UNAUTHENTICATED' });
   });

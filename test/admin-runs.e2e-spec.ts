@@ -5,7 +5,8 @@
  * bounded number of SQL statements for a page of runs with their usage, spans and events.
  */
 import { createHash } from 'node:crypto';
-import { ClientError, GraphQLClient } from 'graphql-request';
+import { GraphQLClient } from 'graphql-request';
+import { graphqlError } from './support/graphql-errors';
 import { PrismaService } from '../src/database/prisma.service';
 import { SqlClient } from '../src/database/sql-client';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
@@ -33,17 +34,6 @@ interface SpanTree {
   [key: string]: unknown;
 }
 
-/** The code and message of a GraphQL error the request failed with. */
-async function failure(request: Promise<unknown>): Promise<{ code: unknown; message: string }> {
-  try {
-    await request;
-  } catch (error) {
-    if (!(error instanceof ClientError)) throw error;
-    const [first] = error.response.errors ?? [];
-    return { code: first?.extensions?.code, message: first?.message ?? '' };
-  }
-  throw new Error('the request succeeded');
-}
 
 describe('admin GraphQL: runs (mock provider)', () => {
   const app = useMockApp(TOKEN);
@@ -178,15 +168,15 @@ describe('admin GraphQL: runs (mock provider)', () => {
       before: { state: 'AWAIT_APPROVAL' }, after: { state: 'CANCELLED' },
     });
 
-    const again = await failure(gql.request(CANCEL, { id: posted.run.id }));
+    const again = await graphqlError(gql.request(CANCEL, { id: posted.run.id }));
     expect(again).toEqual({ code: 'CONFLICT', message: expect.stringContaining('CANCELLED') });
-    const finished = await failure(gql.request(CANCEL, { id: runsA[0] }));
+    const finished = await graphqlError(gql.request(CANCEL, { id: runsA[0] }));
     expect(finished).toEqual({ code: 'CONFLICT', message: expect.stringContaining('SUCCEEDED') });
-    expect(await failure(gql.request(CANCEL, { id: 'run_nope' }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await graphqlError(gql.request(CANCEL, { id: 'run_nope' }))).toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('answers NOT_FOUND for unknown runs and BAD_USER_INPUT naming the argument', async () => {
-    expect(await failure(gql.request(`{ run(id: "run_nope") { id } }`))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await graphqlError(gql.request(`{ run(id: "run_nope") { id } }`))).toMatchObject({ code: 'NOT_FOUND' });
     const cases: [string, string][] = [
       ['{ runs(first: 0) { nodes { id } } }', 'first'],
       ['{ runs(first: 101) { nodes { id } } }', 'first'],
@@ -196,7 +186,7 @@ describe('admin GraphQL: runs (mock provider)', () => {
       [`{ run(id: "${runsA[0]}") { events(after: -1) { seq } } }`, 'after'],
     ];
     for (const [query, field] of cases) {
-      const error = await failure(gql.request(query));
+      const error = await graphqlError(gql.request(query));
       expect({ query, ...error }).toEqual({ query, code: 'BAD_USER_INPUT', message: expect.stringContaining(field) });
     }
   });
@@ -208,10 +198,10 @@ describe('admin GraphQL: runs (mock provider)', () => {
       data: { id: 'key_b', workspaceId: createWorkspace.id, name: 'b admin', hash: createHash('sha256').update(key).digest('hex'), prefix: key.slice(0, 8), role: 'admin' },
     });
     const b = new GraphQLClient(`${app.t.baseUrl}/graphql`, { headers: { 'X-API-Token': key } });
-    expect(await failure(b.request(`{ run(id: "${runsA[0]}") { id } }`))).toMatchObject({ code: 'NOT_FOUND' });
-    expect(await failure(b.request(`mutation { cancelRun(id: "${runsA[0]}") { id } }`))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await graphqlError(b.request(`{ run(id: "${runsA[0]}") { id } }`))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await graphqlError(b.request(`mutation { cancelRun(id: "${runsA[0]}") { id } }`))).toMatchObject({ code: 'NOT_FOUND' });
     expect(ids(await b.request<RunPage>(RUNS, {}))).toEqual([]);
-    expect(await failure(b.request(RUNS, { filter: { workspaceId: DEFAULT_WORKSPACE_ID } }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await graphqlError(b.request(RUNS, { filter: { workspaceId: DEFAULT_WORKSPACE_ID } }))).toMatchObject({ code: 'NOT_FOUND' });
 
     // a run of workspace b: its admin sees it, so does the bootstrap admin (naming the workspace)
     const apiB = new HelixApi(app.t.baseUrl, key);
@@ -222,10 +212,10 @@ describe('admin GraphQL: runs (mock provider)', () => {
     expect(ids(await runs({}))).not.toContain(posted.run.id);
     expect(ids(await runs({ filter: { workspaceId: createWorkspace.id } }))).toEqual([posted.run.id]);
     const { run } = await gql.request<{ run: { workspaceId: string } }>(`{ run(id: "${posted.run.id}") { workspaceId } }`);
-    expect(await failure(runs({ filter: { workspaceId: 'ws_nope' } }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await graphqlError(runs({ filter: { workspaceId: 'ws_nope' } }))).toMatchObject({ code: 'NOT_FOUND' });
     expect(run.workspaceId).toBe(createWorkspace.id);
     // the bootstrap admin acts on it in its workspace: a finished run is a conflict, not unknown
-    expect(await failure(gql.request(`mutation { cancelRun(id: "${posted.run.id}") { id } }`))).toMatchObject({ code: 'CONFLICT' });
+    expect(await graphqlError(gql.request(`mutation { cancelRun(id: "${posted.run.id}") { id } }`))).toMatchObject({ code: 'CONFLICT' });
   });
 
   it('lists 100 runs with usage, spans and events in a bounded number of SQL statements', async () => {

@@ -4,7 +4,8 @@
  * budget and setBudget (audited, versioned) refusing the next run with BUDGET_EXCEEDED until
  * the budget is cleared, `Workspace.budget`, and bad arguments answered BAD_USER_INPUT.
  */
-import { ClientError, GraphQLClient } from 'graphql-request';
+import { GraphQLClient } from 'graphql-request';
+import { graphqlError } from './support/graphql-errors';
 import { SqlClient } from '../src/database/sql-client';
 import { utcDay } from '../src/observe/usage-ledger';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
@@ -16,16 +17,6 @@ jest.setTimeout(120_000);
 const TOKEN = 'admin-traces-e2e-token';
 const CALCULATE = `calculate MOCK:${JSON.stringify({ toolCall: { name: 'calculator', arguments: '{"expression":"2+3"}' } })}`;
 
-async function failure(request: Promise<unknown>): Promise<{ code: unknown; message: string }> {
-  try {
-    await request;
-  } catch (error) {
-    if (!(error instanceof ClientError)) throw error;
-    const [first] = error.response.errors ?? [];
-    return { code: first?.extensions?.code, message: first?.message ?? '' };
-  }
-  throw new Error('the request succeeded');
-}
 
 interface Trace {
   id: string;
@@ -108,9 +99,9 @@ describe('admin GraphQL: traces, usage and budgets (mock provider)', () => {
       ['{ traces(after: "garbage") { nodes { id } } }', 'after'],
       ['{ traces(filter: { from: "2026-02-01T00:00:00Z", to: "2026-01-01T00:00:00Z" }) { nodes { id } } }', 'filter.to'],
     ]) {
-      expect(await failure(gql.request(query))).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining(field) });
+      expect(await graphqlError(gql.request(query))).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining(field) });
     }
-    expect(await failure(traces({ filter: { workspaceId: 'ws_other' } }))).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });
+    expect(await graphqlError(traces({ filter: { workspaceId: 'ws_other' } }))).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });
   });
 
   it('lists the slowest model calls (or tool calls) of a time range, longest first', async () => {
@@ -127,9 +118,9 @@ describe('admin GraphQL: traces, usage and budgets (mock provider)', () => {
     const later = new Date(Date.now() + 60_000).toISOString();
     const range = 'query ($from: DateTime, $to: DateTime) { slowestSpans(from: $from, to: $to) { id } }';
     expect((await gql.request<{ slowestSpans: unknown[] }>(range, { from: later, to: new Date(Date.now() + 120_000).toISOString() })).slowestSpans).toEqual([]);
-    expect(await failure(gql.request(range, { from: later }))).toEqual({ code: 'BAD_USER_INPUT', message: 'to must not be before from' });
-    expect(await failure(gql.request('{ slowestSpans(first: 101) { id } }'))).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining('first') });
-    expect(await failure(gql.request('{ slowestSpans(workspaceId: "ws_elsewhere") { id } }'))).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });
+    expect(await graphqlError(gql.request(range, { from: later }))).toEqual({ code: 'BAD_USER_INPUT', message: 'to must not be before from' });
+    expect(await graphqlError(gql.request('{ slowestSpans(first: 101) { id } }'))).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining('first') });
+    expect(await graphqlError(gql.request('{ slowestSpans(workspaceId: "ws_elsewhere") { id } }'))).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });
   });
 
   it('reports usage per day, with zero days filled and the range checked', async () => {
@@ -148,10 +139,10 @@ describe('admin GraphQL: traces, usage and budgets (mock provider)', () => {
       [`from: "${today()}", to: "${yesterday}"`, 'to'],
       ['from: "2024-01-01", to: "2025-01-02"', 'to'],
     ]) {
-      expect(await failure(gql.request(`{ usage(${args}) { day } }`))).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining(field) });
+      expect(await graphqlError(gql.request(`{ usage(${args}) { day } }`))).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining(field) });
     }
     // a day that is not a calendar day is refused before anything runs (as a variable: BAD_USER_INPUT)
-    const badDay = await failure(gql.request(`query ($from: Date!) { usage(from: $from, to: "2026-12-01") { day } }`, { from: '2026-13-01' }));
+    const badDay = await graphqlError(gql.request(`query ($from: Date!) { usage(from: $from, to: "2026-12-01") { day } }`, { from: '2026-13-01' }));
     expect(badDay).toEqual({ code: 'BAD_USER_INPUT', message: expect.stringContaining('YYYY-MM-DD') });
     const year = await gql.request<{ usage: unknown[] }>(`{ usage(from: "2024-01-01", to: "2024-12-31") { day } }`);
     expect(year.usage).toHaveLength(366);
@@ -211,11 +202,11 @@ describe('admin GraphQL: traces, usage and budgets (mock provider)', () => {
       ['dailyCostBudget: -0.5', 'dailyCostBudget'],
       ['workspaceId: null', 'dailyTokenBudget or dailyCostBudget'],
     ]) {
-      expect(await failure(gql.request(`mutation { setBudget(${args}) { dailyTokenBudget } }`))).toEqual({
+      expect(await graphqlError(gql.request(`mutation { setBudget(${args}) { dailyTokenBudget } }`))).toEqual({
         code: 'BAD_USER_INPUT',
         message: expect.stringContaining(field),
       });
     }
-    expect(await failure(gql.request(`{ budget(workspaceId: "ws_nope") { dailyTokenBudget } }`))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await graphqlError(gql.request(`{ budget(workspaceId: "ws_nope") { dailyTokenBudget } }`))).toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -34,26 +34,11 @@ export interface ModelConfigRow extends ModelConfigRecord {
 /** The settings of a row, as written and as configuration history records them. */
 export type ModelConfigFields = Omit<ModelConfigRecord, 'id' | 'workspaceId' | 'provider' | 'modelId'>;
 
-interface RawRow {
-  id: string;
-  workspace_id: string | null;
-  provider: string;
-  model_id: string;
-  base_url: string | null;
-  api_key_secret_id: string | null;
-  temperature: number | null;
-  top_p: number | null;
-  max_tokens: number | null;
-  context_window: number | null;
-  tools_enabled: boolean;
-  input_price: number | null;
-  output_price: number | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const COLUMNS = Prisma.sql`id, workspace_id, provider, model_id, base_url, api_key_secret_id, temperature, top_p, max_tokens,
-  context_window, tools_enabled, input_price, output_price, created_at, updated_at`;
+/** The columns under the names of Prisma's ModelConfig, so raw and Prisma reads map alike. */
+const COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", provider, model_id AS "modelId", base_url AS "baseUrl",
+  api_key_secret_id AS "apiKeySecretId", temperature, top_p AS "topP", max_tokens AS "maxTokens",
+  context_window AS "contextWindow", tools_enabled AS "toolsEnabled", input_price AS "inputPrice",
+  output_price AS "outputPrice", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /** `workspace_id = $1`, where a NULL workspace (a global row) matches NULL. */
 const sameWorkspace = (workspaceId: string | null) =>
@@ -82,12 +67,12 @@ export class ModelConfigRepository {
       where: { OR: [{ workspaceId }, { workspaceId: null }] },
       orderBy: [{ provider: 'asc' }, { modelId: 'asc' }, { id: 'asc' }],
     });
-    return rows.map((row) => ({ ...toModelConfigRecord(row), createdAt: row.createdAt, updatedAt: row.updatedAt }));
+    return rows.map(toModelConfigRow);
   }
 
   async findById(id: string): Promise<ModelConfigRow | undefined> {
     const row = await this.prisma.modelConfig.findUnique({ where: { id } });
-    return row ? { ...toModelConfigRecord(row), createdAt: row.createdAt, updatedAt: row.updatedAt } : undefined;
+    return row ? toModelConfigRow(row) : undefined;
   }
 
   /**
@@ -98,10 +83,10 @@ export class ModelConfigRepository {
   async lockKey(tx: Sql, workspaceId: string | null, provider: string, modelId: string): Promise<ModelConfigRow | undefined> {
     const lockName = `model-config:${workspaceId ?? '*'}:${provider}/${modelId}`;
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${lockName}))`;
-    const rows = await tx.$queryRaw<RawRow[]>`
+    const rows = await tx.$queryRaw<ModelConfig[]>`
       SELECT ${COLUMNS} FROM model_configs
       WHERE ${sameWorkspace(workspaceId)} AND provider = ${provider} AND model_id = ${modelId} FOR UPDATE`;
-    return rows[0] && fromRaw(rows[0]);
+    return rows[0] && toModelConfigRow(rows[0]);
   }
 
   /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */
@@ -118,21 +103,21 @@ export class ModelConfigRepository {
   ): Promise<ModelConfigRow> {
     const f = fields;
     const rows = key.existingId
-      ? await tx.$queryRaw<RawRow[]>`
+      ? await tx.$queryRaw<ModelConfig[]>`
           UPDATE model_configs SET base_url = ${f.baseUrl}, api_key_secret_id = ${f.apiKeySecretId},
             temperature = ${f.temperature}::float8, top_p = ${f.topP}::float8, max_tokens = ${f.maxTokens}::int,
             context_window = ${f.contextWindow}::int, tools_enabled = ${f.toolsEnabled},
             input_price = ${f.inputPrice}::float8, output_price = ${f.outputPrice}::float8, updated_at = now()
           WHERE id = ${key.existingId}
           RETURNING ${COLUMNS}`
-      : await tx.$queryRaw<RawRow[]>`
+      : await tx.$queryRaw<ModelConfig[]>`
           INSERT INTO model_configs (id, workspace_id, provider, model_id, base_url, api_key_secret_id, temperature, top_p,
             max_tokens, context_window, tools_enabled, input_price, output_price, updated_at)
           VALUES (${newId('mc')}, ${key.workspaceId}, ${key.provider}, ${key.modelId}, ${f.baseUrl}, ${f.apiKeySecretId},
             ${f.temperature}::float8, ${f.topP}::float8, ${f.maxTokens}::int, ${f.contextWindow}::int, ${f.toolsEnabled},
             ${f.inputPrice}::float8, ${f.outputPrice}::float8, now())
           RETURNING ${COLUMNS}`;
-    return fromRaw(rows[0]);
+    return toModelConfigRow(rows[0]);
   }
 
   async delete(tx: Sql, id: string): Promise<void> {
@@ -155,24 +140,8 @@ export function fieldsOf(row: ModelConfigRecord): ModelConfigFields {
   };
 }
 
-function fromRaw(row: RawRow): ModelConfigRow {
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    provider: row.provider,
-    modelId: row.model_id,
-    baseUrl: row.base_url,
-    apiKeySecretId: row.api_key_secret_id,
-    temperature: row.temperature,
-    topP: row.top_p,
-    maxTokens: row.max_tokens,
-    contextWindow: row.context_window,
-    toolsEnabled: row.tools_enabled,
-    inputPrice: row.input_price,
-    outputPrice: row.output_price,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
+function toModelConfigRow(row: ModelConfig): ModelConfigRow {
+  return { ...toModelConfigRecord(row), createdAt: row.createdAt, updatedAt: row.updatedAt };
 }
 
 function toModelConfigRecord(row: ModelConfig): ModelConfigRecord {

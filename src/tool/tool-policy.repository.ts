@@ -16,14 +16,8 @@ export interface ToolPolicyRecord {
   createdAt: Date;
 }
 
-interface RawRow {
-  id: string;
-  workspace_id: string;
-  conversation_id: string | null;
-  tool: string;
-  mode: ToolPolicyMode;
-  created_at: Date;
-}
+/** The columns under the names of Prisma's ToolPolicy, so raw and Prisma reads map alike. */
+const COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", conversation_id AS "conversationId", tool, mode, created_at AS "createdAt"`;
 
 /** Where a rule applies: one conversation, or the whole workspace (NULL). */
 export interface ToolPolicyScope {
@@ -77,39 +71,28 @@ export class ToolPolicyRepository {
   async lock(tx: Sql, scope: ToolPolicyScope): Promise<ToolPolicyRecord | undefined> {
     const lockName = `tool-policy:${scope.workspaceId}:${scope.tool}@${scope.conversationId ?? ''}`;
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${lockName}))`;
-    const rows = await tx.$queryRaw<RawRow[]>`
-      SELECT id, workspace_id, conversation_id, tool, mode, created_at FROM tool_policies
+    const rows = await tx.$queryRaw<ToolPolicy[]>`
+      SELECT ${COLUMNS} FROM tool_policies
       WHERE workspace_id = ${scope.workspaceId} AND ${sameConversation(scope.conversationId)} AND tool = ${scope.tool} FOR UPDATE`;
-    return rows[0] && fromRaw(rows[0]);
+    return rows[0] && toToolPolicyRecord(rows[0]);
   }
 
   /** Sets the mode of the rule `existingId`, or creates the rule of `scope`. */
   async write(tx: Sql, scope: ToolPolicyScope, mode: ToolPolicyMode, existingId?: string): Promise<ToolPolicyRecord> {
     const rows = existingId
-      ? await tx.$queryRaw<RawRow[]>`
+      ? await tx.$queryRaw<ToolPolicy[]>`
           UPDATE tool_policies SET mode = ${mode}::"ToolPolicyMode" WHERE id = ${existingId}
-          RETURNING id, workspace_id, conversation_id, tool, mode, created_at`
-      : await tx.$queryRaw<RawRow[]>`
+          RETURNING ${COLUMNS}`
+      : await tx.$queryRaw<ToolPolicy[]>`
           INSERT INTO tool_policies (id, workspace_id, conversation_id, tool, mode)
           VALUES (${newId('tp')}, ${scope.workspaceId}, ${scope.conversationId}, ${scope.tool}, ${mode}::"ToolPolicyMode")
-          RETURNING id, workspace_id, conversation_id, tool, mode, created_at`;
-    return fromRaw(rows[0]);
+          RETURNING ${COLUMNS}`;
+    return toToolPolicyRecord(rows[0]);
   }
 
   async delete(tx: Sql, id: string): Promise<void> {
     await tx.$executeRaw`DELETE FROM tool_policies WHERE id = ${id}`;
   }
-}
-
-function fromRaw(row: RawRow): ToolPolicyRecord {
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    conversationId: row.conversation_id,
-    tool: row.tool,
-    mode: row.mode,
-    createdAt: row.created_at,
-  };
 }
 
 function toToolPolicyRecord(row: ToolPolicy): ToolPolicyRecord {
