@@ -16,6 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { asEnum } from '../graphql/shared-types';
 import { IsStorableText } from '../common/is-storable-text';
 import {
   CONFIRMATION_POLICIES,
@@ -25,8 +26,6 @@ import {
   RETRIEVAL_MODES,
   type RetrievalMode,
 } from './conversation.records';
-
-const asEnum = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((v) => [v, v])) as Record<T, T>;
 
 export const ConfirmationPolicyEnum = asEnum(CONFIRMATION_POLICIES);
 export const MultitaskPolicyEnum = asEnum(MULTITASK_POLICIES);

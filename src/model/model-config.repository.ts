@@ -145,19 +145,5 @@ function toModelConfigRow(row: ModelConfig): ModelConfigRow {
 }
 
 function toModelConfigRecord(row: ModelConfig): ModelConfigRecord {
-  return {
-    id: row.id,
-    workspaceId: row.workspaceId,
-    provider: row.provider,
-    modelId: row.modelId,
-    baseUrl: row.baseUrl,
-    apiKeySecretId: row.apiKeySecretId,
-    temperature: row.temperature,
-    topP: row.topP,
-    maxTokens: row.maxTokens,
-    contextWindow: row.contextWindow,
-    toolsEnabled: row.toolsEnabled,
-    inputPrice: row.inputPrice,
-    outputPrice: row.outputPrice,
-  };
+  return { id: row.id, workspaceId: row.workspaceId, provider: row.provider, modelId: row.modelId, ...fieldsOf(row) };
 }

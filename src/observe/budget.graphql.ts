@@ -1,4 +1,5 @@
 import { Field, Float, Int, ObjectType } from '@nestjs/graphql';
+import { TokenUsageFields } from '../graphql/shared-types';
 import { DateScalar } from '../graphql/scalars';
 
 @ObjectType('Budget', { description: "A workspace's daily budgets (UTC days) and today's use of them; null: no budget." })
@@ -32,21 +33,9 @@ export class BudgetType {
 }
 
 @ObjectType('UsageDay', { description: "A workspace's usage on one UTC day." })
-export class UsageDayType {
+export class UsageDayType extends TokenUsageFields {
   @Field(() => DateScalar)
   day!: string;
-
-  @Field(() => Int)
-  promptTokens!: number;
-
-  @Field(() => Int)
-  completionTokens!: number;
-
-  @Field(() => Int)
-  totalTokens!: number;
-
-  @Field(() => Float, { description: 'USD' })
-  cost!: number;
 
   @Field(() => Int, { description: 'runs started' })
   runs!: number;

@@ -3,12 +3,11 @@ import { IsDate, IsIn, IsOptional, IsString, IsNotEmpty, MaxLength, ValidateNest
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { IsStorableText } from '../common/is-storable-text';
 import { Connection } from '../graphql/connection';
+import { asEnum } from '../graphql/shared-types';
 import { JsonScalar } from '../graphql/scalars';
 import { RunModelFilterInput } from '../runtime/run.graphql';
 import { TERMINAL_STATES } from '../runtime/run-fsm';
 import { SPAN_STATUSES, type SpanKind, type SpanStatus } from './span-rows';
-
-const asEnum = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((v) => [v, v])) as Record<T, T>;
 
 const SPAN_KINDS: readonly SpanKind[] = ['run', 'step', 'model', 'tool'];
 /** A trace's state: its run's final state, or RUNNING while the run has not ended. */

@@ -1,14 +1,13 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsDate, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { IsStorableText } from '../common/is-storable-text';
 import { ModelRefType } from '../conversation/workspace.graphql';
 import { Connection } from '../graphql/connection';
+import { asEnum, TokenUsageFields } from '../graphql/shared-types';
 import { JsonScalar } from '../graphql/scalars';
 import { RUN_STATES, type RunState } from './run-fsm';
 import { RUN_MODES, type RunMode } from './run.records';
-
-const asEnum = <T extends string>(values: readonly T[]) => Object.fromEntries(values.map((v) => [v, v])) as Record<T, T>;
 
 export const RunStateEnum = asEnum(RUN_STATES);
 export const RunModeEnum = asEnum(RUN_MODES);
@@ -16,19 +15,7 @@ registerEnumType(RunStateEnum, { name: 'RunState', description: "a run's state (
 registerEnumType(RunModeEnum, { name: 'RunMode', description: '`react` (tools in a loop), `plan` (a plan to approve first), `direct` (one answer)' });
 
 @ObjectType('RunUsage', { description: "What a run's model calls used so far." })
-export class RunUsageType {
-  @Field(() => Int)
-  promptTokens!: number;
-
-  @Field(() => Int)
-  completionTokens!: number;
-
-  @Field(() => Int)
-  totalTokens!: number;
-
-  @Field(() => Float, { description: 'USD' })
-  cost!: number;
-}
+export class RunUsageType extends TokenUsageFields {}
 
 @ObjectType('RunEvent', { description: "One event of a run's log (names and payloads: docs/EVENTS.md)." })
 export class RunEventType {
