@@ -1,4 +1,4 @@
-import { type Type } from '@nestjs/common';
+import { BadRequestException, type Type } from '@nestjs/common';
 import { Field, Int, ObjectType } from '@nestjs/graphql';
 
 @ObjectType({ description: 'Where a page ends, Relay style: pass endCursor as `after` for the next page.' })
@@ -50,6 +50,15 @@ export function toConnection<T>(items: T[], cursorOf: (item: T) => string, nextC
   };
 }
 
-/** `first` as the page size a list field accepts: 1..max, default `fallback`. */
+/** How a list field with `first` is costed by the complexity limit: `first` times its selection. */
 export const PAGE_ARGS_COMPLEXITY = ({ args, childComplexity }: { args: { first?: number | null }; childComplexity: number }) =>
   (args.first ?? 20) * Math.max(1, childComplexity);
+
+export const MAX_PAGE = 100;
+
+/** `first` as a page size: 1..MAX_PAGE (400 naming the argument otherwise). */
+export function pageSize(first: number | undefined | null, fallback = 20): number {
+  if (first === undefined || first === null) return fallback;
+  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) throw new BadRequestException(`first must be between 1 and ${MAX_PAGE}`);
+  return first;
+}

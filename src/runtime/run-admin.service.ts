@@ -1,12 +1,11 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '../common/pagination';
 import type { ConnectionShape } from '../graphql/connection';
-import { toConnection } from '../graphql/connection';
+import { pageSize, toConnection } from '../graphql/connection';
 import { WorkspaceService } from '../conversation/workspace.service';
 import { adminWorkspace } from '../security/admin-scope';
 import type { AuthContext } from '../security/auth-context';
 import { ConfigHistory } from '../security/config-history';
-import { pageSize } from '../security/config-history.resolver';
 import { RunEventRepository } from './run-event.repository';
 import type { RunEvent } from './run-events';
 import { RunQueryRepository, type WorkspaceRun } from './run-query.repository';

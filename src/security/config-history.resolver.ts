@@ -1,7 +1,7 @@
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import { BadRequestException, ForbiddenException } from '@nestjs/common';
 import { decodeCursor, encodeCursor } from '../common/pagination';
-import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, toConnection } from '../graphql/connection';
+import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, pageSize, toConnection } from '../graphql/connection';
 import { adminWorkspace } from './admin-scope';
 import type { AuditRecord } from './audit.repository';
 import { AuditRepository } from './audit.repository';
@@ -9,15 +9,6 @@ import { Auth, type AuthContext } from './auth-context';
 import { ConfigHistory } from './config-history';
 import { AuditConnection, AuditEntryType, ConfigVersionType } from './config-history.graphql';
 import type { ConfigVersionRecord } from './config-version.repository';
-
-export const MAX_PAGE = 100;
-
-/** `first` as a page size: 1..MAX_PAGE (400 naming the argument otherwise). */
-export function pageSize(first: number | undefined | null, fallback = 20): number {
-  if (first === undefined || first === null) return fallback;
-  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) throw new BadRequestException(`first must be between 1 and ${MAX_PAGE}`);
-  return first;
-}
 
 /** Admin GraphQL: configuration history, rollback and the audit log. */
 @Resolver()
