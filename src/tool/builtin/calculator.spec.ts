@@ -11,6 +11,14 @@ describe('calculator', () => {
     ['7 / 2', 3.5],
     ['1.5e3 - 500', 1000],
     ['-(2+3)', -5],
+    // a unary sign binds looser than ^, as in mathematics
+    ['-2^2', -4],
+    ['(-2)^2', 4],
+    ['2^-1', 0.5],
+    ['-2^-2', -0.25],
+    ['3*-2', -6],
+    ['--2', 2],
+    ['2 - -2^2', 6],
   ])('%s = %d', (expression, value) => {
     expect(evaluate(expression)).toBe(value);
   });

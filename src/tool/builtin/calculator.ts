@@ -2,7 +2,9 @@ import type { Tool } from '../tool.types';
 
 /**
  * Evaluates arithmetic (+ - * / % ^, parentheses, unary minus, decimals) with a small
- * recursive-descent parser: never `eval`, never anything but numbers.
+ * recursive-descent parser: never `eval`, never anything but numbers. Precedence as in
+ * mathematics: `^` binds tighter than a unary sign and is right-associative, so `-2^2` is -4,
+ * `2^-1` is 0.5 and `2^3^2` is 512.
  */
 export function evaluate(expression: string): number {
   const tokens = expression.match(/\d+(?:\.\d+)?(?:e[+-]?\d+)?|[-+*/%^()]|\S/gi) ?? [];
@@ -18,8 +20,6 @@ export function evaluate(expression: string): number {
       if (take() !== ')') throw new Error('missing closing parenthesis');
       return value;
     }
-    if (token === '-') return -primary();
-    if (token === '+') return primary();
     const value = Number(token);
     if (Number.isNaN(value)) throw new Error(`unexpected "${token}"`);
     return value;
@@ -28,15 +28,27 @@ export function evaluate(expression: string): number {
     const base = primary();
     if (peek() === '^') {
       take();
-      return base ** power();
+      // the exponent may carry its own sign: 2^-1
+      return base ** signed();
     }
     return base;
   };
+  const signed = (): number => {
+    if (peek() === '-') {
+      take();
+      return -signed();
+    }
+    if (peek() === '+') {
+      take();
+      return signed();
+    }
+    return power();
+  };
   const product = (): number => {
-    let value = power();
+    let value = signed();
     while (peek() === '*' || peek() === '/' || peek() === '%') {
       const op = take();
-      const right = power();
+      const right = signed();
       if ((op === '/' || op === '%') && right === 0) throw new Error('division by zero');
       value = op === '*' ? value * right : op === '/' ? value / right : value % right;
     }
