@@ -244,6 +244,26 @@ describe('admin GraphQL: model configs and tool policies', () => {
       await admin.request(gql`mutation { clearToolPolicy(tool: "calculator") }`);
     });
 
+    it('the workspace confirmation policy `always` makes every uncovered call wait for approval', async () => {
+      const conversationId = await ctx.api.createConversation();
+      await admin.request(gql`mutation { updateWorkspaceSettings(input: { confirmationPolicy: always }) { id } }`);
+      const { run } = await ctx.api.postMessage(conversationId, { text: calc('6*7'), mode: 'react' });
+      const waiting = await ctx.api.waitForRun(run.id, ['AWAIT_APPROVAL']);
+      expect(waiting.state).toBe('AWAIT_APPROVAL');
+      await ctx.t.http().post(`/api/v1/runs/${run.id}/cancel`).set('X-API-Token', TOKEN).expect(200);
+
+      // a rule still wins over the policy's default
+      await admin.request(gql`mutation($c: ID!) { setToolPolicy(tool: "calculator", mode: always, conversationId: $c) { id } }`, { c: conversationId });
+      const ruled = await ctx.api.converse(conversationId, { text: calc('6*7'), mode: 'react' });
+      expect(ruled.events.find((e) => e.type === 'tool.end')?.data).toMatchObject({ ok: true, output: '42' });
+      await admin.request(gql`mutation($c: ID!) { clearToolPolicy(tool: "calculator", conversationId: $c) }`, { c: conversationId });
+
+      // `risky` (the default): a low-risk tool runs without asking
+      await admin.request(gql`mutation { updateWorkspaceSettings(input: { confirmationPolicy: null }) { id } }`);
+      const plain = await ctx.api.converse(conversationId, { text: calc('6*7'), mode: 'react' });
+      expect(plain.done.data.state).toBe('SUCCEEDED');
+    });
+
     it("a conversation's rule wins over the workspace's and is listed with the conversation", async () => {
       const conversationId = await ctx.api.createConversation();
       await admin.request(gql`mutation { setToolPolicy(tool: "calculator", mode: forbid) { id } }`);

@@ -86,7 +86,7 @@ export class ToolStep {
         await this.runs.transition(run, 'AWAIT_USER', { pendingAction: { type: 'user_reply', callId: call.id, question } });
         return { kind: 'suspended' };
       }
-      const policy = await this.tools.policy(workspaceId, run.conversationId, call.name);
+      const policy = await this.tools.policy(workspaceId, run.conversationId, call.name, context.settings.confirmationPolicy);
       if (policy === 'forbid') {
         this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
         run = await this.answer(run, call, { ok: false, error: `The tool ${call.name} is forbidden by policy.` }, context, { decision: 'forbid', startedAt: new Date() });

@@ -5,7 +5,7 @@ import { askUser } from './builtin/ask-user';
 import { calculator } from './builtin/calculator';
 import { currentTime } from './builtin/current-time';
 import { ToolPolicyRepository } from './tool-policy.repository';
-import type { Tool, ToolContext, ToolPolicyMode, ToolResult } from './tool.types';
+import type { ConfirmationMode, Tool, ToolContext, ToolPolicyMode, ToolResult } from './tool.types';
 
 const BUILTINS: Tool[] = [calculator, currentTime, askUser];
 
@@ -33,17 +33,25 @@ export class ToolHub {
     return [...this.tools.values()];
   }
 
-  /** The mode of a call no rule covers: high-risk tools wait for approval. */
-  defaultPolicy(tool: Tool | undefined): ToolPolicyMode {
+  /**
+   * The mode of a call no rule covers, by the workspace's confirmation policy: `risky` (the
+   * default) has high-risk tools wait for approval, `always` every tool, `never` none.
+   */
+  defaultPolicy(tool: Tool | undefined, confirmation: ConfirmationMode = 'risky'): ToolPolicyMode {
+    if (confirmation === 'always') return 'confirm';
+    if (confirmation === 'never') return 'always';
     return tool?.risk === 'high' ? 'confirm' : 'always';
   }
 
-  /** Read from the database on every call, so an admin's change applies to the next call. */
-  async policy(workspaceId: string, conversationId: string, name: string): Promise<ToolPolicyMode> {
+  /**
+   * A conversation's rule, else the workspace's, else the default of the confirmation policy.
+   * Read from the database on every call, so an admin's change applies to the next call.
+   */
+  async policy(workspaceId: string, conversationId: string, name: string, confirmation?: ConfirmationMode): Promise<ToolPolicyMode> {
     const rules = await this.policies.rulesFor(workspaceId, conversationId, name);
     const rule = rules.find((r) => r.conversationId === conversationId) ?? rules.find((r) => r.conversationId === null);
     if (rule) return rule.mode;
-    return this.defaultPolicy(this.tools.get(name));
+    return this.defaultPolicy(this.tools.get(name), confirmation);
   }
 
   async invoke(name: string, rawArgs: string, context: ToolContext): Promise<ToolResult> {

@@ -1,6 +1,8 @@
 import type { ToolSpec } from '../model/model.types';
 
 export type ToolPolicyMode = 'always' | 'confirm' | 'forbid';
+/** The workspace setting `confirmationPolicy`: which calls no rule covers wait for approval. */
+export type ConfirmationMode = 'risky' | 'always' | 'never';
 export type ToolRisk = 'low' | 'medium' | 'high';
 
 export type ToolResult = { ok: true; output: string } | { ok: false; error: string };
