@@ -61,7 +61,7 @@ describe('OpenAPI document and UI', () => {
       'patch /api/v1/conversations/{id}': { required: [], fields: ['title', 'model', 'settings'] },
       'post /api/v1/conversations/{id}/messages': { required: ['text'], fields: ['text', 'mode', 'modelOverride'] },
       'post /api/v1/runs/{id}/resume': { required: ['approve'], fields: ['approve', 'plan', 'reason'] },
-      'post /api/v1/runs/{id}/approvals/{approvalId}': { required: ['decision'], fields: ['decision', 'reason'] },
+      'post /api/v1/runs/{id}/approvals/{approvalId}': { required: ['decision'], fields: ['decision', 'reason', 'remember'] },
       'post /api/v1/runs/{id}/reply': { required: ['text'], fields: ['text'] },
     };
     for (const [path, ops] of Object.entries(doc.paths)) {

@@ -69,6 +69,45 @@ describe('runs: approvals, user replies and failures (mock LLM)', () => {
     expect(again.status).toBe(409);
   });
 
+  it('approve and remember: the next calls of the tool run without asking, in the conversation or the workspace', async () => {
+    const approveFirst = async (conversationId: string, remember?: string) => {
+      const posted = await api.postMessage(conversationId, { text: calc('6*7') });
+      await api.waitForRun(posted.run.id, ['AWAIT_APPROVAL']);
+      const approval = (await api.jsonEvents(posted.run.id)).find((e) => e.type === 'approval');
+      const path = `/runs/${posted.run.id}/approvals/${approval!.data.approvalId}`;
+      // remember only goes with an approval; a bad scope is named
+      expect((await api.post(path, { decision: 'reject', remember: 'workspace' }).expect(400)).body.message).toBe('remember goes with decision "approve" only');
+      await api.post(path, { decision: 'approve', remember: 'forever' }).expect(400);
+      await api.post(path, { decision: 'approve', ...(remember && { remember }) }).expect(200);
+      expect((await api.collect(posted.run.id)).done.data.state).toBe('SUCCEEDED');
+    };
+    const runsWithoutAsking = async (conversationId: string) => {
+      const posted = await api.postMessage(conversationId, { text: calc('1+1') });
+      const { events, done } = await api.collect(posted.run.id);
+      expect(done.data.state).toBe('SUCCEEDED');
+      return !events.some((e) => e.type === 'approval');
+    };
+
+    const conversationId = await api.createConversation();
+    await policy(conversationId, 'confirm');
+    await approveFirst(conversationId, 'conversation');
+    expect(await runsWithoutAsking(conversationId)).toBe(true);
+    expect(await prisma.toolPolicy.findMany({ where: { conversationId }, select: { tool: true, mode: true } })).toEqual([{ tool: 'calculator', mode: 'always' }]);
+
+    // workspace-wide: a rule asking in every conversation, remembered as allowed for all of them
+    await prisma.toolPolicy.create({ data: { id: 'pol_ws_confirm', workspaceId: DEFAULT_WORKSPACE_ID, tool: 'calculator', mode: 'confirm' } });
+    try {
+      await approveFirst(await api.createConversation(), 'workspace');
+      expect(await runsWithoutAsking(await api.createConversation())).toBe(true);
+      const rule = await prisma.toolPolicy.findFirstOrThrow({ where: { workspaceId: DEFAULT_WORKSPACE_ID, conversationId: null, tool: 'calculator' } });
+      expect(rule.mode).toBe('always');
+      // versioned and audited like any change of configuration
+      expect(await prisma.auditEntry.count({ where: { action: 'setToolPolicy', target: 'tool-policy:calculator' } })).toBe(1);
+    } finally {
+      await prisma.toolPolicy.deleteMany({ where: { workspaceId: DEFAULT_WORKSPACE_ID, conversationId: null } });
+    }
+  });
+
   it('rejecting an approval answers the model with the rejection instead of running the tool', async () => {
     const conversationId = await api.createConversation();
     await policy(conversationId, 'confirm');

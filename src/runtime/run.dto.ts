@@ -104,6 +104,14 @@ export class ApprovalDecisionDto {
   @IsStorableText()
   @MaxLength(2000)
   reason?: string;
+
+  @ApiPropertyOptional({
+    enum: ['conversation', 'workspace'],
+    description: 'with `approve`: also allow this tool from now on (an `always` rule) in this conversation or in the whole workspace',
+  })
+  @IsOptional()
+  @IsIn(['conversation', 'workspace'])
+  remember?: 'conversation' | 'workspace';
 }
 
 export class ReplyDto {

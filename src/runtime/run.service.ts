@@ -1,9 +1,10 @@
-import { ConflictException, Injectable, NotFoundException, OnModuleDestroy } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException, OnModuleDestroy } from '@nestjs/common';
 import { Subscription } from 'rxjs';
 import { ConversationService } from '../conversation/conversation.service';
 import { type MessageView, toMessageView } from '../conversation/conversation.view';
 import type { AuthContext } from '../security/auth-context';
 import { StreamTokenService } from '../security/stream-token.service';
+import { ToolPolicyAdmin } from '../tool/tool-policy-admin.service';
 import { ApprovalRepository } from './approval.repository';
 import { EventLog } from './event-log';
 import { RunExecutor } from './run-executor';
@@ -40,6 +41,7 @@ export class RunService implements OnModuleDestroy {
     private readonly events: EventLog,
     private readonly executor: RunExecutor,
     private readonly streamTokens: StreamTokenService,
+    private readonly toolPolicies: ToolPolicyAdmin,
   ) {
     this.endedSubscription = this.runs.ended$.subscribe(({ runId }) => this.ownRuns.delete(runId));
   }
@@ -105,6 +107,12 @@ export class RunService implements OnModuleDestroy {
     const pending = run.pendingAction;
     if (run.state !== 'AWAIT_APPROVAL' || pending?.type !== 'approval' || pending.approvalId !== approvalId || approval.status !== 'pending') {
       throw new ConflictException(`Approval ${approvalId} is ${approval.status} and run ${runId} is ${run.state}`);
+    }
+    if (dto.remember && dto.decision !== 'approve') throw new BadRequestException('remember goes with decision "approve" only');
+    if (dto.remember) {
+      // "approve and remember": the next calls of this tool run without asking (a versioned, audited rule)
+      const conversationId = dto.remember === 'conversation' ? run.conversationId : null;
+      await this.toolPolicies.set(auth, approval.tool, 'always', conversationId);
     }
     const decided = await this.approvals.decide(approvalId, {
       status: dto.decision === 'approve' ? 'approved' : 'rejected',
