@@ -17,3 +17,10 @@ export function decodeCursor(value: string, field = 'cursor'): Cursor {
   if (!id || !isStorableText(id) || Number.isNaN(createdAt.getTime())) throw new BadRequestException(`${field} is not a valid cursor`);
   return { createdAt, id };
 }
+
+/** A keyset page read as `limit + 1` rows: the first `limit`, and the next page's cursor when there were more. */
+export function keysetPage<T>(rows: T[], limit: number, cursorOf: (item: T) => string): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last !== undefined ? cursorOf(last) : null };
+}

@@ -1,6 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { newId } from '../common/ids';
-import { decodeCursor, encodeCursor } from '../common/pagination';
+import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
 import type { Sql } from '../database/sql-client';
 import type { Deferred, UnitCondition, UnitOfWork } from '../database/unit-of-work';
 import type { AuthContext } from '../security/auth-context';
@@ -47,9 +47,8 @@ export class ConversationService {
   async list(auth: AuthContext, limit = 20, cursor?: string): Promise<{ items: ConversationView[]; nextCursor: string | null }> {
     const after = cursor ? decodeCursor(cursor) : undefined;
     const rows = await this.conversations.page(auth.workspaceId, limit + 1, after);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { items: page.map(toConversationView), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+    const page = keysetPage(rows, limit, encodeCursor);
+    return { items: page.items.map(toConversationView), nextCursor: page.nextCursor };
   }
 
   async get(auth: AuthContext, id: string): Promise<ConversationView> {

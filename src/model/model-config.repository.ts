@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { newId } from '../common/ids';
 import type { Sql } from '../database/sql-client';
 import { PrismaService } from '../database/prisma.service';
+import { equalsOrNull } from '../database/sql-fragments';
 import { Prisma, type ModelConfig } from '../generated/prisma/client';
 
 /** One ModelConfig: settings for a model (or every model of a provider) globally or in a workspace. */
@@ -39,10 +40,6 @@ const COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", provider, model_id
   api_key_secret_id AS "apiKeySecretId", temperature, top_p AS "topP", max_tokens AS "maxTokens",
   context_window AS "contextWindow", tools_enabled AS "toolsEnabled", input_price AS "inputPrice",
   output_price AS "outputPrice", created_at AS "createdAt", updated_at AS "updatedAt"`;
-
-/** `workspace_id = $1`, where a NULL workspace (a global row) matches NULL. */
-const sameWorkspace = (workspaceId: string | null) =>
-  workspaceId === null ? Prisma.sql`workspace_id IS NULL` : Prisma.sql`workspace_id = ${workspaceId}`;
 
 /** All SQL of the ModelConfig aggregate (`model_configs`). */
 @Injectable()
@@ -85,7 +82,7 @@ export class ModelConfigRepository {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${lockName}))`;
     const rows = await tx.$queryRaw<ModelConfig[]>`
       SELECT ${COLUMNS} FROM model_configs
-      WHERE ${sameWorkspace(workspaceId)} AND provider = ${provider} AND model_id = ${modelId} FOR UPDATE`;
+      WHERE ${equalsOrNull('workspace_id', workspaceId)} AND provider = ${provider} AND model_id = ${modelId} FOR UPDATE`;
     return rows[0] && toModelConfigRow(rows[0]);
   }
 

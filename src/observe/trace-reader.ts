@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { decodeCursor, encodeCursor } from '../common/pagination';
+import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
 import type { SpanNode, SpanRecord } from './span-rows';
 import { SpanWriter } from './span-writer';
 import { type TraceFilter, TraceRepository } from './trace.repository';
@@ -57,9 +57,7 @@ export class TraceReader {
     const cursor = after === undefined ? undefined : decodeCursor(after);
     await this.writer.flush();
     const rows = await this.spans.roots(filter, limit + 1, cursor && { startedAt: cursor.createdAt, id: cursor.id });
-    const items = rows.slice(0, limit);
-    const last = items.at(-1);
-    return { items, nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.startedAt, id: last.id }) : null };
+    return keysetPage(rows, limit, (span) => encodeCursor({ createdAt: span.startedAt, id: span.id }));
   }
 
   /** The longest spans of a kind (model calls by default) in a time range, longest first. */

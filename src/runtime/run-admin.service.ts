@@ -1,5 +1,5 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { decodeCursor, encodeCursor } from '../common/pagination';
+import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
 import type { ConnectionShape } from '../graphql/connection';
 import { pageSize, toConnection } from '../graphql/connection';
 import { WorkspaceService } from '../conversation/workspace.service';
@@ -82,9 +82,9 @@ export class RunAdminService {
       to: filter?.to ?? undefined,
     };
     const rows = await this.queries.page(query, limit + 1, cursor);
-    const items = rows.slice(0, limit).map(toRunType);
-    const cursorOf = (run: RunType) => encodeCursor({ createdAt: run.createdAt, id: run.id });
-    return toConnection(items, cursorOf, rows.length > limit ? cursorOf(items[items.length - 1]) : null);
+    const cursorOf = (run: { createdAt: Date; id: string }) => encodeCursor({ createdAt: run.createdAt, id: run.id });
+    const page = keysetPage(rows, limit, cursorOf);
+    return toConnection(page.items.map(toRunType), cursorOf, page.nextCursor);
   }
 
   /** The run, if the caller may see it (404 for an unknown id and for another workspace's run). */

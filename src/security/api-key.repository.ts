@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ApiKey } from '../generated/prisma/client';
+import { Prisma, type ApiKey } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
 import type { Sql } from '../database/sql-client';
 import type { Role } from './auth-context';
@@ -30,29 +30,9 @@ export interface NewApiKey {
   expiresAt: Date | null;
 }
 
-interface ApiKeyRow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  prefix: string;
-  role: Role;
-  created_at: Date;
-  last_used_at: Date | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-}
-
-const fromSql = (row: ApiKeyRow): ApiKeyRecord => ({
-  id: row.id,
-  workspaceId: row.workspace_id,
-  name: row.name,
-  prefix: row.prefix,
-  role: row.role,
-  createdAt: row.created_at,
-  lastUsedAt: row.last_used_at,
-  expiresAt: row.expires_at,
-  revokedAt: row.revoked_at,
-});
+/** The columns of an ApiKeyRecord under its names (never the hash), for the raw statements. */
+const RECORD_COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", name, prefix, role::text AS role, created_at AS "createdAt",
+  last_used_at AS "lastUsedAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
 
 /** All SQL of the ApiKey aggregate (`api_keys`). */
 @Injectable()
@@ -77,19 +57,19 @@ export class ApiKeyRepository {
   }
 
   async insert(tx: Sql, key: NewApiKey): Promise<ApiKeyRecord> {
-    const rows = await tx.$queryRaw<ApiKeyRow[]>`
+    const rows = await tx.$queryRaw<ApiKeyRecord[]>`
       INSERT INTO api_keys (id, workspace_id, name, hash, prefix, role, expires_at)
       VALUES (${key.id}, ${key.workspaceId}, ${key.name}, ${key.hash}, ${key.prefix}, ${key.role}::"Role", ${key.expiresAt})
-      RETURNING id, workspace_id, name, prefix, role::text AS role, created_at, last_used_at, expires_at, revoked_at`;
-    return fromSql(rows[0]);
+      RETURNING ${RECORD_COLUMNS}`;
+    return rows[0];
   }
 
   /** Revokes the key (once: a revoked key keeps its first revocation time). */
   async revoke(tx: Sql, id: string): Promise<ApiKeyRecord | undefined> {
-    const rows = await tx.$queryRaw<ApiKeyRow[]>`
+    const rows = await tx.$queryRaw<ApiKeyRecord[]>`
       UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${id}
-      RETURNING id, workspace_id, name, prefix, role::text AS role, created_at, last_used_at, expires_at, revoked_at`;
-    return rows[0] && fromSql(rows[0]);
+      RETURNING ${RECORD_COLUMNS}`;
+    return rows[0];
   }
 }
 

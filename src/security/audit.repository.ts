@@ -18,17 +18,6 @@ export interface AuditRecord {
 
 export type NewAuditEntry = Omit<AuditRecord, 'id' | 'at'>;
 
-interface AuditRow {
-  id: string;
-  workspace_id: string | null;
-  actor: string;
-  action: string;
-  target: string;
-  before: unknown;
-  after: unknown;
-  at: Date;
-}
-
 /** All SQL of the audit log (`audit_log`): rows are only ever added. */
 @Injectable()
 export class AuditRepository {
@@ -45,19 +34,9 @@ export class AuditRepository {
   async page(workspaceId: string | undefined, limit: number, after?: { at: Date; id: string }): Promise<AuditRecord[]> {
     const scope = workspaceId === undefined ? Prisma.sql`TRUE` : Prisma.sql`workspace_id = ${workspaceId}`;
     const keyset = after ? Prisma.sql`(at, id) < (${after.at}, ${after.id})` : Prisma.sql`TRUE`;
-    const rows = await this.sql.$queryRaw<AuditRow[]>`
-      SELECT id, workspace_id, actor, action, target, before, after, at FROM audit_log
+    return this.sql.$queryRaw<AuditRecord[]>`
+      SELECT id, workspace_id AS "workspaceId", actor, action, target, before, after, at FROM audit_log
       WHERE ${scope} AND ${keyset} ORDER BY at DESC, id DESC LIMIT ${limit}`;
-    return rows.map((row) => ({
-      id: row.id,
-      workspaceId: row.workspace_id,
-      actor: row.actor,
-      action: row.action,
-      target: row.target,
-      before: row.before,
-      after: row.after,
-      at: row.at,
-    }));
   }
 }
 

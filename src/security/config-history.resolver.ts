@@ -1,6 +1,6 @@
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import { BadRequestException, ForbiddenException } from '@nestjs/common';
-import { decodeCursor, encodeCursor } from '../common/pagination';
+import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
 import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, pageSize, toConnection } from '../graphql/connection';
 import { adminWorkspace } from './admin-scope';
 import type { AuditRecord } from './audit.repository';
@@ -56,9 +56,9 @@ export class ConfigHistoryResolver {
     const limit = pageSize(first);
     const cursor = after === undefined || after === null ? undefined : decodeCursor(after, 'after');
     const rows = await this.audit.page(auth.bootstrap ? undefined : auth.workspaceId, limit + 1, cursor && { at: cursor.createdAt, id: cursor.id });
-    const items = rows.slice(0, limit);
     const cursorOf = (entry: AuditRecord) => encodeCursor({ createdAt: entry.at, id: entry.id });
-    return toConnection(items, cursorOf, rows.length > limit ? cursorOf(items[items.length - 1]) : null);
+    const page = keysetPage(rows, limit, cursorOf);
+    return toConnection(page.items, cursorOf, page.nextCursor);
   }
 }
 

@@ -71,17 +71,11 @@ export class ConfigHistory {
 
   /** Runs `write` in a transaction, then records its version and audit row in the same one. */
   async change<T>(auth: AuthContext, write: (tx: Sql) => Promise<{ result: T; change: ConfigChange }>): Promise<T> {
-    let target = '';
-    const result = await this.sql.$transaction(async (tx) => {
+    return this.audited(auth, async (tx) => {
       const { result, change } = await write(tx);
-      const actor = actorOf(auth);
-      await this.versions.append(tx, change.workspaceId, change.key, change.after, actor);
-      await this.audit.insert({ ...change, actor, target: change.key }, tx);
-      target = change.key;
-      return result;
+      await this.versions.append(tx, change.workspaceId, change.key, change.after, actorOf(auth));
+      return { result, entry: { ...change, target: change.key } };
     });
-    this.notify(target);
-    return result;
   }
 
   /** Like `change`, for an action that is audited but not versioned configuration (API keys, secrets). */

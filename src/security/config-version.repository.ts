@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '../common/ids';
 import { SqlClient, type Sql } from '../database/sql-client';
-import { Prisma } from '../generated/prisma/client';
+import { equalsOrNull } from '../database/sql-fragments';
 
 /** One version of a piece of configuration (null content: it was deleted). */
 export interface ConfigVersionRecord {
@@ -24,10 +24,6 @@ interface VersionRow {
   created_at: Date;
 }
 
-/** `workspace_id = $1`, where a NULL workspace (instance-wide configuration) matches NULL. */
-const sameWorkspace = (workspaceId: string | null) =>
-  workspaceId === null ? Prisma.sql`workspace_id IS NULL` : Prisma.sql`workspace_id = ${workspaceId}`;
-
 /** All SQL of configuration history (`config_versions`): versions are only ever added. */
 @Injectable()
 export class ConfigVersionRepository {
@@ -41,7 +37,7 @@ export class ConfigVersionRepository {
     const rows = await tx.$queryRaw<{ version: number }[]>`
       INSERT INTO config_versions (id, workspace_id, key, version, content, author)
       SELECT ${newId('cfv')}, ${workspaceId}, ${key}, COALESCE(MAX(version), 0) + 1, ${JSON.stringify(content ?? null)}::jsonb, ${author}
-      FROM config_versions WHERE ${sameWorkspace(workspaceId)} AND key = ${key}
+      FROM config_versions WHERE ${equalsOrNull('workspace_id', workspaceId)} AND key = ${key}
       RETURNING version`;
     return rows[0].version;
   }
@@ -50,14 +46,14 @@ export class ConfigVersionRepository {
   async list(workspaceId: string | null, key: string): Promise<ConfigVersionRecord[]> {
     const rows = await this.sql.$queryRaw<VersionRow[]>`
       SELECT id, workspace_id, key, version, content, author, created_at FROM config_versions
-      WHERE ${sameWorkspace(workspaceId)} AND key = ${key} ORDER BY version DESC`;
+      WHERE ${equalsOrNull('workspace_id', workspaceId)} AND key = ${key} ORDER BY version DESC`;
     return rows.map(toRecord);
   }
 
   async find(workspaceId: string | null, key: string, version: number): Promise<ConfigVersionRecord | undefined> {
     const rows = await this.sql.$queryRaw<VersionRow[]>`
       SELECT id, workspace_id, key, version, content, author, created_at FROM config_versions
-      WHERE ${sameWorkspace(workspaceId)} AND key = ${key} AND version = ${version}`;
+      WHERE ${equalsOrNull('workspace_id', workspaceId)} AND key = ${key} AND version = ${version}`;
     return rows[0] && toRecord(rows[0]);
   }
 }

@@ -3,6 +3,7 @@ import type { Secret } from '../generated/prisma/client';
 import { newId } from '../common/ids';
 import { PrismaService } from '../database/prisma.service';
 import type { Sql } from '../database/sql-client';
+import { equalsOrNull } from '../database/sql-fragments';
 
 /** A secret at rest: only its ciphertext is stored (SecretService encrypts and decrypts). */
 export interface SecretRecord {
@@ -53,7 +54,7 @@ export class SecretRepository {
   /** save() inside a transaction: the secret's row is locked until `tx` ends; its info. */
   async saveIn(tx: Sql, workspaceId: string | null, name: string, ciphertext: string): Promise<{ info: SecretInfo; created: boolean }> {
     const existing = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM secrets WHERE workspace_id IS NOT DISTINCT FROM ${workspaceId} AND name = ${name} FOR UPDATE`;
+      SELECT id FROM secrets WHERE ${equalsOrNull('workspace_id', workspaceId)} AND name = ${name} FOR UPDATE`;
     const rows = existing[0]
       ? await tx.$queryRaw<SecretInfoRow[]>`
           UPDATE secrets SET ciphertext = ${ciphertext}, updated_at = now() WHERE id = ${existing[0].id}

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { newId } from '../common/ids';
 import type { Sql } from '../database/sql-client';
 import { PrismaService } from '../database/prisma.service';
+import { equalsOrNull } from '../database/sql-fragments';
 import { Prisma, type ToolPolicy } from '../generated/prisma/client';
 import type { ToolPolicyMode } from './tool.types';
 
@@ -25,9 +26,6 @@ export interface ToolPolicyScope {
   conversationId: string | null;
   tool: string;
 }
-
-const sameConversation = (conversationId: string | null) =>
-  conversationId === null ? Prisma.sql`conversation_id IS NULL` : Prisma.sql`conversation_id = ${conversationId}`;
 
 /** All SQL of the ToolPolicy aggregate (`tool_policies`). */
 @Injectable()
@@ -73,7 +71,7 @@ export class ToolPolicyRepository {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${lockName}))`;
     const rows = await tx.$queryRaw<ToolPolicy[]>`
       SELECT ${COLUMNS} FROM tool_policies
-      WHERE workspace_id = ${scope.workspaceId} AND ${sameConversation(scope.conversationId)} AND tool = ${scope.tool} FOR UPDATE`;
+      WHERE workspace_id = ${scope.workspaceId} AND ${equalsOrNull('conversation_id', scope.conversationId)} AND tool = ${scope.tool} FOR UPDATE`;
     return rows[0] && toToolPolicyRecord(rows[0]);
   }
 
