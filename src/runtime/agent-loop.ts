@@ -76,7 +76,7 @@ export class AgentLoop {
   private async plan(run: RunRecord, context: RunContext, signal: AbortSignal): Promise<void> {
     this.events.emit(run.id, 'status', { phase: 'planning', text: 'Planning' });
     const history = await this.conversations.history(run.conversationId);
-    const prepared = await this.steps.prepare(this.steps.inputFor(run, context, history, 'plan'));
+    const prepared = await this.steps.prepare(await this.steps.inputFor(run, context, history, 'plan'));
     if (prepared.kind === 'denied') throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', prepared.reason);
     for (const event of prepared.events) this.events.emit(run.id, event.type, event.data);
     const { result, charged } = await this.steps.complete(prepared, signal);

@@ -86,7 +86,7 @@ export class AnswerStep {
         throw new RunStop('FAILED', 'max_steps', `The run stopped after reaching its limit of ${run.maxSteps} steps.`);
       }
       const step = soFar ? run.step : run.step + 1;
-      const prepared = first?.prepared ?? (await this.steps.prepare(this.steps.inputFor({ ...run, step }, context, history, 'answer')));
+      const prepared = first?.prepared ?? (await this.steps.prepare(await this.steps.inputFor({ ...run, step }, context, history, 'answer')));
       if (prepared.kind === 'denied') throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', prepared.reason);
 
       // the step is counted while the model request goes out, and in place before its output is handled

@@ -71,8 +71,10 @@ export class ModelStep {
   ) {}
 
   /** The input of the hooks for a call of `run` (the tools offered follow from its mode and the call's purpose). */
-  inputFor(run: StepInput['run'], context: RunContext, history: MessageRecord[], purpose: StepInput['purpose']): StepInput {
-    const tools = purpose === 'answer' && run.mode !== 'direct' ? this.tools.specs() : undefined;
+  async inputFor(run: StepInput['run'], context: RunContext, history: MessageRecord[], purpose: StepInput['purpose']): Promise<StepInput> {
+    const offered = purpose === 'answer' && run.mode !== 'direct';
+    const scope = { workspaceId: context.workspaceId, conversationId: run.conversationId, settings: context.settings };
+    const tools = offered ? await this.tools.specsFor(scope) : undefined;
     return { run, workspaceId: context.workspaceId, settings: context.settings, fallbacks: context.fallbacks, history, purpose, tools };
   }
 

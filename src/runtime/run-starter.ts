@@ -83,7 +83,7 @@ export class RunStarter {
     if (history && !liveBefore?.value.length) {
       const seen = [...history.value, unsaved(message, seq)];
       const draft = { id: runId, conversationId, mode: input.mode, model, plan: null, step: 1 };
-      const prepared = await this.steps.prepare(this.steps.inputFor(draft, context, seen, 'answer'));
+      const prepared = await this.steps.prepare(await this.steps.inputFor(draft, context, seen, 'answer'));
       first = { history: seen, prepared, call: prepared.kind === 'ready' ? this.steps.send(prepared) : undefined };
     }
 

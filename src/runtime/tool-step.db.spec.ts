@@ -35,7 +35,7 @@ describe('tool steps (database, scripted model)', () => {
     const run = await h.waitForRun((await h.post(conversationId, 'compute')).run.id);
     expect(run).toMatchObject({ state: 'SUCCEEDED', step: 2, pendingAction: null });
     expect(invoke).toHaveBeenCalledTimes(1);
-    expect(invoke).toHaveBeenCalledWith('calculator', '{"expression":"(2+3)*4"}', expect.objectContaining({ runId: run.id, conversationId }));
+    expect(invoke).toHaveBeenCalledWith(expect.objectContaining({ name: 'calculator' }), 'calculator', '{"expression":"(2+3)*4"}', expect.objectContaining({ runId: run.id, conversationId }));
     expect(briefly(await h.messagesOf(conversationId)).map(({ role, content, parts, toolCallId }) => ({ role, content, parts, toolCallId }))).toEqual([
       { role: 'user', content: 'compute', parts: { kind: 'user' }, toolCallId: null },
       { role: 'assistant', content: '', parts: { kind: 'answer', step: 1, toolCalls: [toolCall('call_f', 'calculator', { expression: '(2+3)*4' })] }, toolCallId: null },

@@ -61,7 +61,7 @@ export class ToolStep {
   ) {}
 
   async answerPending(run: RunRecord, context: Pick<RunContext, 'workspaceId' | 'settings'>, history: MessageRecord[], signal: AbortSignal): Promise<ToolStepOutcome> {
-    const { workspaceId } = context;
+    const scope = { workspaceId: context.workspaceId, conversationId: run.conversationId, settings: context.settings };
     const lastAnswer = history.findLast((m) => m.runId === run.id && m.parts.kind === 'answer');
     const calls = lastAnswer?.parts.kind === 'answer' ? (lastAnswer.parts.toolCalls ?? []) : [];
     if (!lastAnswer || !calls.length) return { kind: 'continue', run };
@@ -78,7 +78,7 @@ export class ToolStep {
         }, context);
         continue;
       }
-      const tool = this.tools.get(call.name);
+      const tool = await this.tools.resolve(scope, call.name);
       if (tool?.control === 'ask_user') {
         const question = questionOf(args);
         this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
@@ -86,7 +86,7 @@ export class ToolStep {
         await this.runs.transition(run, 'AWAIT_USER', { pendingAction: { type: 'user_reply', callId: call.id, question } });
         return { kind: 'suspended' };
       }
-      const policy = await this.tools.policy(workspaceId, run.conversationId, call.name, context.settings.confirmationPolicy);
+      const policy = await this.tools.policy(scope, tool, call.name);
       if (policy === 'forbid') {
         this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
         run = await this.answer(run, call, { ok: false, error: `The tool ${call.name} is forbidden by policy.` }, context, { decision: 'forbid', startedAt: new Date() });
@@ -117,12 +117,7 @@ export class ToolStep {
       }
       run = await this.runs.update(run, { pendingAction: { type: 'tool_running', callId: call.id, name: call.name } });
       const trace: CallTrace = { decision: policy, startedAt: new Date(), ...(approval && waited(approval)) };
-      const result = await this.tools.invoke(call.name, call.arguments, {
-        workspaceId,
-        conversationId: run.conversationId,
-        runId: run.id,
-        signal,
-      });
+      const result = await this.tools.invoke(tool, call.name, call.arguments, { ...scope, runId: run.id, signal });
       run = await this.answer(run, call, result, context, trace);
     }
     return { kind: 'continue', run };

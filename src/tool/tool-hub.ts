@@ -1,45 +1,100 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { isRecord } from '../common/json-record';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import type { ToolSpec } from '../model/model.types';
-import { askUser } from './builtin/ask-user';
-import { calculator } from './builtin/calculator';
-import { currentTime } from './builtin/current-time';
+import { compileArguments, parseArguments, type ArgumentCheck } from './tool-arguments';
 import { ToolPolicyRepository } from './tool-policy.repository';
-import type { ConfirmationMode, Tool, ToolContext, ToolPolicyMode, ToolResult } from './tool.types';
-
-const BUILTINS: Tool[] = [calculator, currentTime, askUser];
+import {
+  type ConfirmationMode,
+  DEFAULT_TOOL_OUTPUT_CHARS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  HelixTool,
+  HelixToolSource,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolPolicyMode,
+  type ToolResult,
+  type ToolScope,
+  type ToolSource,
+} from './tool.types';
 
 /**
- * The registry of tools the agent may call: their specs for the model, the policy that applies
- * to a call (conversation rule > workspace rule > the tool's default), argument checks and
- * invocation. Tool failures are results (`ok: false`), never exceptions.
+ * The registry of tools the agent may call: the built-in providers marked `@HelixTool()`, plus
+ * what `@HelixToolSource()` providers offer a workspace (MCP servers). It gives the model their
+ * specs, resolves the policy of a call (conversation rule > workspace rule > default), and runs
+ * calls: arguments checked against the schema, a time limit, cancellation, an output limit.
+ * Tool failures are results (`ok: false`), never exceptions.
  */
 @Injectable()
-export class ToolHub {
-  private readonly tools = new Map(BUILTINS.map((tool) => [tool.spec.name, tool]));
+export class ToolHub implements OnModuleInit {
+  private readonly logger = new Logger(ToolHub.name);
+  private readonly builtins = new Map<string, ToolDefinition>();
+  private readonly sources: ToolSource[] = [];
+  private readonly checks = new WeakMap<ToolDefinition, ArgumentCheck>();
+  private builtinSpecs?: ToolSpec[];
 
-  constructor(@Inject(ToolPolicyRepository) private readonly policies: Pick<ToolPolicyRepository, 'rulesFor'>) {}
+  constructor(
+    @Inject(ToolPolicyRepository) private readonly policies: Pick<ToolPolicyRepository, 'rulesFor'>,
+    @Inject(DiscoveryService) private readonly discovery: Pick<DiscoveryService, 'getProviders'>,
+  ) {}
 
-  specs(): ToolSpec[] {
-    return [...this.tools.values()].map((tool) => tool.spec);
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders({ metadataKey: HelixTool.KEY })) {
+      if (wrapper.instance) this.register(wrapper.instance as ToolDefinition);
+    }
+    for (const wrapper of this.discovery.getProviders({ metadataKey: HelixToolSource.KEY })) {
+      if (wrapper.instance) this.sources.push(wrapper.instance as ToolSource);
+    }
   }
 
-  get(name: string): Tool | undefined {
-    return this.tools.get(name);
+  /** Adds a tool; its schema is compiled now, so a broken one stops the start, not a run. */
+  register(tool: ToolDefinition): void {
+    if (this.builtins.has(tool.name)) throw new Error(`Two tools are named "${tool.name}"`);
+    this.checks.set(tool, compileArguments(tool.parameters));
+    this.builtins.set(tool.name, tool);
+    this.builtinSpecs = undefined;
   }
 
-  /** Every registered tool, for the admin API's listing. */
-  list(): Tool[] {
-    return [...this.tools.values()];
+  /** The built-in tools (every workspace has them), for the admin API's listing. */
+  list(): ToolDefinition[] {
+    return [...this.builtins.values()];
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.builtins.get(name);
+  }
+
+  /** Every tool the scope can call now: built-ins first, then its sources' (a failing source adds none). */
+  async toolsFor(scope: ToolScope): Promise<ToolDefinition[]> {
+    const extra = await Promise.all(
+      this.sources.map((source) =>
+        source.toolsFor(scope).catch((error: unknown) => {
+          this.logger.warn(`A tool source failed to list its tools: ${error instanceof Error ? error.message : String(error)}`);
+          return [];
+        }),
+      ),
+    );
+    return [...this.builtins.values(), ...extra.flat()];
+  }
+
+  async specsFor(scope: ToolScope): Promise<ToolSpec[]> {
+    if (!this.sources.length) return (this.builtinSpecs ??= this.list().map(specOf));
+    return (await this.toolsFor(scope)).map(specOf);
+  }
+
+  /** The tool a call names, if the scope has one by that name. */
+  async resolve(scope: ToolScope, name: string): Promise<ToolDefinition | undefined> {
+    return this.builtins.get(name) ?? (this.sources.length ? (await this.toolsFor(scope)).find((tool) => tool.name === name) : undefined);
   }
 
   /**
    * The mode of a call no rule covers, by the workspace's confirmation policy: `risky` (the
-   * default) has high-risk tools wait for approval, `always` every tool, `never` none.
+   * default) has high-risk tools (and tools whose own default says so) wait for approval,
+   * `always` every tool, `never` none.
    */
-  defaultPolicy(tool: Tool | undefined, confirmation: ConfirmationMode = 'risky'): ToolPolicyMode {
+  defaultPolicy(tool: ToolDefinition | undefined, confirmation: ConfirmationMode = 'risky'): ToolPolicyMode {
     if (confirmation === 'always') return 'confirm';
     if (confirmation === 'never') return 'always';
+    if (tool?.defaultPolicy) return tool.defaultPolicy;
     return tool?.risk === 'high' ? 'confirm' : 'always';
   }
 
@@ -47,51 +102,66 @@ export class ToolHub {
    * A conversation's rule, else the workspace's, else the default of the confirmation policy.
    * Read from the database on every call, so an admin's change applies to the next call.
    */
-  async policy(workspaceId: string, conversationId: string, name: string, confirmation?: ConfirmationMode): Promise<ToolPolicyMode> {
-    const rules = await this.policies.rulesFor(workspaceId, conversationId, name);
-    const rule = rules.find((r) => r.conversationId === conversationId) ?? rules.find((r) => r.conversationId === null);
+  async policy(scope: ToolScope, tool: ToolDefinition | undefined, name: string): Promise<ToolPolicyMode> {
+    const rules = await this.policies.rulesFor(scope.workspaceId, scope.conversationId, name);
+    const rule = rules.find((r) => r.conversationId === scope.conversationId) ?? rules.find((r) => r.conversationId === null);
     if (rule) return rule.mode;
-    return this.defaultPolicy(this.tools.get(name), confirmation);
+    return this.defaultPolicy(tool, scope.settings.confirmationPolicy);
   }
 
-  async invoke(name: string, rawArgs: string, context: ToolContext): Promise<ToolResult> {
-    const tool = this.tools.get(name);
-    if (!tool) return { ok: false, error: `Unknown tool "${name}". Available: ${[...this.tools.keys()].join(', ')}` };
-    const args = parseArgs(rawArgs);
-    if (typeof args === 'string') return { ok: false, error: args };
-    const problem = checkArgs(tool.spec, args);
+  /** Runs a call: unknown tool, bad JSON, schema violation, throw, time-out and cancel all end as `ok: false`. */
+  async invoke(tool: ToolDefinition | undefined, name: string, rawArgs: string, context: ToolContext): Promise<ToolResult> {
+    if (!tool) {
+      const names = (await this.toolsFor(context)).map((t) => t.name).join(', ');
+      return { ok: false, error: `Unknown tool "${name}". Available: ${names}` };
+    }
+    const args = parseArguments(rawArgs);
+    if (typeof args === 'string') return { ok: false, error: `Invalid arguments for ${name}: ${args}` };
+    const problem = this.checkOf(tool)(args);
     if (problem) return { ok: false, error: `Invalid arguments for ${name}: ${problem}` };
-    try {
-      return await tool.run(args, context);
-    } catch (error) {
-      return { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` };
+    const result = await runLimited(tool, args, context);
+    return result.ok ? { ok: true, output: truncate(result.output, tool.maxOutputChars ?? DEFAULT_TOOL_OUTPUT_CHARS) } : result;
+  }
+
+  private checkOf(tool: ToolDefinition): ArgumentCheck {
+    let check = this.checks.get(tool);
+    if (!check) {
+      check = compileArguments(tool.parameters);
+      this.checks.set(tool, check);
     }
+    return check;
   }
 }
 
-function parseArgs(raw: string): Record<string, unknown> | string {
-  let value: unknown;
+const specOf = ({ name, description, parameters }: ToolDefinition): ToolSpec => ({ name, description, parameters });
+
+/** Runs the handler under the call's time limit and the run's signal; whichever ends first wins. */
+async function runLimited(tool: ToolDefinition, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([context.signal, timeout]);
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<ToolResult>((resolve) => {
+    onAbort = () =>
+      resolve({
+        ok: false,
+        error: context.signal.aborted ? `${tool.name} was cancelled.` : `${tool.name} timed out after ${timeoutMs} ms.`,
+      });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const ran = tool.run(args, { ...context, signal }).catch(
+    (error: unknown): ToolResult => ({ ok: false, error: `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}` }),
+  );
   try {
-    value = raw.trim() ? JSON.parse(raw) : {};
-  } catch {
-    return 'Tool arguments are not valid JSON';
+    return await Promise.race([ran, stopped]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
-  return isRecord(value) ? value : 'Tool arguments must be a JSON object';
 }
 
-/** Required properties and primitive types of the spec's top level (the built-ins need no more). */
-function checkArgs(spec: ToolSpec, args: Record<string, unknown>): string | undefined {
-  const { properties, required } = spec.parameters;
-  if (Array.isArray(required)) {
-    for (const name of required) {
-      if (typeof name === 'string' && args[name] === undefined) return `"${name}" is required`;
-    }
-  }
-  for (const [name, value] of Object.entries(args)) {
-    const property = isRecord(properties) ? properties[name] : undefined;
-    if (!isRecord(property)) return `unknown argument "${name}"`;
-    const expected = property.type;
-    if (typeof expected === 'string' && expected !== 'integer' && typeof value !== expected) return `"${name}" must be a ${expected}`;
-  }
-  return undefined;
+/** Cuts output over the limit, saying how much was left out (the model should know it saw a part). */
+export function truncate(output: string, limit: number): string {
+  if (output.length <= limit) return output;
+  return `${output.slice(0, limit)}\n[… output truncated: ${output.length - limit} more characters]`;
 }

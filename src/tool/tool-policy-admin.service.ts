@@ -45,9 +45,9 @@ export class ToolPolicyAdmin {
   /** Every registered tool with the mode its calls get when no rule covers them. */
   tools(): ToolDefinitionType[] {
     return this.hub.list().map((tool) => ({
-      name: tool.spec.name,
-      description: tool.spec.description,
-      parameters: tool.spec.parameters,
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
       risk: tool.risk,
       defaultPolicy: this.hub.defaultPolicy(tool),
     }));
@@ -87,7 +87,7 @@ export class ToolPolicyAdmin {
   private tool(name: string): string {
     const checked = textArg('tool', name, 100);
     if (!this.hub.get(checked)) {
-      throw new BadRequestException(`tool must name a registered tool (${this.hub.list().map((t) => t.spec.name).join(', ')}); got "${checked}"`);
+      throw new BadRequestException(`tool must name a registered tool (${this.hub.list().map((t) => t.name).join(', ')}); got "${checked}"`);
     }
     return checked;
   }

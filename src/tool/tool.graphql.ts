@@ -9,7 +9,7 @@ registerEnumType(ToolPolicyModeEnum, {
   description: 'what a call of the tool does: run at once (`always`), wait for approval (`confirm`), or be refused (`forbid`)',
 });
 
-export const ToolRiskEnum: Record<ToolRisk, ToolRisk> = { low: 'low', medium: 'medium', high: 'high' };
+export const ToolRiskEnum: Record<ToolRisk, ToolRisk> = { low: 'low', high: 'high' };
 registerEnumType(ToolRiskEnum, { name: 'ToolRisk' });
 
 @ObjectType('ToolDefinition', { description: 'A tool the agent can call.' })

@@ -1,24 +1,58 @@
-import type { ToolSpec } from '../model/model.types';
+import { DiscoveryService } from '@nestjs/core';
+import type { EffectiveSettings } from '../conversation/conversation.records';
 
 export type ToolPolicyMode = 'always' | 'confirm' | 'forbid';
 /** The workspace setting `confirmationPolicy`: which calls no rule covers wait for approval. */
 export type ConfirmationMode = 'risky' | 'always' | 'never';
-export type ToolRisk = 'low' | 'medium' | 'high';
+export type ToolRisk = 'low' | 'high';
+/** A JSON Schema (draft-07 as ajv reads it) describing a tool's arguments object. */
+export type JsonSchema = Record<string, unknown>;
 
 export type ToolResult = { ok: true; output: string } | { ok: false; error: string };
 
-export interface ToolContext {
+/** Whose call it is and the settings in force: what a tool may look at, besides its arguments. */
+export interface ToolScope {
   workspaceId: string;
   conversationId: string;
+  settings: EffectiveSettings;
+}
+
+export interface ToolContext extends ToolScope {
   runId: string;
+  /** aborted when the run is cancelled or the call's time limit passes: stop work and return */
   signal: AbortSignal;
 }
 
-/** A tool the agent can call. `args` were validated against `spec.parameters` before `run`. */
-export interface Tool {
-  spec: ToolSpec;
-  risk: ToolRisk;
-  /** a control tool the runtime handles itself (ask_user moves the run to AWAIT_USER) */
-  control?: 'ask_user';
+/**
+ * A tool the agent can call. `run` gets arguments already validated against `parameters`; it may
+ * return an error result or throw — either way the call fails, never the run.
+ */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonSchema;
+  readonly risk: ToolRisk;
+  /** how long a call may take (default DEFAULT_TOOL_TIMEOUT_MS) */
+  readonly timeoutMs?: number;
+  /** longer output is cut, with a marker saying how much was left out (default DEFAULT_TOOL_OUTPUT_CHARS) */
+  readonly maxOutputChars?: number;
+  /** the mode of a call no rule covers, when it is not what the risk and confirmation policy give (MCP: confirm) */
+  readonly defaultPolicy?: ToolPolicyMode;
+  /** a call the runtime answers itself instead of running the tool (ask_user: the user's reply) */
+  readonly control?: 'ask_user';
   run(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
 }
+
+/** Tools that exist only for some workspaces (MCP servers configured in their settings). */
+export interface ToolSource {
+  /** The tools the scope has now; a source that cannot reach its backend lists what it knows and fails their calls. */
+  toolsFor(scope: ToolScope): Promise<ToolDefinition[]>;
+}
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+export const DEFAULT_TOOL_OUTPUT_CHARS = 20_000;
+
+/** Marks a provider as a tool (it implements ToolDefinition); ToolHub finds every one at start-up. */
+export const HelixTool = DiscoveryService.createDecorator<void>();
+/** Marks a provider as a ToolSource of workspace-specific tools. */
+export const HelixToolSource = DiscoveryService.createDecorator<void>();

@@ -1,18 +1,22 @@
-import type { Tool } from '../tool.types';
+import { Injectable } from '@nestjs/common';
+import { HelixTool, type ToolDefinition, type ToolResult } from '../tool.types';
 
 /** Handled by the runtime: the run moves to AWAIT_USER and the reply becomes the tool result. */
-export const askUser: Tool = {
-  spec: {
-    name: 'ask_user',
-    description: 'Ask the user a question and wait for their answer.',
-    parameters: {
-      type: 'object',
-      properties: { question: { type: 'string' } },
-      required: ['question'],
-      additionalProperties: false,
-    },
-  },
-  risk: 'low',
-  control: 'ask_user',
-  run: async () => ({ ok: false, error: 'ask_user is answered by the user, not run' }),
-};
+@Injectable()
+@HelixTool()
+export class AskUserTool implements ToolDefinition {
+  readonly name = 'ask_user';
+  readonly description = 'Ask the user a question and wait for their answer.';
+  readonly parameters = {
+    type: 'object',
+    properties: { question: { type: 'string', minLength: 1 } },
+    required: ['question'],
+    additionalProperties: false,
+  };
+  readonly risk = 'low';
+  readonly control = 'ask_user';
+
+  async run(): Promise<ToolResult> {
+    return { ok: false, error: 'ask_user is answered by the user, not run' };
+  }
+}

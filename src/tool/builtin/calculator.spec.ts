@@ -1,4 +1,4 @@
-import { calculator, evaluate } from './calculator';
+import { CalculatorTool, evaluate } from './calculator';
 
 describe('calculator', () => {
   it.each([
@@ -28,10 +28,9 @@ describe('calculator', () => {
   });
 
   it('answers errors as failed results, not exceptions', async () => {
-    const signal = new AbortController().signal;
-    const context = { workspaceId: 'w', conversationId: 'c', runId: 'r', signal };
-    await expect(calculator.run({ expression: '0.1+0.2' }, context)).resolves.toEqual({ ok: true, output: '0.3' });
-    await expect(calculator.run({ expression: '1/0' }, context)).resolves.toEqual({
+    const calculator = new CalculatorTool();
+    await expect(calculator.run({ expression: '0.1+0.2' })).resolves.toEqual({ ok: true, output: '0.3' });
+    await expect(calculator.run({ expression: '1/0' })).resolves.toEqual({
       ok: false,
       error: 'Cannot evaluate "1/0": division by zero',
     });

@@ -1,4 +1,5 @@
-import type { Tool } from '../tool.types';
+import { Injectable } from '@nestjs/common';
+import { HelixTool, type ToolDefinition, type ToolResult } from '../tool.types';
 
 /**
  * Evaluates arithmetic (+ - * / % ^, parentheses, unary minus, decimals) with a small
@@ -70,24 +71,25 @@ export function evaluate(expression: string): number {
   return result;
 }
 
-export const calculator: Tool = {
-  spec: {
-    name: 'calculator',
-    description: 'Evaluate an arithmetic expression, e.g. "(2+3)*4" or "2^10".',
-    parameters: {
-      type: 'object',
-      properties: { expression: { type: 'string', description: 'the expression to evaluate' } },
-      required: ['expression'],
-      additionalProperties: false,
-    },
-  },
-  risk: 'low',
-  run: async (args) => {
+@Injectable()
+@HelixTool()
+export class CalculatorTool implements ToolDefinition {
+  readonly name = 'calculator';
+  readonly description = 'Evaluate an arithmetic expression, e.g. "(2+3)*4" or "2^10".';
+  readonly parameters = {
+    type: 'object',
+    properties: { expression: { type: 'string', minLength: 1, maxLength: 2000, description: 'the expression to evaluate' } },
+    required: ['expression'],
+    additionalProperties: false,
+  };
+  readonly risk = 'low';
+
+  async run(args: Record<string, unknown>): Promise<ToolResult> {
     try {
       const value = evaluate(String(args.expression));
       return { ok: true, output: String(Number(value.toPrecision(15))) };
     } catch (error) {
       return { ok: false, error: `Cannot evaluate "${String(args.expression)}": ${error instanceof Error ? error.message : String(error)}` };
     }
-  },
-};
+  }
+}
