@@ -59,10 +59,11 @@ describe('OpenAPI document and UI', () => {
     const expected: Record<string, { required: string[]; fields: string[] }> = {
       'post /api/v1/conversations': { required: [], fields: ['title', 'model', 'settings'] },
       'patch /api/v1/conversations/{id}': { required: [], fields: ['title', 'model', 'settings'] },
-      'post /api/v1/conversations/{id}/messages': { required: ['text'], fields: ['text', 'mode', 'modelOverride'] },
+      'post /api/v1/conversations/{id}/messages': { required: ['text'], fields: ['text', 'mode', 'modelOverride', 'clientTools'] },
       'post /api/v1/runs/{id}/resume': { required: ['approve'], fields: ['approve', 'plan', 'reason'] },
       'post /api/v1/runs/{id}/approvals/{approvalId}': { required: ['decision'], fields: ['decision', 'reason', 'remember'] },
       'post /api/v1/runs/{id}/reply': { required: ['text'], fields: ['text'] },
+      'post /api/v1/runs/{id}/tool-results': { required: ['results'], fields: ['results'] },
     };
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {

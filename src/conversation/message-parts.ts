@@ -1,4 +1,5 @@
 import { isRecord } from '../common/json-record';
+import type { ToolSpec } from '../model/model.types';
 /**
  * What a message carries besides its text, stored as JSON in `messages.parts` and returned to
  * clients as is. One shape per kind of message; `kind` tells which (and implies the role).
@@ -12,8 +13,8 @@ export interface StoredToolCall {
 }
 
 export type MessageParts =
-  /** what a user wrote */
-  | { kind: 'user' }
+  /** what a user wrote, with the client-side tools its run may call */
+  | { kind: 'user'; clientTools?: ToolSpec[] }
   /** a model answer that completed: step `step` of its run, with the tool calls it asked for */
   | { kind: 'answer'; step: number; toolCalls?: StoredToolCall[]; reasoning?: string }
   /**
@@ -56,6 +57,16 @@ function toolCalls(value: unknown): StoredToolCall[] | undefined {
   return calls.length ? calls : undefined;
 }
 
+function clientTools(value: unknown): ToolSpec[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const tools: ToolSpec[] = [];
+  for (const tool of value) {
+    if (!isRecord(tool) || typeof tool.name !== 'string' || !isRecord(tool.parameters)) continue;
+    tools.push({ name: tool.name, description: str(tool.description) ?? '', parameters: tool.parameters });
+  }
+  return tools.length ? tools : undefined;
+}
+
 /**
  * The typed parts of a stored message. Rows written before `kind` existed are recognised by
  * their role and fields (a migration also backfills it), so every stored message reads back.
@@ -77,8 +88,10 @@ export function readMessageParts(role: MessageRole, stored: unknown): MessagePar
       return { kind, error: str(json.error) ?? 'internal' };
     case 'tool_result':
       return { kind, name: str(json.name) ?? '', ok: json.ok === true };
-    default:
-      return { kind: 'user' };
+    default: {
+      const tools = clientTools(json.clientTools);
+      return { kind: 'user', ...(tools && { clientTools: tools }) };
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import { ModelGateway } from '../model/model-gateway';
 import { ModelRouter } from '../model/model-router';
 import { ModelError, type ModelRequest, type ModelResult, type Usage } from '../model/model.types';
 import { ToolHub } from '../tool/tool-hub';
+import { clientToolsOf } from './client-tools';
 import { EventLog } from './event-log';
 import { ModelCall } from './model-call';
 import type { RunContext } from './run-launch';
@@ -74,7 +75,7 @@ export class ModelStep {
   async inputFor(run: StepInput['run'], context: RunContext, history: MessageRecord[], purpose: StepInput['purpose']): Promise<StepInput> {
     const offered = purpose === 'answer' && run.mode !== 'direct';
     const scope = { workspaceId: context.workspaceId, conversationId: run.conversationId, settings: context.settings };
-    const tools = offered ? await this.tools.specsFor(scope) : undefined;
+    const tools = offered ? [...(await this.tools.specsFor(scope)), ...clientToolsOf(run.id, history)] : undefined;
     return { run, workspaceId: context.workspaceId, settings: context.settings, fallbacks: context.fallbacks, history, purpose, tools };
   }
 

@@ -114,7 +114,8 @@ describe('runtime repositories (database)', () => {
       expect(await runs.update(run.id, { plan, usage, error })).toMatchObject({ plan, usage, error });
       const actions: PendingAction[] = [
         { type: 'queued' },
-        { type: 'tool_running', callId: 'call_1', name: 'calculator' },
+        { type: 'tool_running', callIds: ['call_1', 'call_2'] },
+        { type: 'client_tools', calls: [{ callId: 'call_3', name: 'pick_file' }] },
         { type: 'approval', approvalId: 'appr_1', callId: 'call_1' },
         { type: 'user_reply', callId: 'call_2', question: 'Which city?' },
       ];
@@ -132,7 +133,7 @@ describe('runtime repositories (database)', () => {
     it('transitions only from the state given; a terminal one sets finishedAt, clears lease and pending action, tells of a queued run', async () => {
       const conversationId = await conversation();
       const run = (await insert(conversationId))!;
-      await runs.update(run.id, { pendingAction: { type: 'tool_running', callId: 'c', name: 'n' } });
+      await runs.update(run.id, { pendingAction: { type: 'tool_running', callIds: ['c'] } });
       expect(await runs.transition(run.id, 'CREATED', 'EXECUTING', {})).toBeUndefined();
       const waiting = await runs.transition(run.id, 'EXECUTING', 'AWAIT_USER', { pendingAction: { type: 'user_reply', callId: 'c', question: 'q' } });
       expect(waiting).toEqual({ run: expect.objectContaining({ state: 'AWAIT_USER', finishedAt: null, leaseOwner: 'instance-a' }), queuedBehind: false });

@@ -10,6 +10,8 @@ export interface RunEventPayloads {
   plan: { steps: PlanStep[] };
   'tool.start': { callId: string; name: string; args: unknown };
   'tool.end': { callId: string; name: string; ok: boolean; output: string; durationMs: number };
+  /** a client-side tool the client is to run (the run waits in AWAIT_USER for POST /runs/:id/tool-results) */
+  'tool.client': { callId: string; name: string; args: unknown };
   approval: { approvalId: string; callId: string; name: string; args: unknown; risk: string };
   sources: { items: { id: string; documentId: string; title: string; source: string; snippet: string; score: number }[] };
   context: {

@@ -6,7 +6,7 @@ import { ConversationService } from '../conversation/conversation.service';
 import { SqlClient } from '../database/sql-client';
 import { UnitOfWork } from '../database/unit-of-work';
 import { ModelRouter } from '../model/model-router';
-import { ModelError, type ModelRef } from '../model/model.types';
+import { ModelError, type ModelRef, type ToolSpec } from '../model/model.types';
 import type { AuthContext } from '../security/auth-context';
 import { EventLog } from './event-log';
 import { type FirstStep, ModelStep } from './model-step';
@@ -21,6 +21,8 @@ export interface NewRunInput {
   text: string;
   mode: RunMode;
   modelOverride?: ModelRef;
+  /** client-side tools the message declared (checked) */
+  clientTools?: ToolSpec[];
 }
 
 /** A run was started (or queued behind `behind`, a live run of the conversation). */
@@ -75,7 +77,7 @@ export class RunStarter {
     const policy = settings.multitask ?? 'reject';
 
     const runId = newId('run');
-    const message: NewMessage = { id: newId('msg'), conversationId, runId, content: input.text, parts: { kind: 'user' } };
+    const message: NewMessage = { id: newId('msg'), conversationId, runId, content: input.text, parts: { kind: 'user', ...(input.clientTools && { clientTools: input.clientTools }) } };
     const startNow = Boolean(slot);
     // the seq the message gets if nothing is appended before it: the history read holds then
     const seq = (history?.value.at(-1)?.seq ?? 0) + 1;

@@ -4,6 +4,7 @@ import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ge
 import { ApiController, ApiErrors } from '../common/openapi';
 import { requestId } from '../common/request-id';
 import { AllowStreamToken, Auth, type AuthContext } from '../security/auth-context';
+import { ToolResultsDto } from './client-tools.dto';
 import { EventLog } from './event-log';
 import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunResponse } from './run.dto';
 import { RunService } from './run.service';
@@ -116,5 +117,14 @@ export class RunController {
   @ApiErrors(400, 404, 409)
   reply(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ReplyDto) {
     return this.runs.reply(auth, id, dto);
+  }
+
+  @Post(':id/tool-results')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Answer the client-side tool calls a run waits for (the `tool.client` events; a run in AWAIT_USER)' })
+  @ApiOkResponse({ type: RunResponse })
+  @ApiErrors(400, 404, 409)
+  toolResults(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ToolResultsDto) {
+    return this.runs.toolResults(auth, id, dto);
   }
 }

@@ -18,6 +18,7 @@ import {
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
 import { MessageResponse, ModelRefDto } from '../conversation/conversation.dto';
+import { ClientToolDto, MAX_CLIENT_TOOLS } from './client-tools.dto';
 import { RUN_MODES, type RunMode } from './run.records';
 
 
@@ -44,6 +45,18 @@ export class PostMessageDto {
   @ValidateNested()
   @Type(() => ModelRefDto)
   modelOverride?: ModelRefDto;
+
+  @ApiPropertyOptional({
+    type: () => [ClientToolDto],
+    maxItems: MAX_CLIENT_TOOLS,
+    description: 'tools the client runs itself: a call pauses the run (AWAIT_USER, `tool.client` event) until POST /runs/{id}/tool-results',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_CLIENT_TOOLS)
+  @ValidateNested({ each: true })
+  @Type(() => ClientToolDto)
+  clientTools?: ClientToolDto[];
 }
 
 export class PlanStepDto {

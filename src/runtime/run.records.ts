@@ -9,9 +9,12 @@ export type RunMode = (typeof RUN_MODES)[number];
 /** What a run is waiting for or doing that must survive a restart. */
 export type PendingAction =
   | { type: 'queued' }
-  | { type: 'tool_running'; callId: string; name: string }
+  /** these calls were started together and had not all finished: a restart reports them interrupted */
+  | { type: 'tool_running'; callIds: string[] }
   | { type: 'approval'; approvalId: string; callId: string }
-  | { type: 'user_reply'; callId: string; question: string };
+  | { type: 'user_reply'; callId: string; question: string }
+  /** client-side tools the client runs and answers with POST /runs/:id/tool-results */
+  | { type: 'client_tools'; calls: { callId: string; name: string }[] };
 
 export interface RunPlan {
   steps: PlanStep[];
@@ -89,14 +92,25 @@ export function readPlan(value: unknown): RunPlan | null {
   return { steps };
 }
 
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+
 export function readPendingAction(value: unknown): PendingAction | null {
   if (!isRecord(value)) return null;
   const callId = str(value.callId);
   switch (value.type) {
     case 'queued':
       return { type: 'queued' };
-    case 'tool_running':
-      return callId !== undefined ? { type: 'tool_running', callId, name: str(value.name) ?? '' } : null;
+    case 'tool_running': {
+      // rows written before calls ran in parallel name one call
+      const callIds = callId !== undefined ? [callId] : strings(value.callIds);
+      return callIds.length ? { type: 'tool_running', callIds } : null;
+    }
+    case 'client_tools': {
+      const calls = Array.isArray(value.calls)
+        ? value.calls.flatMap((call) => (isRecord(call) && typeof call.callId === 'string' ? [{ callId: call.callId, name: str(call.name) ?? '' }] : []))
+        : [];
+      return calls.length ? { type: 'client_tools', calls } : null;
+    }
     case 'approval': {
       const approvalId = str(value.approvalId);
       return callId !== undefined && approvalId !== undefined ? { type: 'approval', approvalId, callId } : null;

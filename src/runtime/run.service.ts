@@ -4,7 +4,13 @@ import { ConversationService } from '../conversation/conversation.service';
 import { type MessageView, toMessageView } from '../conversation/conversation.view';
 import type { AuthContext } from '../security/auth-context';
 import { StreamTokenService } from '../security/stream-token.service';
+import { SqlClient } from '../database/sql-client';
+import { UnitOfWork } from '../database/unit-of-work';
+import { ToolHub, truncate } from '../tool/tool-hub';
 import { ToolPolicyAdmin } from '../tool/tool-policy-admin.service';
+import { DEFAULT_TOOL_OUTPUT_CHARS } from '../tool/tool.types';
+import { checkClientTools } from './client-tools';
+import type { ToolResultsDto } from './client-tools.dto';
 import { ApprovalRepository } from './approval.repository';
 import { EventLog } from './event-log';
 import { RunExecutor } from './run-executor';
@@ -42,6 +48,8 @@ export class RunService implements OnModuleDestroy {
     private readonly executor: RunExecutor,
     private readonly streamTokens: StreamTokenService,
     private readonly toolPolicies: ToolPolicyAdmin,
+    private readonly tools: ToolHub,
+    private readonly sql: SqlClient,
   ) {
     this.endedSubscription = this.runs.ended$.subscribe(({ runId }) => this.ownRuns.delete(runId));
   }
@@ -51,7 +59,8 @@ export class RunService implements OnModuleDestroy {
   }
 
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
-    const started = await this.starter.start(auth, conversationId, { text: dto.text, mode: dto.mode ?? 'react', modelOverride: dto.modelOverride });
+    const clientTools = checkClientTools(dto.clientTools, (name) => this.tools.get(name) !== undefined);
+    const started = await this.starter.start(auth, conversationId, { text: dto.text, mode: dto.mode ?? 'react', modelOverride: dto.modelOverride, clientTools });
     if (started.kind === 'started') this.ownRuns.set(started.runId, auth.workspaceId);
     else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));
     // enqueue: the executor starts it when the live run ends
@@ -140,6 +149,41 @@ export class RunService implements OnModuleDestroy {
     });
     await this.events.open(runId);
     this.events.emit(runId, 'tool.end', { callId: pending.callId, name: 'ask_user', ok: true, output: dto.text, durationMs: 0 });
+    this.executor.submit(runId);
+    return toRunView(resumed);
+  }
+
+  /**
+   * The client's results of its client-side tools: every call the run waits for answered at
+   * once, stored as tool messages (cut to the tool output limit like any result); the run goes on.
+   */
+  async toolResults(auth: AuthContext, runId: string, dto: ToolResultsDto): Promise<RunView> {
+    const run = await this.find(auth, runId);
+    const pending = run.pendingAction;
+    if (run.state !== 'AWAIT_USER' || pending?.type !== 'client_tools') {
+      throw new ConflictException(`Run ${runId} is ${run.state}; only a run waiting for client-side tool results accepts them`);
+    }
+    const names = new Map(pending.calls.map((call) => [call.callId, call.name]));
+    const given = new Set<string>();
+    dto.results.forEach((result, index) => {
+      if (!names.has(result.callId)) {
+        throw new BadRequestException(`results.${index}.callId "${result.callId}" is not a call this run waits for (${[...names.keys()].join(', ')})`);
+      }
+      if (given.has(result.callId)) throw new BadRequestException(`results.${index}.callId "${result.callId}" is answered twice`);
+      given.add(result.callId);
+    });
+    const missing = [...names.keys()].filter((callId) => !given.has(callId));
+    if (missing.length) throw new BadRequestException(`results must answer every pending call; missing: ${missing.join(', ')}`);
+    // the checked state change first: of two posts, the second is refused before it stores anything
+    const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: null });
+    const results = dto.results.map((result) => ({ ...result, name: names.get(result.callId) ?? '', ok: result.ok ?? true, output: truncate(result.output, DEFAULT_TOOL_OUTPUT_CHARS) }));
+    const unit = new UnitOfWork();
+    for (const { callId, name, ok, output } of results) {
+      this.conversations.appendIn(unit, { conversationId: run.conversationId, runId, content: output, parts: { kind: 'tool_result', name, ok }, toolCallId: callId });
+    }
+    await unit.run(this.sql);
+    await this.events.open(runId);
+    for (const { callId, name, ok, output } of results) this.events.emit(runId, 'tool.end', { callId, name, ok, output, durationMs: 0 });
     this.executor.submit(runId);
     return toRunView(resumed);
   }

@@ -57,7 +57,7 @@ describe('tool steps (database, scripted model)', () => {
     const conversationId = await h.conversation();
     // as a crash leaves it: the answer asking for the call stored, the call marked running
     const seeded = await afterAnswer(conversationId, toolCall('call_i', 'calculator', { expression: '1/0' }));
-    await h.runRows.update(seeded.id, { pendingAction: { type: 'tool_running', callId: 'call_i', name: 'calculator' } });
+    await h.runRows.update(seeded.id, { pendingAction: { type: 'tool_running', callIds: ['call_i'] } });
 
     h.model.answer({ text: ['It did not finish.'] });
     h.executor.submit(seeded.id); // as recovery does

@@ -5,9 +5,11 @@ import { ConversationService } from '../conversation/conversation.service';
 import type { StoredToolCall } from '../conversation/message-parts';
 import { SqlClient } from '../database/sql-client';
 import { UnitOfWork } from '../database/unit-of-work';
+import { compileArguments, parseArguments } from '../tool/tool-arguments';
 import { ToolHub } from '../tool/tool-hub';
-import type { ToolResult } from '../tool/tool.types';
-import { ApprovalRepository } from './approval.repository';
+import type { ToolDefinition, ToolPolicyMode, ToolResult, ToolScope } from '../tool/tool.types';
+import { ApprovalRepository, type ApprovalRecord } from './approval.repository';
+import { clientToolsOf } from './client-tools';
 import { EventLog } from './event-log';
 import type { RunContext } from './run-launch';
 import { RunObserver } from './run-observer';
@@ -20,10 +22,32 @@ export type ToolStepOutcome = { kind: 'continue'; run: RunRecord } | { kind: 'su
 
 /** How a call came to be answered, for its trace: the policy that applied and when it ran. */
 interface CallTrace {
-  decision: 'always' | 'confirm' | 'forbid';
+  decision: ToolPolicyMode;
   startedAt: Date;
   approvalWaitMs?: number;
 }
+
+/** A call answered in this pass, stored with the others in call order. */
+interface Answered {
+  call: StoredToolCall;
+  result: ToolResult;
+  trace?: CallTrace;
+}
+
+/** A call that can run now, and whether its `tool.start` went out already (when its approval was asked). */
+interface Runnable {
+  call: StoredToolCall;
+  tool: ToolDefinition | undefined;
+  decision: ToolPolicyMode;
+  approval?: ApprovalRecord;
+}
+
+/** What the run waits for once this pass's calls are answered (the first found wins; the rest wait their turn). */
+type Wait =
+  | { kind: 'approval'; call: StoredToolCall; tool: ToolDefinition | undefined; approval: ApprovalRecord | undefined }
+  | { kind: 'user'; call: StoredToolCall };
+
+const INTERRUPTED = 'This tool call was interrupted by a server restart before it finished; it was not run again.';
 
 const parseArgs = (raw: string): unknown => {
   try {
@@ -41,10 +65,12 @@ const questionOf = (args: unknown): string =>
   typeof args === 'object' && args !== null && 'question' in args && typeof args.question === 'string' ? args.question : '';
 
 /**
- * Answers the tool calls of the run's last assistant message that have no tool message yet,
- * in order. Re-entrant: called again after an approval, a user reply or a restart, it skips
- * answered calls, runs approved ones, and reports a call that was started but never finished
- * (the process died) as interrupted instead of silently running it twice.
+ * Answers the tool calls of the run's last assistant message that have no tool message yet.
+ * The calls that may run now run concurrently and their results are stored in call order; then
+ * the run waits for the first call that needs a person (an approval, an ask_user reply), and
+ * last for the client-side tools. Re-entrant: called again after an approval, a reply or a
+ * restart, it skips answered calls, runs approved ones, and reports calls that were started but
+ * never finished (the process died) as interrupted instead of silently running them twice.
  */
 @Injectable()
 export class ToolStep {
@@ -61,96 +87,156 @@ export class ToolStep {
   ) {}
 
   async answerPending(run: RunRecord, context: Pick<RunContext, 'workspaceId' | 'settings'>, history: MessageRecord[], signal: AbortSignal): Promise<ToolStepOutcome> {
-    const scope = { workspaceId: context.workspaceId, conversationId: run.conversationId, settings: context.settings };
     const lastAnswer = history.findLast((m) => m.runId === run.id && m.parts.kind === 'answer');
     const calls = lastAnswer?.parts.kind === 'answer' ? (lastAnswer.parts.toolCalls ?? []) : [];
     if (!lastAnswer || !calls.length) return { kind: 'continue', run };
-    const answered = new Set(history.filter((m) => m.role === 'tool' && m.seq > lastAnswer.seq).map((m) => m.toolCallId));
+    const done = new Set(history.filter((m) => m.role === 'tool' && m.seq > lastAnswer.seq).map((m) => m.toolCallId));
+    const scope: ToolScope = { workspaceId: context.workspaceId, conversationId: run.conversationId, settings: context.settings };
+    const clientTools = new Map(clientToolsOf(run.id, history).map((tool) => [tool.name, tool]));
+    const interrupted = run.pendingAction?.type === 'tool_running' ? new Set(run.pendingAction.callIds) : new Set<string>();
 
+    const answered: Answered[] = [];
+    const runnable: Runnable[] = [];
+    const clientCalls: StoredToolCall[] = [];
+    let wait: Wait | undefined;
     for (const call of calls) {
-      if (answered.has(call.id)) continue;
-      const args = parseArgs(call.arguments);
-      const pending = run.pendingAction;
-      if (pending?.type === 'tool_running' && pending.callId === call.id) {
-        run = await this.answer(run, call, {
-          ok: false,
-          error: 'This tool call was interrupted by a server restart before it finished; it was not run again.',
-        }, context);
+      if (done.has(call.id)) continue;
+      if (interrupted.has(call.id)) {
+        answered.push({ call, result: { ok: false, error: INTERRUPTED } });
         continue;
       }
       const tool = await this.tools.resolve(scope, call.name);
-      if (tool?.control === 'ask_user') {
-        const question = questionOf(args);
-        this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
-        this.events.emit(run.id, 'status', { phase: 'waiting', text: question || 'Waiting for your answer' });
-        await this.runs.transition(run, 'AWAIT_USER', { pendingAction: { type: 'user_reply', callId: call.id, question } });
-        return { kind: 'suspended' };
-      }
-      const policy = await this.tools.policy(scope, tool, call.name);
-      if (policy === 'forbid') {
-        this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
-        run = await this.answer(run, call, { ok: false, error: `The tool ${call.name} is forbidden by policy.` }, context, { decision: 'forbid', startedAt: new Date() });
+      const client = tool ? undefined : clientTools.get(call.name);
+      if (client) {
+        const problem = checkClientArgs(client.parameters, call.arguments);
+        if (problem) this.started(run.id, call);
+        if (problem) answered.push({ call, result: { ok: false, error: `Invalid arguments for ${call.name}: ${problem}` } });
+        else clientCalls.push(call);
         continue;
       }
-      let approval: Awaited<ReturnType<ApprovalRepository['forCall']>>;
-      if (policy === 'confirm') {
-        approval = await this.approvals.forCall(run.id, call.id);
-        if (!approval || approval.status === 'pending') {
-          // a pending one found here was created by a process that died before the run waited for it
-          const pending = approval ?? (await this.approvals.create({
-            id: newId('appr'), runId: run.id, toolCallId: call.id, tool: call.name, args, risk: tool?.risk ?? 'high',
-          }));
-          if (!approval) this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
-          this.events.emit(run.id, 'approval', { approvalId: pending.id, callId: call.id, name: call.name, args, risk: pending.risk });
-          await this.runs.transition(run, 'AWAIT_APPROVAL', { pendingAction: { type: 'approval', approvalId: pending.id, callId: call.id } });
-          return { kind: 'suspended' };
-        }
-        if (approval.status === 'rejected') {
-          const why = approval.reason ? `: ${approval.reason}` : '';
-          run = await this.answer(run, call, { ok: false, error: `The user rejected this call${why}` }, context, {
-            decision: 'confirm', startedAt: new Date(), ...waited(approval),
-          });
-          continue;
-        }
-      } else {
-        this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args });
+      if (tool?.control === 'ask_user') {
+        wait ??= { kind: 'user', call };
+        continue;
       }
-      run = await this.runs.update(run, { pendingAction: { type: 'tool_running', callId: call.id, name: call.name } });
-      const trace: CallTrace = { decision: policy, startedAt: new Date(), ...(approval && waited(approval)) };
-      const result = await this.tools.invoke(tool, call.name, call.arguments, { ...scope, runId: run.id, signal });
-      run = await this.answer(run, call, result, context, trace);
+      const decision = await this.tools.policy(scope, tool, call.name);
+      if (decision === 'forbid') {
+        this.started(run.id, call);
+        answered.push({ call, result: { ok: false, error: `The tool ${call.name} is forbidden by policy.` }, trace: { decision, startedAt: new Date() } });
+        continue;
+      }
+      if (decision === 'always') {
+        runnable.push({ call, tool, decision });
+        continue;
+      }
+      const approval = await this.approvals.forCall(run.id, call.id);
+      if (approval?.status === 'approved') runnable.push({ call, tool, decision, approval });
+      else if (approval?.status === 'rejected') {
+        const why = approval.reason ? `: ${approval.reason}` : '';
+        answered.push({ call, result: { ok: false, error: `The user rejected this call${why}` }, trace: { decision, startedAt: new Date(), ...waited(approval) } });
+      } else wait ??= { kind: 'approval', call, tool, approval };
     }
+
+    answered.push(...(await this.runAll(run, runnable, scope, signal)));
+    if (answered.length) run = await this.store(run, byCallOrder(calls, answered), context);
+    if (wait?.kind === 'approval') return this.awaitApproval(run, wait);
+    if (wait?.kind === 'user') return this.awaitUser(run, wait.call);
+    if (clientCalls.length) return this.awaitClient(run, clientCalls);
     return { kind: 'continue', run };
   }
 
+  /** Runs the calls concurrently (marked running first, so a crash meanwhile is reported, not repeated). */
+  private async runAll(run: RunRecord, runnable: Runnable[], scope: ToolScope, signal: AbortSignal): Promise<Answered[]> {
+    if (!runnable.length) return [];
+    await this.runs.update(run, { pendingAction: { type: 'tool_running', callIds: runnable.map((r) => r.call.id) } });
+    for (const { call, approval } of runnable) if (!approval) this.started(run.id, call);
+    return Promise.all(
+      runnable.map(async ({ call, tool, decision, approval }) => {
+        const trace: CallTrace = { decision, startedAt: new Date(), ...(approval && waited(approval)) };
+        const result = await this.tools.invoke(tool, call.name, call.arguments, { ...scope, runId: run.id, signal });
+        return { call, result, trace };
+      }),
+    );
+  }
+
+  private async awaitApproval(run: RunRecord, wait: Extract<Wait, { kind: 'approval' }>): Promise<ToolStepOutcome> {
+    const { call, tool } = wait;
+    const args = parseArgs(call.arguments);
+    // a pending one found here was created by a process that died before the run waited for it
+    const pending = wait.approval ?? (await this.approvals.create({
+      id: newId('appr'), runId: run.id, toolCallId: call.id, tool: call.name, args, risk: tool?.risk ?? 'high',
+    }));
+    if (!wait.approval) this.started(run.id, call);
+    this.events.emit(run.id, 'approval', { approvalId: pending.id, callId: call.id, name: call.name, args, risk: pending.risk });
+    await this.runs.transition(run, 'AWAIT_APPROVAL', { pendingAction: { type: 'approval', approvalId: pending.id, callId: call.id } });
+    return { kind: 'suspended' };
+  }
+
+  private async awaitUser(run: RunRecord, call: StoredToolCall): Promise<ToolStepOutcome> {
+    const question = questionOf(parseArgs(call.arguments));
+    this.started(run.id, call);
+    this.events.emit(run.id, 'status', { phase: 'waiting', text: question || 'Waiting for your answer' });
+    await this.runs.transition(run, 'AWAIT_USER', { pendingAction: { type: 'user_reply', callId: call.id, question } });
+    return { kind: 'suspended' };
+  }
+
+  /** The client runs these calls; POST /runs/:id/tool-results answers them and the run goes on. */
+  private async awaitClient(run: RunRecord, calls: StoredToolCall[]): Promise<ToolStepOutcome> {
+    for (const call of calls) {
+      this.started(run.id, call);
+      this.events.emit(run.id, 'tool.client', { callId: call.id, name: call.name, args: parseArgs(call.arguments) });
+    }
+    this.events.emit(run.id, 'status', { phase: 'waiting', text: 'Waiting for the client to run its tools' });
+    await this.runs.transition(run, 'AWAIT_USER', { pendingAction: { type: 'client_tools', calls: calls.map((c) => ({ callId: c.id, name: c.name })) } });
+    return { kind: 'suspended' };
+  }
+
+  private started(runId: string, call: StoredToolCall): void {
+    this.events.emit(runId, 'tool.start', { callId: call.id, name: call.name, args: parseArgs(call.arguments) });
+  }
+
   /**
-   * Stores the tool message and clears the in-flight marker (one unit), then emits tool.end (and
-   * the debug event, and the trace signal of a call that ran or was refused here: `trace`).
+   * Stores the tool messages and clears the in-flight marker (one unit), then emits each
+   * tool.end (and its debug event, and the trace signal of a call that ran or was refused here).
    */
-  private async answer(
-    run: RunRecord,
-    call: StoredToolCall,
-    result: ToolResult,
-    context: Pick<RunContext, 'settings'>,
-    trace?: CallTrace,
-  ): Promise<RunRecord> {
-    const durationMs = trace ? Date.now() - trace.startedAt.getTime() : 0;
-    const output = result.ok ? result.output : result.error;
+  private async store(run: RunRecord, results: Answered[], context: Pick<RunContext, 'settings'>): Promise<RunRecord> {
     const unit = new UnitOfWork();
-    this.conversations.appendIn(unit, {
-      conversationId: run.conversationId,
-      runId: run.id,
-      content: output,
-      parts: { kind: 'tool_result', name: call.name, ok: result.ok },
-      toolCallId: call.id,
-    });
+    for (const { call, result } of results) {
+      this.conversations.appendIn(unit, {
+        conversationId: run.conversationId,
+        runId: run.id,
+        content: result.ok ? result.output : result.error,
+        parts: { kind: 'tool_result', name: call.name, ok: result.ok },
+        toolCallId: call.id,
+      });
+    }
     const updated = this.runRows.updateIn(unit, run.id, { pendingAction: null });
     await unit.run(this.sql);
-    this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: result.ok, output, durationMs });
-    this.debug.toolResult(context.settings, run.id, run.step, { callId: call.id, name: call.name, ok: result.ok, output });
-    if (trace) {
-      this.observer.record({ type: 'tool.call', runId: run.id, step: run.step, callId: call.id, name: call.name, ...trace, durationMs, ok: result.ok });
+    const now = Date.now();
+    for (const { call, result, trace } of results) {
+      const output = result.ok ? result.output : result.error;
+      const durationMs = trace ? now - trace.startedAt.getTime() : 0;
+      this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: result.ok, output, durationMs });
+      this.debug.toolResult(context.settings, run.id, run.step, { callId: call.id, name: call.name, ok: result.ok, output });
+      if (trace) {
+        this.observer.record({ type: 'tool.call', runId: run.id, step: run.step, callId: call.id, name: call.name, ...trace, durationMs, ok: result.ok });
+      }
     }
     return updated.value ?? run;
+  }
+}
+
+function byCallOrder(calls: StoredToolCall[], answered: Answered[]): Answered[] {
+  const order = new Map(calls.map((call, index) => [call.id, index]));
+  return [...answered].sort((a, b) => (order.get(a.call.id) ?? 0) - (order.get(b.call.id) ?? 0));
+}
+
+/** A client tool's arguments are checked like a server tool's before the client sees the call. */
+function checkClientArgs(schema: Record<string, unknown>, raw: string): string | undefined {
+  const args = parseArguments(raw);
+  if (typeof args === 'string') return args;
+  try {
+    return compileArguments(schema)(args);
+  } catch {
+    return undefined; // a schema ajv cannot compile was refused when the message was posted; nothing to check against
   }
 }

@@ -1,0 +1,36 @@
+import { BadRequestException } from '@nestjs/common';
+import type { MessageRecord } from '../conversation/conversation.records';
+import type { ToolSpec } from '../model/model.types';
+import { compileArguments } from '../tool/tool-arguments';
+import type { ClientToolDto } from './client-tools.dto';
+
+/**
+ * The client-side tools the user's message declared for its run: offered to the model with the
+ * server's tools, run by the client (`tool.client` event, POST /runs/:id/tool-results).
+ */
+export function clientToolsOf(runId: string, history: MessageRecord[]): ToolSpec[] {
+  const message = history.find((m) => m.runId === runId && m.parts.kind === 'user');
+  return message?.parts.kind === 'user' ? (message.parts.clientTools ?? []) : [];
+}
+
+/**
+ * The declared client tools as specs, or a 400 naming the field: names unique and not a server
+ * tool's, each schema one ajv compiles for an object.
+ */
+export function checkClientTools(declared: ClientToolDto[] | undefined, isServerTool: (name: string) => boolean): ToolSpec[] | undefined {
+  if (!declared?.length) return undefined;
+  const seen = new Set<string>();
+  return declared.map((tool, index) => {
+    const field = `clientTools.${index}`;
+    if (isServerTool(tool.name)) throw new BadRequestException(`${field}.name "${tool.name}" is the name of a server tool; choose another`);
+    if (seen.has(tool.name)) throw new BadRequestException(`${field}.name "${tool.name}" is declared twice`);
+    seen.add(tool.name);
+    if (tool.parameters.type !== 'object') throw new BadRequestException(`${field}.parameters must be a JSON Schema with "type": "object"`);
+    try {
+      compileArguments(tool.parameters);
+    } catch (error) {
+      throw new BadRequestException(`${field}.parameters is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { name: tool.name, description: tool.description ?? '', parameters: tool.parameters };
+  });
+}
