@@ -38,7 +38,7 @@ const htmlOptions = (baseUrl: string): HtmlToTextOptions => ({
   wordwrap: false,
   selectors: [
     // links keep their text, with the target (made absolute) when it says more than the text
-    { selector: 'a', options: { baseUrl, hideLinkHrefIfSameAsText: true, noAnchorUrl: true } },
+    { selector: 'a', options: { pathRewrite: (href: string) => absolute(href, baseUrl), hideLinkHrefIfSameAsText: true, noAnchorUrl: true } },
     { selector: 'img', format: 'skip' },
     { selector: 'script', format: 'skip' },
     { selector: 'style', format: 'skip' },
@@ -48,10 +48,18 @@ const htmlOptions = (baseUrl: string): HtmlToTextOptions => ({
     { selector: 'h1', options: { uppercase: false } },
     { selector: 'h2', options: { uppercase: false } },
     { selector: 'h3', options: { uppercase: false } },
-    { selector: 'table', format: 'dataTable' },
-    { selector: 'th', options: { uppercase: false } },
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
   ],
 });
+
+/** html-to-text's own baseUrl only prepends; links resolve the way a browser would resolve them */
+function absolute(href: string, baseUrl: string): string {
+  try {
+    return new URL(href, baseUrl).href;
+  } catch {
+    return href;
+  }
+}
 
 /** Readable text of an HTML page: its title, then the body's text (no scripts, styles or images). */
 export function htmlToReadable(html: string, baseUrl: string): string {

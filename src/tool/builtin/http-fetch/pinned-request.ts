@@ -60,11 +60,11 @@ export function readBody(response: IncomingMessage, maxBytes: number): Promise<B
     stream.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
-      if (size >= maxBytes) {
+      if (size > maxBytes) {
         // enough: stop reading and drop the connection rather than download the rest
         response.destroy();
         decoder?.destroy();
-        finish(size > maxBytes);
+        finish(true);
       }
     });
     stream.on('end', () => finish(false));
