@@ -130,3 +130,25 @@ describe('http_fetch tool (local server)', () => {
     expect(await pending).toEqual({ ok: false, error: expect.stringContaining('aborted') });
   });
 });
+
+describe('http_fetch: a body cut short', () => {
+  it('is a tool error, not a hang', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+      res.write('only part of it');
+      setTimeout(() => res.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const result = await new HttpFetchTool().run(
+        { url: `http://127.0.0.1:${port}/` },
+        { workspaceId: 'ws', conversationId: 'c', runId: 'r', signal: new AbortController().signal, settings: { httpFetchAllowedHosts: [`127.0.0.1:${port}`] } },
+      );
+      expect(result).toEqual({ ok: false, error: expect.stringMatching(/^Could not read the response of http:\/\/127\.0\.0\.1:\d+\/: /) });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -53,22 +53,32 @@ export function readBody(response: IncomingMessage, maxBytes: number): Promise<B
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
     const finish = (truncated: boolean) => {
+      if (settled) return;
+      settled = true;
       stream.removeAllListeners('data');
       resolve({ bytes: Buffer.concat(chunks, Math.min(size, maxBytes)), truncated });
+    };
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
     };
     stream.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
       if (size > maxBytes) {
         // enough: stop reading and drop the connection rather than download the rest
+        finish(true);
         response.destroy();
         decoder?.destroy();
-        finish(true);
       }
     });
     stream.on('end', () => finish(false));
-    stream.on('error', reject);
+    stream.on('error', fail);
+    // a stream destroyed without an error (abort, reset) would otherwise leave the read pending
+    stream.on('close', () => fail(new Error('the connection closed before the body was complete')));
   });
 }
 
