@@ -6,7 +6,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Target } from './resolve-target';
 
 const HEADERS = {
-  'user-agent': 'Helix-http_fetch/1.0 (+https://github.com/helix)',
+  'user-agent': 'Helix-http_fetch/1.0',
   accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8,*/*;q=0.5',
   'accept-encoding': 'gzip, deflate, br',
 };
