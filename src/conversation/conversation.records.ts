@@ -1,5 +1,6 @@
 import { isRecord } from '../common/json-record';
 import { definedOnly } from '../common/ids';
+import { isHostPattern, MAX_ALLOWED_HOSTS } from '../common/host-pattern';
 import type { MessageParts, MessageRole } from './message-parts';
 
 export interface ModelRef {
@@ -37,6 +38,8 @@ export interface WorkspaceSettings {
   debug?: boolean;
   /** named prompts, versioned by the admin API's updatePrompt: `system` is every conversation's system prompt */
   prompts?: Record<string, string>;
+  /** hosts http_fetch may reach even on private addresses (`host`, `host:port`, `*.domain`) */
+  httpFetchAllowedHosts?: string[];
 }
 
 /** Workspace settings with a conversation's overrides applied, key by key. */
@@ -99,6 +102,11 @@ function readPrompts(value: unknown): Record<string, string> | undefined {
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
+function readHostPatterns(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.filter(isHostPattern).slice(0, MAX_ALLOWED_HOSTS);
+}
+
 const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
   values.find((candidate) => candidate === value);
 const positiveInt = (value: unknown): number | undefined => (Number.isInteger(value) && Number(value) > 0 ? Number(value) : undefined);
@@ -137,5 +145,6 @@ export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
     retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
     debug: typeof json.debug === 'boolean' ? json.debug : undefined,
     prompts: readPrompts(json.prompts),
+    httpFetchAllowedHosts: readHostPatterns(json.httpFetchAllowedHosts),
   });
 }

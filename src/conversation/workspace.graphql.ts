@@ -18,6 +18,7 @@ import {
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { asEnum } from '../graphql/shared-types';
 import { IsStorableText } from '../common/is-storable-text';
+import { HOST_PATTERN, MAX_ALLOWED_HOSTS, MAX_HOST_PATTERN_LENGTH } from '../common/host-pattern';
 import {
   CONFIRMATION_POLICIES,
   type ConfirmationPolicy,
@@ -90,6 +91,12 @@ export class WorkspaceSettingsType {
 
   @Field(() => Boolean, { nullable: true, description: 'adds `debug` events (what each model call was sent and answered) to runs' })
   debug?: boolean;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'hosts `http_fetch` may reach even on private or loopback addresses: `host`, `host:port`, `*.domain`, `[v6]:port` (case-insensitive)',
+  })
+  httpFetchAllowedHosts?: string[];
 }
 
 @ObjectType('Prompt', { description: 'A named prompt of the workspace; `system` is the system prompt of its conversations.' })
@@ -177,6 +184,15 @@ export class WorkspaceSettingsInput {
   @IsOptional()
   @IsBoolean()
   debug?: boolean | null;
+
+  @Field(() => [String], { nullable: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_ALLOWED_HOSTS)
+  @IsString({ each: true })
+  @MaxLength(MAX_HOST_PATTERN_LENGTH, { each: true })
+  @Matches(HOST_PATTERN, { each: true, message: 'each of httpFetchAllowedHosts must be a host name, `host:port`, `*.domain` or `[IPv6]:port`' })
+  httpFetchAllowedHosts?: string[] | null;
 }
 
 export const PROMPT_KEY = /^[A-Za-z0-9_.\-/]{1,100}$/;

@@ -3,13 +3,14 @@ import { DiscoveryModule } from '@nestjs/core';
 import { AskUserTool } from './builtin/ask-user';
 import { CalculatorTool } from './builtin/calculator';
 import { CurrentTimeTool } from './builtin/current-time';
+import { HttpFetchTool } from './builtin/http-fetch/http-fetch.tool';
 import { ToolHub } from './tool-hub';
 import { ToolPolicyAdmin } from './tool-policy-admin.service';
 import { ToolPolicyRepository } from './tool-policy.repository';
 import { ToolResolver } from './tool.resolver';
 
 /** The built-in tools (each a provider marked @HelixTool; ToolHub discovers them, and those of other modules). */
-const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, AskUserTool];
+const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, HttpFetchTool, AskUserTool];
 
 /** Tools the agent can call: registry, policies, built-ins, and the admin API for their rules. */
 @Module({

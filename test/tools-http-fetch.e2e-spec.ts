@@ -1,0 +1,121 @@
+/**
+ * http_fetch through HTTP+SSE with the mock LLM: the model asks for loopback URLs (a literal IPv4,
+ * a literal IPv6, a name resolving to loopback, a redirect from an allowed host to loopback) and
+ * gets tool errors naming the blocked address while the run succeeds; once the workspace allows
+ * the test server, the same kind of fetch works and the model reads the page as text.
+ * Every server here listens on 127.0.0.1: tests send traffic to loopback only.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GraphQLClient, gql } from 'graphql-request';
+import { graphqlError } from './support/graphql-errors';
+import { tokenText } from './support/sse-client';
+import { useMockApp } from './support/mock-app';
+
+const TOKEN = 'tools-http-fetch-token';
+jest.setTimeout(120_000);
+
+const fetchCall = (url: string) =>
+  `MOCK:${JSON.stringify({ toolCall: { name: 'http_fetch', arguments: JSON.stringify({ url }) } })}`;
+
+const PAGE = `<!doctype html><html><head><title>Loopback page</title><script>var hidden = "script text";</script></head>
+<body><h1>Hello from the test server</h1><p>See <a href="/more">the details</a>.</p></body></html>`;
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+async function close(server: Server | undefined): Promise<void> {
+  if (!server) return;
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+describe('http_fetch (mock LLM): loopback refused unless the workspace allows the host', () => {
+  const ctx = useMockApp(TOKEN);
+  let admin: GraphQLClient;
+  let page: Server;
+  let redirect: Server;
+  let pagePort: number;
+  let redirectPort: number;
+  let pageHits = 0;
+
+  beforeAll(async () => {
+    admin = new GraphQLClient(`${ctx.t.baseUrl}/graphql`, { headers: { 'X-API-Token': TOKEN } });
+    page = createServer((_req, res) => {
+      pageHits++;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
+    });
+    pagePort = await listen(page);
+    redirect = createServer((_req, res) => res.writeHead(302, { location: `http://127.0.0.1:${pagePort}/` }).end());
+    redirectPort = await listen(redirect);
+  });
+  afterAll(async () => {
+    await close(page);
+    await close(redirect);
+  });
+
+  const allowHosts = (hosts: string[] | null) =>
+    admin
+      .request<{ updateWorkspaceSettings: { settings: { httpFetchAllowedHosts: string[] | null } } }>(
+        gql`mutation($hosts: [String!]) { updateWorkspaceSettings(input: { httpFetchAllowedHosts: $hosts }) { settings { httpFetchAllowedHosts } } }`,
+        { hosts },
+      )
+      .then((r) => r.updateWorkspaceSettings.settings.httpFetchAllowedHosts);
+
+  /** The model calls http_fetch on `url`; the run's tool.end, its final state and what the model was answered. */
+  async function modelFetches(url: string) {
+    const conversationId = await ctx.api.createConversation();
+    const { done, events } = await ctx.api.converse(conversationId, { text: fetchCall(url) });
+    const end = events.find((e) => e.type === 'tool.end');
+    return { state: done.data.state, end: end?.data, answer: tokenText(events) };
+  }
+
+  it.each([
+    ['a literal IPv4 loopback', () => `http://127.0.0.1:${pagePort}/`, /127\.0\.0\.1 is a loopback address/],
+    ['a literal IPv6 loopback', () => `http://[::1]:${pagePort}/`, /::1 is a loopback address/],
+    ['a name resolving to loopback', () => `http://localhost:${pagePort}/`, /localhost resolves to (127\.0\.0\.1|::1), a loopback address/],
+    ['the decimal form of 127.0.0.1', () => `http://2130706433:${pagePort}/`, /127\.0\.0\.1 is a loopback address/],
+  ])('refuses %s as a tool error; the run succeeds', async (_what, url, reason) => {
+    const { state, end, answer } = await modelFetches(url());
+    expect(state).toBe('SUCCEEDED');
+    expect(end).toMatchObject({ name: 'http_fetch', ok: false, output: expect.stringMatching(reason) });
+    expect(end.output).toContain('httpFetchAllowedHosts');
+    // the model was told why
+    expect(answer).toMatch(reason);
+    expect(pageHits).toBe(0);
+  });
+
+  it('the allow-list is validated and read back', async () => {
+    expect((await graphqlError(allowHosts(['http://nope/']))).code).toBe('BAD_USER_INPUT');
+    expect(await allowHosts([`127.0.0.1:${redirectPort}`, '*.corp.example'])).toEqual([`127.0.0.1:${redirectPort}`, '*.corp.example']);
+  });
+
+  it('an allowed host redirecting to loopback is refused at the redirect hop', async () => {
+    await allowHosts([`127.0.0.1:${redirectPort}`]);
+    const { state, end } = await modelFetches(`http://127.0.0.1:${redirectPort}/`);
+    expect(state).toBe('SUCCEEDED');
+    expect(end).toMatchObject({ ok: false, output: expect.stringContaining(`Refused to fetch http://127.0.0.1:${pagePort}/ (redirected from http://127.0.0.1:${redirectPort}/): 127.0.0.1 is a loopback address`) });
+    expect(pageHits).toBe(0);
+  });
+
+  it('with the test server allowed, the fetch works and the model reads the page as text', async () => {
+    await allowHosts([`127.0.0.1:${pagePort}`, `127.0.0.1:${redirectPort}`]);
+    const { state, end, answer } = await modelFetches(`http://127.0.0.1:${redirectPort}/start`);
+    expect(state).toBe('SUCCEEDED');
+    expect(end).toMatchObject({ name: 'http_fetch', ok: true });
+    expect(end.output).toContain('Status: 200 OK');
+    expect(end.output).toContain(`URL: http://127.0.0.1:${pagePort}/`);
+    expect(end.output).toContain('Title: Loopback page');
+    expect(end.output).toContain(`See the details [http://127.0.0.1:${pagePort}/more].`);
+    expect(end.output).not.toContain('script text');
+    expect(pageHits).toBe(1);
+    // what the model was sent as the tool message is that text
+    const toolMessage = ctx.mock.requests.at(-1)?.messages?.at(-1);
+    expect(toolMessage).toMatchObject({ role: 'tool' });
+    expect(JSON.stringify(toolMessage)).toContain('Hello from the test server');
+    expect(answer).toContain('Hello from the test server');
+    await allowHosts(null);
+  });
+});
