@@ -118,4 +118,61 @@ describe('http_fetch (mock LLM): loopback refused unless the workspace allows th
     expect(answer).toContain('Hello from the test server');
     await allowHosts(null);
   });
+
+  it('two fetches asked in one turn run in parallel; their results come back in call order', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow = createServer((req, res) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(`slow page ${req.url}`);
+      }, 400);
+    });
+    const slowPort = await listen(slow);
+    try {
+      await allowHosts([`127.0.0.1:${slowPort}`]);
+      const calls = ['/one', '/two'].map((path, i) => ({ id: `call_${i}`, name: 'http_fetch', arguments: JSON.stringify({ url: `http://127.0.0.1:${slowPort}${path}` }) }));
+      const conversationId = await ctx.api.createConversation();
+      const { done, events } = await ctx.api.converse(conversationId, { text: `MOCK:${JSON.stringify({ toolCalls: calls })}` });
+      expect(done.data.state).toBe('SUCCEEDED');
+      expect(most).toBe(2); // both requests were open at the same time
+      const tools = events.filter((e) => e.type.startsWith('tool.'));
+      expect(tools.map((e) => [e.type, e.data.callId])).toEqual([
+        ['tool.start', 'call_0'], ['tool.start', 'call_1'], ['tool.end', 'call_0'], ['tool.end', 'call_1'],
+      ]);
+      const results = (await ctx.api.messages(conversationId)).filter((m) => m.role === 'tool');
+      expect(results.map((m) => [m.toolCallId, m.content.includes(`slow page /${m.toolCallId === 'call_0' ? 'one' : 'two'}`)])).toEqual([
+        ['call_0', true], ['call_1', true],
+      ]);
+    } finally {
+      await allowHosts(null);
+      await close(slow);
+    }
+  });
+
+  it('a cancel while a fetch hangs aborts the request and ends the run CANCELLED', async () => {
+    let requested!: () => void;
+    let socketClosed!: () => void;
+    const started = new Promise<void>((resolve) => (requested = resolve));
+    const closed = new Promise<void>((resolve) => (socketClosed = resolve));
+    const hanging = createServer((req) => {
+      req.socket.on('close', socketClosed);
+      requested(); // and never answer
+    });
+    const port = await listen(hanging);
+    try {
+      await allowHosts([`127.0.0.1:${port}`]);
+      const conversationId = await ctx.api.createConversation();
+      const { run } = await ctx.api.postMessage(conversationId, { text: fetchCall(`http://127.0.0.1:${port}/never`) });
+      await started;
+      await ctx.api.post(`/runs/${run.id}/cancel`).expect(200);
+      expect((await ctx.api.waitForRun(run.id)).state).toBe('CANCELLED');
+      await closed; // the tool's request was aborted: the server saw its socket close
+    } finally {
+      await allowHosts(null);
+      await close(hanging);
+    }
+  });
 });
