@@ -83,4 +83,15 @@ describe('tool calls over HTTP (mock LLM)', () => {
     await post([{ ...PICK_COLOR, name: 'has space' }]).expect(400);
     expect(await ctx.api.messages(conversationId)).toEqual([]);
   });
+
+  it("a conversation's confirmationPolicy overrides the workspace's: `always` asks even for the calculator", async () => {
+    const conversationId = await ctx.api.createConversation({ settings: { confirmationPolicy: 'always' } });
+    const { run } = await ctx.api.postMessage(conversationId, { text: mockCall({ name: 'calculator', args: { expression: '6*7' } }) });
+    expect((await ctx.api.waitForRun(run.id, ['AWAIT_APPROVAL'])).state).toBe('AWAIT_APPROVAL');
+    const approval = (await ctx.api.jsonEvents(run.id)).find((e) => e.type === 'approval');
+    expect(approval?.data).toMatchObject({ name: 'calculator', risk: 'low' });
+    await ctx.api.post(`/runs/${run.id}/approvals/${approval!.data.approvalId}`, { decision: 'approve' }).expect(200);
+    expect((await ctx.api.waitForRun(run.id)).state).toBe('SUCCEEDED');
+    await ctx.api.patch(`/conversations/${conversationId}`, { settings: { confirmationPolicy: 'sometimes' } }).expect(400);
+  });
 });

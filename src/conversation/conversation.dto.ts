@@ -15,7 +15,7 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
-import { MULTITASK_POLICIES, type MultitaskPolicy } from './conversation.records';
+import { CONFIRMATION_POLICIES, type ConfirmationPolicy, MULTITASK_POLICIES, type MultitaskPolicy } from './conversation.records';
 
 /** A model reference, as in `{ "provider": "openai", "modelId": "gpt-4o-mini" }`. */
 export class ModelRefDto {
@@ -53,6 +53,14 @@ export class ConversationSettingsDto {
   @Min(1)
   @Max(1000)
   maxSteps?: number;
+
+  @ApiPropertyOptional({
+    enum: CONFIRMATION_POLICIES,
+    description: "which tool calls no policy rule covers wait for approval in this conversation: `risky` (high-risk tools), `always`, `never` (default: the workspace's)",
+  })
+  @IsOptional()
+  @IsIn(CONFIRMATION_POLICIES)
+  confirmationPolicy?: ConfirmationPolicy;
 
   @ApiPropertyOptional({ enum: ['classic', 'agentic'], description: 'how knowledge is retrieved: prefetched into the prompt, or searched by the model' })
   @IsOptional()

@@ -18,6 +18,7 @@ export type ConfirmationPolicy = (typeof CONFIRMATION_POLICIES)[number];
 /** A conversation's own overrides of its workspace's settings. */
 export interface ConversationSettings {
   multitask?: MultitaskPolicy;
+  confirmationPolicy?: ConfirmationPolicy;
   maxSteps?: number;
   retrieval?: RetrievalMode;
   systemPrompt?: string;
@@ -122,6 +123,7 @@ export function readConversationSettings(value: unknown): ConversationSettings {
   const json = isRecord(value) ? value : {};
   return definedOnly({
     multitask: oneOf(MULTITASK_POLICIES, json.multitask),
+    confirmationPolicy: oneOf(CONFIRMATION_POLICIES, json.confirmationPolicy),
     maxSteps: positiveInt(json.maxSteps),
     retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
     systemPrompt: typeof json.systemPrompt === 'string' ? json.systemPrompt : undefined,
