@@ -2,6 +2,7 @@ import { Args, ID, Mutation, Parent, Query, ResolveField, Resolver } from '@nest
 import { Auth, type AuthContext } from '../security/auth-context';
 import { PromptType, WorkspaceSettingsInput, WorkspaceSettingsType, WorkspaceType } from './workspace.graphql';
 import type { WorkspaceRecord } from './workspace.repository';
+import { mcpServerConfig, mcpServerView } from '../tool/mcp/mcp.graphql';
 import { WorkspaceService } from './workspace.service';
 
 /** Admin GraphQL: workspaces, their settings and prompts. */
@@ -30,7 +31,8 @@ export class WorkspaceResolver {
     @Args('input') input: WorkspaceSettingsInput,
     @Args('id', { type: () => ID, nullable: true }) id?: string,
   ): Promise<WorkspaceRecord> {
-    return this.service.updateSettings(auth, id, input);
+    const { mcpServers, ...rest } = input;
+    return this.service.updateSettings(auth, id, { ...rest, ...(mcpServers !== undefined && { mcpServers: mcpServers && mcpServers.map(mcpServerConfig) }) });
   }
 
   @Mutation(() => WorkspaceType, { description: 'Sets a named prompt (a new version of it); `system` is the system prompt of every conversation.' })
@@ -46,7 +48,7 @@ export class WorkspaceResolver {
   @ResolveField(() => WorkspaceSettingsType)
   settings(@Parent() workspace: WorkspaceRecord): WorkspaceSettingsType {
     const { prompts: _prompts, ...settings } = workspace.settings;
-    return { ...settings, fallbackModels: settings.fallbackModels ?? [] };
+    return { ...settings, fallbackModels: settings.fallbackModels ?? [], mcpServers: (settings.mcpServers ?? []).map(mcpServerView) };
   }
 
   @ResolveField(() => [PromptType])
