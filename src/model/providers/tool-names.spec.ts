@@ -14,6 +14,8 @@ describe('ToolNames (provider-safe tool names)', () => {
     // a model that calls the Helix name itself, or an unknown name, is passed on unchanged
     expect(names.helix('mcp.demo.echo')).toBe('mcp.demo.echo');
     expect(names.helix('nope')).toBe('nope');
+    // a tool not offered (its server is down) still gets its Helix name back
+    expect(names.helix('mcp__gone__echo')).toBe('mcp.gone.echo');
   });
 
   it('never takes a name a real tool has, and shortens long names with a hash', () => {

@@ -35,9 +35,15 @@ export class ToolNames {
     return alias;
   }
 
-  /** The Helix name of a name the model called (unknown names pass unchanged). */
+  /**
+   * The Helix name of a name the model called. An unknown `mcp__…` name is read back as dots: a
+   * tool of an MCP server that is down is not offered, yet a model may call it, and its failure
+   * should name the server (`mcp.<server>.<tool>`); other unknown names pass unchanged.
+   */
   helix(name: string): string {
-    return this.toHelix.get(name) ?? name;
+    const known = this.toHelix.get(name);
+    if (known !== undefined) return known;
+    return name.startsWith('mcp__') ? name.replace(/__/g, '.') : name;
   }
 
   private bind(helix: string, alias: string): void {
