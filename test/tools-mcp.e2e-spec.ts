@@ -6,9 +6,11 @@
  * default to confirm). Servers that cannot start leave runs working and explain their tools' failure.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { GraphQLClient, gql } from 'graphql-request';
+import { PrismaService } from '../src/database/prisma.service';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
 import { graphqlError } from './support/graphql-errors';
 import { useMockApp } from './support/mock-app';
@@ -136,6 +138,24 @@ describe('tools from MCP servers (mock LLM, a stdio and an HTTP MCP server start
       expect(String(end?.data.output)).toContain(`MCP server ${server} is unavailable: `);
       expect(String(end?.data.output)).toContain(why);
     }
+  });
+
+  it('only the bootstrap admin adds stdio servers (a command on the host); a workspace admin may add HTTP ones', async () => {
+    const created = await admin.request<{ createWorkspace: { id: string } }>(gql`mutation { createWorkspace(name: "Tenant") { id } }`);
+    const tenantKey = 'tenant-admin-key';
+    await ctx.t.app.get(PrismaService).apiKey.create({
+      data: {
+        id: 'key_mcp_tenant', workspaceId: created.createWorkspace.id, name: 'tenant admin', prefix: 'tenant-a', role: 'admin',
+        hash: createHash('sha256').update(tenantKey).digest('hex'),
+      },
+    });
+    const tenant = new GraphQLClient(`${ctx.t.baseUrl}/graphql`, { headers: { 'X-API-Token': tenantKey } });
+    const stdio = { name: 'local', transport: 'stdio', command: process.execPath, args: [SERVER] };
+    const refused = await graphqlError(tenant.request(SETTINGS, { input: { mcpServers: [stdio] } }));
+    expect(refused.message).toContain('Only the bootstrap admin may add or change stdio MCP servers');
+    const web = { name: 'web', transport: 'http', url: `http://127.0.0.1:${http.port}/mcp` };
+    const ok = await tenant.request<{ updateWorkspaceSettings: { settings: { mcpServers: Array<{ name: string }> } } }>(SETTINGS, { input: { mcpServers: [web] } });
+    expect(ok.updateWorkspaceSettings.settings.mcpServers.map((s) => s.name)).toEqual(['web']);
   });
 
   it('the admin tools query lists a workspace’s MCP tools with their default policy', async () => {

@@ -1,5 +1,5 @@
 import { readWorkspaceSettings } from '../../conversation/conversation.records';
-import { configHash, readMcpServers } from './mcp-config';
+import { configHash, newStdioServers, readMcpServers } from './mcp-config';
 import { mcpServerConfig, mcpServerView } from './mcp.graphql';
 import { isMcpToolName, parseMcpToolName, toolResultOf, usableSchema } from './mcp-tool';
 
@@ -28,6 +28,14 @@ describe('MCP server settings', () => {
     expect(configHash(a)).toBe(configHash({ ...a, env: { B: '2', A: '1' } }));
     expect(configHash(a)).not.toBe(configHash({ ...a, env: { A: '1', B: '3' } }));
     expect(configHash(a)).not.toBe(configHash({ ...a, args: ['x'] }));
+  });
+
+  it('new or changed stdio servers (only the bootstrap admin may add those)', () => {
+    const stdio = { name: 'a', transport: 'stdio' as const, command: 'node' };
+    const web = { name: 'w', transport: 'http' as const, url: 'http://127.0.0.1/mcp' };
+    expect(newStdioServers([stdio, web])).toEqual(['a']);
+    expect(newStdioServers([stdio, web], [stdio])).toEqual([]);
+    expect(newStdioServers([{ ...stdio, args: ['evil.js'] }], [stdio])).toEqual(['a']);
   });
 
   it('GraphQL: input lists become maps; the view shows names, never values', () => {

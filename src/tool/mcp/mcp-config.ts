@@ -80,3 +80,12 @@ export function configHash(server: McpServerConfig): string {
 
 const sorted = (map: Record<string, string> | undefined): [string, string][] =>
   Object.entries(map ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/**
+ * The stdio servers of `next` that `current` does not have exactly so (new or changed): a stdio
+ * server is a command run on the Helix host, which only the bootstrap admin may choose.
+ */
+export function newStdioServers(next: McpServerConfig[], current: McpServerConfig[] = []): string[] {
+  const known = new Set(current.filter((s) => s.transport === 'stdio').map(configHash));
+  return next.filter((s) => s.transport === 'stdio' && !known.has(configHash(s))).map((s) => s.name);
+}

@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './mcp-config';
 import { MCP_CALL_TIMEOUT_MS, mcpToolDefinition, type McpListedTool, toolResultOf } from './mcp-tool';
 import { openTransport } from './mcp-transport';
@@ -83,6 +83,10 @@ export class McpConnection {
       return toolResultOf(result);
     } catch (error) {
       if (context.signal.aborted) return { ok: false, error: `The call of ${tool} was stopped.` };
+      // not an answer of the server (it is unreachable, or the connection closed): reconnect later
+      if (this.client === client && (!(error instanceof McpError) || error.code === ErrorCode.ConnectionClosed)) {
+        this.markFailed(message(error));
+      }
       if (!this.client) return { ok: false, error: this.unavailable() };
       return { ok: false, error: `MCP server ${this.server.name} failed the call of ${tool}: ${message(error)}` };
     }
