@@ -2,6 +2,7 @@ import { isRecord } from '../common/json-record';
 import { definedOnly } from '../common/ids';
 import { isHostPattern, MAX_ALLOWED_HOSTS } from '../common/host-pattern';
 import type { MessageParts, MessageRole } from './message-parts';
+import { type McpServerConfig, readMcpServers } from '../tool/mcp/mcp-config';
 
 export interface ModelRef {
   provider: string;
@@ -41,6 +42,8 @@ export interface WorkspaceSettings {
   prompts?: Record<string, string>;
   /** hosts http_fetch may reach even on private addresses (`host`, `host:port`, `*.domain`) */
   httpFetchAllowedHosts?: string[];
+  /** MCP servers whose tools the workspace's runs may call, as `mcp.<server>.<tool>` */
+  mcpServers?: McpServerConfig[];
 }
 
 /** Workspace settings with a conversation's overrides applied, key by key. */
@@ -148,5 +151,6 @@ export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
     debug: typeof json.debug === 'boolean' ? json.debug : undefined,
     prompts: readPrompts(json.prompts),
     httpFetchAllowedHosts: readHostPatterns(json.httpFetchAllowedHosts),
+    mcpServers: readMcpServers(json.mcpServers),
   });
 }

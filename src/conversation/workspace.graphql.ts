@@ -27,6 +27,7 @@ import {
   RETRIEVAL_MODES,
   type RetrievalMode,
 } from './conversation.records';
+import { MCP_SERVERS_MAX, McpServerInput, McpServerType, UniqueMcpNames } from '../tool/mcp/mcp.graphql';
 
 export const ConfirmationPolicyEnum = asEnum(CONFIRMATION_POLICIES);
 export const MultitaskPolicyEnum = asEnum(MULTITASK_POLICIES);
@@ -97,6 +98,9 @@ export class WorkspaceSettingsType {
     description: 'hosts `http_fetch` may reach even on private or loopback addresses: `host`, `host:port`, `*.domain`, `[v6]:port` (case-insensitive)',
   })
   httpFetchAllowedHosts?: string[];
+
+  @Field(() => [McpServerType], { description: 'MCP servers whose tools runs may call as `mcp.<server>.<tool>` (env and header values are not shown)' })
+  mcpServers!: McpServerType[];
 }
 
 @ObjectType('Prompt', { description: 'A named prompt of the workspace; `system` is the system prompt of its conversations.' })
@@ -193,6 +197,15 @@ export class WorkspaceSettingsInput {
   @MaxLength(MAX_HOST_PATTERN_LENGTH, { each: true })
   @Matches(HOST_PATTERN, { each: true, message: 'each of httpFetchAllowedHosts must be a host name, `host:port`, `*.domain` or `[IPv6]:port`' })
   httpFetchAllowedHosts?: string[] | null;
+
+  @Field(() => [McpServerInput], { nullable: true, description: 'replaces the whole list; values of env and headers may be `secret:<NAME>`' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MCP_SERVERS_MAX)
+  @UniqueMcpNames()
+  @ValidateNested({ each: true })
+  @Type(() => McpServerInput)
+  mcpServers?: McpServerInput[] | null;
 }
 
 export const PROMPT_KEY = /^[A-Za-z0-9_.\-/]{1,100}$/;

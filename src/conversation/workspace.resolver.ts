@@ -1,7 +1,10 @@
+import { ForbiddenException } from '@nestjs/common';
 import { Args, ID, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Auth, type AuthContext } from '../security/auth-context';
 import { PromptType, WorkspaceSettingsInput, WorkspaceSettingsType, WorkspaceType } from './workspace.graphql';
 import type { WorkspaceRecord } from './workspace.repository';
+import { newStdioServers } from '../tool/mcp/mcp-config';
+import { mcpServerConfig, mcpServerView } from '../tool/mcp/mcp.graphql';
 import { WorkspaceService } from './workspace.service';
 
 /** Admin GraphQL: workspaces, their settings and prompts. */
@@ -25,12 +28,20 @@ export class WorkspaceResolver {
   }
 
   @Mutation(() => WorkspaceType, { description: 'Changes settings: omitted fields stay, null clears one. Versioned as `settings`.' })
-  updateWorkspaceSettings(
+  async updateWorkspaceSettings(
     @Auth() auth: AuthContext,
     @Args('input') input: WorkspaceSettingsInput,
     @Args('id', { type: () => ID, nullable: true }) id?: string,
   ): Promise<WorkspaceRecord> {
-    return this.service.updateSettings(auth, id, input);
+    const { mcpServers, ...rest } = input;
+    const servers = mcpServers && mcpServers.map(mcpServerConfig);
+    if (servers && !auth.bootstrap) {
+      const added = newStdioServers(servers, (await this.service.get(auth, id)).settings.mcpServers);
+      if (added.length) {
+        throw new ForbiddenException(`Only the bootstrap admin may add or change stdio MCP servers (they run a command on the Helix host): ${added.join(', ')}`);
+      }
+    }
+    return this.service.updateSettings(auth, id, { ...rest, ...(servers !== undefined && { mcpServers: servers }) });
   }
 
   @Mutation(() => WorkspaceType, { description: 'Sets a named prompt (a new version of it); `system` is the system prompt of every conversation.' })
@@ -46,7 +57,7 @@ export class WorkspaceResolver {
   @ResolveField(() => WorkspaceSettingsType)
   settings(@Parent() workspace: WorkspaceRecord): WorkspaceSettingsType {
     const { prompts: _prompts, ...settings } = workspace.settings;
-    return { ...settings, fallbackModels: settings.fallbackModels ?? [] };
+    return { ...settings, fallbackModels: settings.fallbackModels ?? [], mcpServers: (settings.mcpServers ?? []).map(mcpServerView) };
   }
 
   @ResolveField(() => [PromptType])

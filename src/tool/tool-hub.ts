@@ -112,6 +112,8 @@ export class ToolHub implements OnModuleInit {
   /** Runs a call: unknown tool, bad JSON, schema violation, throw, time-out and cancel all end as `ok: false`. */
   async invoke(tool: ToolDefinition | undefined, name: string, rawArgs: string, context: ToolContext): Promise<ToolResult> {
     if (!tool) {
+      const explained = await this.explainUnknown(context, name);
+      if (explained) return { ok: false, error: explained };
       const names = (await this.toolsFor(context)).map((t) => t.name).join(', ');
       return { ok: false, error: `Unknown tool "${name}". Available: ${names}` };
     }
@@ -121,6 +123,15 @@ export class ToolHub implements OnModuleInit {
     if (problem) return { ok: false, error: `Invalid arguments for ${name}: ${problem}` };
     const result = await runLimited(tool, args, context);
     return result.ok ? { ok: true, output: truncate(result.output, tool.maxOutputChars ?? DEFAULT_TOOL_OUTPUT_CHARS) } : result;
+  }
+
+  /** A source's reason for an unknown name (its first one), so the model is told more than "unknown". */
+  private async explainUnknown(scope: ToolScope, name: string): Promise<string | undefined> {
+    for (const source of this.sources) {
+      const reason = await source.explainUnknown?.(scope, name).catch(() => undefined);
+      if (reason) return reason;
+    }
+    return undefined;
   }
 
   private checkOf(tool: ToolDefinition): ArgumentCheck {

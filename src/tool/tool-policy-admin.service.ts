@@ -8,7 +8,8 @@ import { ConfigHistory } from '../security/config-history';
 import { TOOL_POLICY_MODES, type ToolDefinitionType } from './tool.graphql';
 import { ToolHub } from './tool-hub';
 import { type ToolPolicyRecord, ToolPolicyRepository, type ToolPolicyScope } from './tool-policy.repository';
-import type { ToolPolicyMode } from './tool.types';
+import { isMcpToolName } from './mcp/mcp-tool';
+import type { ToolDefinition, ToolPolicyMode } from './tool.types';
 
 const KIND = 'tool-policy';
 
@@ -42,9 +43,19 @@ export class ToolPolicyAdmin {
     });
   }
 
-  /** Every registered tool with the mode its calls get when no rule covers them. */
-  tools(): ToolDefinitionType[] {
-    return this.hub.list().map((tool) => ({
+  /**
+   * Every built-in tool with the mode its calls get when no rule covers them; with a workspace,
+   * also the tools of its MCP servers (connecting to them, as a run would).
+   */
+  async tools(auth?: AuthContext, workspaceId?: string | null): Promise<ToolDefinitionType[]> {
+    let tools: ToolDefinition[] = this.hub.list();
+    if (auth && workspaceId !== undefined && workspaceId !== null) {
+      const workspace = adminWorkspace(auth, workspaceId);
+      const settings = await this.repository.workspaceSettings(workspace);
+      if (!settings) throw new NotFoundException(`Workspace ${workspace} not found`);
+      tools = await this.hub.toolsFor({ workspaceId: workspace, conversationId: '', settings });
+    }
+    return tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
       parameters: tool.parameters,
@@ -83,11 +94,14 @@ export class ToolPolicyAdmin {
     return { workspaceId: workspace, conversationId: conversation, tool };
   }
 
-  /** The name of a registered tool (400 naming `tool` otherwise). */
+  /**
+   * The name of a registered tool, or of an MCP server's tool (`mcp.<server>.<tool>`: servers
+   * come and go, so any well-formed name is accepted); 400 naming `tool` otherwise.
+   */
   private tool(name: string): string {
     const checked = textArg('tool', name, 100);
-    if (!this.hub.get(checked)) {
-      throw new BadRequestException(`tool must name a registered tool (${this.hub.list().map((t) => t.name).join(', ')}); got "${checked}"`);
+    if (!this.hub.get(checked) && !isMcpToolName(checked)) {
+      throw new BadRequestException(`tool must name a registered tool (${this.hub.list().map((t) => t.name).join(', ')}) or be mcp.<server>.<tool>; got "${checked}"`);
     }
     return checked;
   }

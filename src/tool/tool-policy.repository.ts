@@ -4,6 +4,7 @@ import type { Sql } from '../database/sql-client';
 import { PrismaService } from '../database/prisma.service';
 import { equalsOrNull } from '../database/sql-fragments';
 import { Prisma, type ToolPolicy } from '../generated/prisma/client';
+import { readWorkspaceSettings, type WorkspaceSettings } from '../conversation/conversation.records';
 import type { ToolPolicyMode } from './tool.types';
 
 /** A rule for one tool: in one conversation, or (no conversation) in the whole workspace. */
@@ -50,6 +51,12 @@ export class ToolPolicyRepository {
   }
 
   /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */
+  /** A workspace's settings (for the MCP servers it configures); undefined when it does not exist. */
+  async workspaceSettings(workspaceId: string): Promise<WorkspaceSettings | undefined> {
+    const rows = await this.prisma.$queryRaw<{ settings: unknown }[]>`SELECT settings FROM workspaces WHERE id = ${workspaceId}`;
+    return rows[0] && readWorkspaceSettings(rows[0].settings);
+  }
+
   async workspaceExists(tx: Sql, workspaceId: string): Promise<boolean> {
     const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR SHARE`;
     return rows.length > 0;

@@ -4,6 +4,7 @@ import { AskUserTool } from './builtin/ask-user';
 import { CalculatorTool } from './builtin/calculator';
 import { CurrentTimeTool } from './builtin/current-time';
 import { HttpFetchTool } from './builtin/http-fetch/http-fetch.tool';
+import { McpToolSource } from './mcp/mcp-tool-source';
 import { ToolHub } from './tool-hub';
 import { ToolPolicyAdmin } from './tool-policy-admin.service';
 import { ToolPolicyRepository } from './tool-policy.repository';
@@ -15,7 +16,7 @@ const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, HttpFetchTool, AskUserTo
 /** Tools the agent can call: registry, policies, built-ins, and the admin API for their rules. */
 @Module({
   imports: [DiscoveryModule],
-  providers: [ToolPolicyRepository, ToolHub, ToolPolicyAdmin, ToolResolver, ...BUILTIN_TOOLS],
+  providers: [ToolPolicyRepository, ToolHub, ToolPolicyAdmin, ToolResolver, McpToolSource, ...BUILTIN_TOOLS],
   exports: [ToolHub, ToolPolicyAdmin],
 })
 export class ToolModule {}

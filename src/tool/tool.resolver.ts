@@ -9,9 +9,11 @@ import type { ToolPolicyMode } from './tool.types';
 export class ToolResolver {
   constructor(private readonly admin: ToolPolicyAdmin) {}
 
-  @Query(() => [ToolDefinitionType], { description: 'Every tool the agent can call, with its default policy.' })
-  tools(): ToolDefinitionType[] {
-    return this.admin.tools();
+  @Query(() => [ToolDefinitionType], {
+    description: 'Every built-in tool the agent can call, with its default policy; with `workspaceId`, also the tools of that workspace’s MCP servers.',
+  })
+  tools(@Auth() auth: AuthContext, @Args('workspaceId', { type: () => ID, nullable: true }) workspaceId?: string): Promise<ToolDefinitionType[]> {
+    return this.admin.tools(auth, workspaceId);
   }
 
   @Query(() => [ToolPolicyType], {

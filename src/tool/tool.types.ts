@@ -47,6 +47,8 @@ export interface ToolDefinition {
 export interface ToolSource {
   /** The tools the scope has now; a source that cannot reach its backend lists what it knows and fails their calls. */
   toolsFor(scope: ToolScope): Promise<ToolDefinition[]>;
+  /** Why a call names a tool the scope does not have, when the source knows (an MCP server that is down). */
+  explainUnknown?(scope: ToolScope, name: string): Promise<string | undefined>;
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;

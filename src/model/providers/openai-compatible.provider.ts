@@ -18,6 +18,7 @@ import {
 } from './openai-format';
 import { createNodeFetch } from './node-fetch';
 import { sseJsonPayloads } from './sse-body';
+import { ToolNames } from './tool-names';
 import { readStreamedChunk } from './streamed-chunk';
 
 /** One attempt against one model; the gateway owns retries, fallbacks and error mapping. */
@@ -82,13 +83,13 @@ export class OpenAiCompatibleProvider implements ChatProvider {
     return call.streaming ? this.streamed(call) : this.single(call);
   }
 
-  private body(call: ProviderCall): ChatCompletionCreateParamsBase {
+  private body(call: ProviderCall, names: ToolNames): ChatCompletionCreateParamsBase {
     const { request, target } = call;
     const body: ChatCompletionCreateParamsBase = {
       model: target.ref.modelId,
-      messages: toOpenAiMessages(request.messages),
+      messages: toOpenAiMessages(request.messages, names),
     };
-    if (request.tools?.length && target.toolsEnabled) body.tools = toOpenAiTools(request.tools);
+    if (request.tools?.length && target.toolsEnabled) body.tools = toOpenAiTools(request.tools, names);
     // the caller's explicit value, else the ModelConfig row, else the provider's default
     const temperature = request.temperature ?? target.temperature;
     const topP = request.topP ?? target.topP;
@@ -105,6 +106,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
 
   private async *streamed(call: ProviderCall): AsyncGenerator<ModelChunk> {
     const { target } = call;
+    const names = toolNamesOf(call);
     const guard = new AttemptGuard(call.signal, this.requestTimeoutMs);
     const tools = new ToolCallAssembler();
     let finishReason: string | null | undefined;
@@ -112,7 +114,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
     let outChars = 0;
     try {
       const response = await this.client(target)
-        .chat.completions.create({ ...this.body(call), stream: true, stream_options: { include_usage: true } }, { signal: guard.signal })
+        .chat.completions.create({ ...this.body(call, names), stream: true, stream_options: { include_usage: true } }, { signal: guard.signal })
         .asResponse();
       guard.watchIdle(this.idleTimeoutMs);
       for await (const payload of sseJsonPayloads(response)) {
@@ -145,7 +147,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
       });
     }
     const hadTools = tools.size > 0;
-    if (hadTools) for (const chunk of tools.finish()) yield chunk;
+    if (hadTools) for (const chunk of tools.finish(names)) yield chunk;
     yield {
       type: 'usage',
       usage: usage ?? estimateUsage(promptChars(call.request.messages), outChars + tools.chars),
@@ -174,11 +176,12 @@ export class OpenAiCompatibleProvider implements ChatProvider {
 
   private async *single(call: ProviderCall): AsyncGenerator<ModelChunk> {
     const { target } = call;
+    const names = toolNamesOf(call);
     const guard = new AttemptGuard(call.signal, this.requestTimeoutMs);
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
       completion = await this.client(target).chat.completions.create(
-        { ...this.body(call), stream: false },
+        { ...this.body(call, names), stream: false },
         { signal: guard.signal },
       );
     } catch (error) {
@@ -209,7 +212,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
       if (tc.type !== 'function') continue;
       hadTools = true;
       outChars += tc.function.arguments.length;
-      yield finishToolCall(tc.id || generatedCallId(), tc.function.name, tc.function.arguments);
+      yield finishToolCall(tc.id || generatedCallId(), names.helix(tc.function.name), tc.function.arguments);
     }
     yield {
       type: 'usage',
@@ -219,6 +222,12 @@ export class OpenAiCompatibleProvider implements ChatProvider {
     };
     yield { type: 'finish', reason: mapFinishReason(choice.finish_reason, hadTools), model: target.ref };
   }
+}
+
+/** The request's tool names (offered ones first, so they claim their aliases) with provider-safe aliases. */
+function toolNamesOf(call: ProviderCall): ToolNames {
+  const names = (call.request.tools ?? []).map((t) => t.name);
+  return new ToolNames(names);
 }
 
 /**

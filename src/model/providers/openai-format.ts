@@ -2,6 +2,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import { repairToolArguments } from '../tool-args-repair';
 import type { ChatMessage, FinishReason, ModelChunk, ToolSpec, Usage } from '../model.types';
 import type { OpenAiUsage, ToolCallDelta } from './streamed-chunk';
+import type { ToolNames } from './tool-names';
 
 /**
  * The reasoning text of a delta or message: gpt-oss (vLLM, NVIDIA) and DeepSeek send it under
@@ -15,7 +16,8 @@ export function reasoningOf(value: object): string | undefined {
   return typeof reasoning === 'string' && reasoning ? reasoning : undefined;
 }
 
-export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
+/** `names`: how tool names are sent (aliases of names the provider refuses); as they are without it. */
+export function toOpenAiMessages(messages: ChatMessage[], names?: ToolNames): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = new Array(messages.length);
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
@@ -29,7 +31,7 @@ export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessage
               tool_calls: m.toolCalls.map((c) => ({
                 id: c.id,
                 type: 'function' as const,
-                function: { name: c.name, arguments: c.arguments },
+                function: { name: names ? names.provider(c.name) : c.name, arguments: c.arguments },
               })),
             }
           : { role: 'assistant', content: m.content };
@@ -44,10 +46,10 @@ export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessage
   return out;
 }
 
-export function toOpenAiTools(tools: ToolSpec[]): ChatCompletionTool[] {
+export function toOpenAiTools(tools: ToolSpec[], names?: ToolNames): ChatCompletionTool[] {
   return tools.map((t) => ({
     type: 'function' as const,
-    function: { name: t.name, description: t.description, parameters: t.parameters },
+    function: { name: names ? names.provider(t.name) : t.name, description: t.description, parameters: t.parameters },
   }));
 }
 
@@ -116,9 +118,9 @@ export class ToolCallAssembler {
     return this.calls.length;
   }
 
-  /** The assembled calls as chunks, in arrival order, arguments repaired or rejected. */
-  finish(): ModelChunk[] {
-    return this.calls.map((c) => finishToolCall(c.id || generatedCallId(), c.name, c.args));
+  /** The assembled calls as chunks, in arrival order, arguments repaired or rejected; aliases mapped back by `names`. */
+  finish(names?: ToolNames): ModelChunk[] {
+    return this.calls.map((c) => finishToolCall(c.id || generatedCallId(), names ? names.helix(c.name) : c.name, c.args));
   }
 }
 
