@@ -65,7 +65,18 @@ export class ToolHub implements OnModuleInit {
 
   /** Every tool the scope can call now: built-ins first, then its sources' (a failing source adds none). */
   async toolsFor(scope: ToolScope): Promise<ToolDefinition[]> {
-    const extra = await Promise.all(
+    return [...this.builtins.values(), ...(await this.sourcedFor(scope))];
+  }
+
+  async specsFor(scope: ToolScope): Promise<ToolSpec[]> {
+    this.builtinSpecs ??= this.list().map(specOf);
+    const sourced = await this.sourcedFor(scope);
+    return sourced.length ? [...this.builtinSpecs, ...sourced.map(specOf)] : this.builtinSpecs;
+  }
+
+  private async sourcedFor(scope: ToolScope): Promise<ToolDefinition[]> {
+    if (!this.sources.length) return [];
+    const lists = await Promise.all(
       this.sources.map((source) =>
         source.toolsFor(scope).catch((error: unknown) => {
           this.logger.warn(`A tool source failed to list its tools: ${error instanceof Error ? error.message : String(error)}`);
@@ -73,17 +84,12 @@ export class ToolHub implements OnModuleInit {
         }),
       ),
     );
-    return [...this.builtins.values(), ...extra.flat()];
-  }
-
-  async specsFor(scope: ToolScope): Promise<ToolSpec[]> {
-    if (!this.sources.length) return (this.builtinSpecs ??= this.list().map(specOf));
-    return (await this.toolsFor(scope)).map(specOf);
+    return lists.flat();
   }
 
   /** The tool a call names, if the scope has one by that name. */
   async resolve(scope: ToolScope, name: string): Promise<ToolDefinition | undefined> {
-    return this.builtins.get(name) ?? (this.sources.length ? (await this.toolsFor(scope)).find((tool) => tool.name === name) : undefined);
+    return this.builtins.get(name) ?? (await this.sourcedFor(scope)).find((tool) => tool.name === name);
   }
 
   /**
