@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AskUserTool } from './builtin/ask-user';
 import { CalculatorTool } from './builtin/calculator';
+import { CodeExecTool } from './builtin/code-exec/code-exec.tool';
 import { CurrentTimeTool } from './builtin/current-time';
 import { ToolHub } from './tool-hub';
 import { ToolPolicyAdmin } from './tool-policy-admin.service';
@@ -9,7 +10,7 @@ import { ToolPolicyRepository } from './tool-policy.repository';
 import { ToolResolver } from './tool.resolver';
 
 /** The built-in tools (each a provider marked @HelixTool; ToolHub discovers them, and those of other modules). */
-const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, AskUserTool];
+const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, AskUserTool, CodeExecTool];
 
 /** Tools the agent can call: registry, policies, built-ins, and the admin API for their rules. */
 @Module({
