@@ -1,3 +1,4 @@
+import { loadConfig } from '../../../config/app-config';
 import { CodeExecTool } from './code-exec.tool';
 import { CODE_EXEC_TIME_LIMIT_MS } from './sandbox';
 
@@ -14,6 +15,15 @@ describe('code_exec', () => {
     expect(tool.limits).toMatchObject({ timeLimitMs: 5000, memoryLimitMb: 32 });
     // the hub's own timeout must not beat the sandbox's report of which limit was hit
     expect(tool.timeoutMs).toBeGreaterThan(tool.limits.timeLimitMs);
+  });
+
+  it('takes its time limit from HELIX_CODE_EXEC_TIMEOUT_MS, validated at start-up', () => {
+    expect(loadConfig({}).HELIX_CODE_EXEC_TIMEOUT_MS).toBe(CODE_EXEC_TIME_LIMIT_MS);
+    expect(new CodeExecTool(loadConfig({ HELIX_CODE_EXEC_TIMEOUT_MS: '750' })).limits.timeLimitMs).toBe(750);
+    expect(() => loadConfig({ HELIX_CODE_EXEC_TIMEOUT_MS: '5' })).toThrow(
+      'Invalid configuration: HELIX_CODE_EXEC_TIMEOUT_MS must be an integer between 10 and 300000 (got 5)',
+    );
+    expect(() => loadConfig({ HELIX_CODE_EXEC_TIMEOUT_MS: 'soon' })).toThrow('HELIX_CODE_EXEC_TIMEOUT_MS must be an integer');
   });
 
   it('reports the value of the last expression', async () => {
