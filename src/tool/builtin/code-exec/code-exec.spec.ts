@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../config/app-config';
 import { CodeExecTool } from './code-exec.tool';
-import { CODE_EXEC_TIME_LIMIT_MS } from './sandbox';
+import { CODE_EXEC_MAX_CONCURRENT, CODE_EXEC_TIME_LIMIT_MS } from './sandbox';
 
 /** Each call starts a worker thread with its own QuickJS: these tests run the real sandbox. */
 describe('code_exec', () => {
@@ -74,6 +74,11 @@ describe('code_exec', () => {
       error: 'code_exec stopped: time limit of 400 ms exceeded.',
     });
     expect(Date.now() - started).toBeLessThan(3000);
+    // an interrupt inside a promise job only rejects that job's promise: still the time limit
+    await expect(quick.run({ code: 'function f() { Promise.resolve().then(f) } f()' }, { signal: new AbortController().signal })).resolves.toEqual({
+      ok: false,
+      error: 'code_exec stopped: time limit of 400 ms exceeded.',
+    });
   });
 
   it('stops unbounded allocation at the memory limit', async () => {
@@ -94,6 +99,19 @@ describe('code_exec', () => {
     setTimeout(() => controller.abort(), 300);
     await expect(pending).resolves.toEqual({ ok: false, error: 'code_exec was cancelled.' });
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('runs a few sandboxes at once; the others wait, and a cancelled one leaves the queue', async () => {
+    const busy = new AbortController();
+    const loops = Array.from({ length: CODE_EXEC_MAX_CONCURRENT }, () => tool.run({ code: 'for (;;) {}' }, { signal: busy.signal }));
+    const queued = new AbortController();
+    const cancelled = tool.run({ code: '1' }, { signal: queued.signal });
+    const waiting = run('"my turn"');
+    queued.abort();
+    await expect(cancelled).resolves.toEqual({ ok: false, error: 'code_exec was cancelled.' });
+    busy.abort();
+    await expect(Promise.all(loops)).resolves.toEqual(loops.map(() => ({ ok: false, error: 'code_exec was cancelled.' })));
+    await expect(waiting).resolves.toEqual({ ok: true, output: 'my turn' });
   });
 
   it('keeps the event loop free while the sandbox runs', async () => {

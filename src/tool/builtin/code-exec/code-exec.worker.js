@@ -55,7 +55,9 @@ async function main(input) {
   const fail = (error) => {
     const text = describe(vm, error);
     if (interrupted) return { ok: false, limit: 'time', error: text, stdout: output() };
-    if (/out of memory/i.test(text) || exhausted()) return { ok: false, limit: 'memory', error: text, stdout: output() };
+    // an ordinary JS error (the code's own throw) stays one even when memory is nearly full
+    const ordinary = /^(Error|TypeError|ReferenceError|SyntaxError|RangeError|URIError|EvalError|AggregateError): /.test(text);
+    if (/^InternalError: out of memory/.test(text) || (!ordinary && exhausted())) return { ok: false, limit: 'memory', error: text, stdout: output() };
     return { ok: false, error: text, stdout: output() };
   };
 
@@ -88,6 +90,8 @@ async function main(input) {
     if (jobs.error) return fail(jobs.error);
     if (jobs.value === 0) break;
   }
+  // An interrupt inside a promise job only rejects that job's promise: the deadline still counts.
+  if (interrupted) return fail(vm.undefined);
   const state = vm.getPromiseState(value);
   if (state.type === 'pending') return { ok: false, error: 'the returned promise never settled (there are no timers or I/O in the sandbox)', stdout: output() };
   if (state.type === 'rejected') return fail(state.error);

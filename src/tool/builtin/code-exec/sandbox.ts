@@ -15,6 +15,11 @@ export const CODE_EXEC_MAX_CODE_CHARS = 20_000;
  * so the host keeps its own deadline.
  */
 export const CODE_EXEC_GRACE_MS = 3_000;
+/**
+ * Sandboxes running at once in this process (each is a thread with up to the memory limit + 16 MB
+ * of WebAssembly memory); more calls wait their turn, and their time limit starts when they run.
+ */
+export const CODE_EXEC_MAX_CONCURRENT = 4;
 
 export interface SandboxLimits {
   timeLimitMs: number;
@@ -49,9 +54,18 @@ const WORKER_FILE = join(__dirname, 'code-exec.worker.js');
  * keeps serving other runs meanwhile. The worker is terminated when the answer arrives, when the
  * host deadline passes (time limit + grace) and when `signal` aborts (run cancelled).
  */
-export function runInSandbox(code: string, limits: SandboxLimits, signal?: AbortSignal): Promise<SandboxOutcome> {
+export async function runInSandbox(code: string, limits: SandboxLimits, signal?: AbortSignal): Promise<SandboxOutcome> {
+  if (!existsSync(WORKER_FILE)) throw new Error(`the sandbox worker is missing (${WORKER_FILE})`);
+  if (!(await slots.acquire(signal))) return { ok: false, cancelled: true };
+  try {
+    return await runWorker(code, limits, signal);
+  } finally {
+    slots.release();
+  }
+}
+
+function runWorker(code: string, limits: SandboxLimits, signal?: AbortSignal): Promise<SandboxOutcome> {
   if (signal?.aborted) return Promise.resolve({ ok: false, cancelled: true });
-  if (!existsSync(WORKER_FILE)) return Promise.reject(new Error(`the sandbox worker is missing (${WORKER_FILE})`));
   return new Promise<SandboxOutcome>((resolve) => {
     const worker = new Worker(WORKER_FILE, {
       workerData: {
@@ -88,3 +102,40 @@ export function runInSandbox(code: string, limits: SandboxLimits, signal?: Abort
     worker.once('exit', (exitCode) => finish({ ok: false, error: `the sandbox exited unexpectedly (code ${exitCode})`, stdout: '' }));
   });
 }
+
+/** A counting semaphore whose waiters leave the queue when their signal aborts. */
+class Slots {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly size: number) {}
+
+  /** true once a slot is held; false when the signal aborted first */
+  acquire(signal?: AbortSignal): Promise<boolean> {
+    if (signal?.aborted) return Promise.resolve(false);
+    if (this.running < this.size) {
+      this.running++;
+      return Promise.resolve(true);
+    }
+    return new Promise<boolean>((resolve) => {
+      const go = () => {
+        signal?.removeEventListener('abort', leave);
+        this.running++;
+        resolve(true);
+      };
+      const leave = () => {
+        this.waiting.splice(this.waiting.indexOf(go), 1);
+        resolve(false);
+      };
+      this.waiting.push(go);
+      signal?.addEventListener('abort', leave, { once: true });
+    });
+  }
+
+  release(): void {
+    this.running--;
+    this.waiting.shift()?.();
+  }
+}
+
+const slots = new Slots(CODE_EXEC_MAX_CONCURRENT);
