@@ -31,13 +31,15 @@ describe('code_exec', () => {
     await expect(run('({a: [1, "x"]})')).resolves.toEqual({ ok: true, output: '{"a":[1,"x"]}' });
   });
 
-  it('captures console output, and a top-level return or a settled promise is the result', async () => {
+  it('captures console output; a top-level return or await, or a settled promise, gives the result', async () => {
     await expect(run('console.log("hi", {n: 1}); console.error("oops"); 6*7')).resolves.toEqual({
       ok: true,
       output: 'Output:\nhi {"n":1}\noops\nResult: 42',
     });
     await expect(run('const xs = [1, 2, 3];\nreturn xs.map((x) => x * 2);')).resolves.toEqual({ ok: true, output: '[2,4,6]' });
     await expect(run('(async () => { await null; return "later"; })()')).resolves.toEqual({ ok: true, output: 'later' });
+    await expect(run('const n = await Promise.resolve(20);\nreturn n + 1;')).resolves.toEqual({ ok: true, output: '21' });
+    await expect(run('await Promise.reject(new RangeError("no"))')).resolves.toEqual({ ok: false, error: 'JavaScript error: RangeError: no' });
   });
 
   it('bounds the captured output', async () => {

@@ -6,7 +6,7 @@ import { CODE_EXEC_GRACE_MS, CODE_EXEC_MAX_CODE_CHARS, DEFAULT_SANDBOX_LIMITS, r
 /**
  * `code_exec`: JavaScript in a QuickJS WebAssembly sandbox on a worker thread. The sandbox has
  * only the language (no require, process, fs, network, timers); console output is captured; the
- * last expression's value (or a top-level `return`, or what a returned promise settles to) is the
+ * last expression's value (or a top-level `return`, or what a promise settles to) is the
  * result. Time and memory limits end the call as a tool error naming the limit. High risk: under
  * the default confirmation policy every call waits for approval.
  */
@@ -16,7 +16,8 @@ export class CodeExecTool implements ToolDefinition {
   readonly name = 'code_exec';
   readonly description =
     'Run JavaScript (ES2023, QuickJS) in an isolated sandbox and get what it printed with console.log ' +
-    'and the value of its last expression (or a top-level `return`). No modules, files, network or timers. ' +
+    'and the value of its last expression (or what a top-level `return` gives; top-level `await` works). ' +
+    'No modules, files, network or timers. ' +
     'Limits: time and memory; output is truncated when long.';
   readonly parameters = {
     type: 'object',

@@ -77,9 +77,15 @@ async function main(input) {
   const format = made.value;
 
   let evaluated = vm.evalCode(input.code, 'code.js', { type: 'global' });
-  // A top-level `return` is how many write a snippet: run it again as a function body.
-  if (evaluated.error && /return not in a function/i.test(describe(vm, evaluated.error))) {
-    evaluated = vm.evalCode(`(function () {\n${input.code}\n})()`, 'code.js', { type: 'global' });
+  // A top-level `return` or `await` is how many write a snippet: a script allows neither, so run
+  // it again as the body of an async function (its promise is settled below). When that does
+  // not parse either, the script's own error is the one to report.
+  if (evaluated.error) {
+    const first = describe(vm, evaluated.error);
+    if (/return not in a function/i.test(first) || (/^SyntaxError/.test(first) && /\bawait\b/.test(input.code))) {
+      const body = vm.evalCode(`(async function () {\n${input.code}\n})()`, 'code.js', { type: 'global' });
+      if (!body.error || !/^SyntaxError/.test(describe(vm, body.error))) evaluated = body;
+    }
   }
   if (evaluated.error) return fail(evaluated.error);
   let value = evaluated.value;
