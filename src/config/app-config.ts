@@ -105,6 +105,13 @@ export class AppConfig {
   @Max(3650, { message: 'HELIX_TRACE_RETENTION_DAYS must be an integer between 1 and 3650' })
   HELIX_TRACE_RETENTION_DAYS = 7;
 
+  /** how long one code_exec call may run JavaScript before it is stopped */
+  @Transform(toInt)
+  @IsInt({ message: 'HELIX_CODE_EXEC_TIMEOUT_MS must be an integer between 10 and 300000' })
+  @Min(10, { message: 'HELIX_CODE_EXEC_TIMEOUT_MS must be an integer between 10 and 300000' })
+  @Max(300000, { message: 'HELIX_CODE_EXEC_TIMEOUT_MS must be an integer between 10 and 300000' })
+  HELIX_CODE_EXEC_TIMEOUT_MS = 5000;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 

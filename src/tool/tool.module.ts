@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AskUserTool } from './builtin/ask-user';
 import { CalculatorTool } from './builtin/calculator';
+import { CodeExecTool } from './builtin/code-exec/code-exec.tool';
 import { CurrentTimeTool } from './builtin/current-time';
 import { HttpFetchTool } from './builtin/http-fetch/http-fetch.tool';
 import { McpToolSource } from './mcp/mcp-tool-source';
@@ -11,7 +12,7 @@ import { ToolPolicyRepository } from './tool-policy.repository';
 import { ToolResolver } from './tool.resolver';
 
 /** The built-in tools (each a provider marked @HelixTool; ToolHub discovers them, and those of other modules). */
-const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, HttpFetchTool, AskUserTool];
+const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, HttpFetchTool, CodeExecTool, AskUserTool];
 
 /** Tools the agent can call: registry, policies, built-ins, and the admin API for their rules. */
 @Module({
