@@ -39,7 +39,7 @@ describe('agent loop (database, scripted model)', () => {
     ]);
     expect(h.model.calls).toHaveLength(1);
     expect(h.model.calls[0].messages).toEqual([expect.objectContaining({ role: 'system' }), { role: 'user', content: 'hi' }]);
-    expect(h.model.calls[0].tools).toEqual(['calculator', 'current_time', 'http_fetch', 'code_exec', 'ask_user']);
+    expect(h.model.calls[0].tools).toEqual(['calculator', 'current_time', 'http_fetch', 'ask_user', 'code_exec']);
   });
 
   it('direct mode offers no tools; reasoning is streamed and stored with the answer', async () => {

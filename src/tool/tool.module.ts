@@ -12,7 +12,7 @@ import { ToolPolicyRepository } from './tool-policy.repository';
 import { ToolResolver } from './tool.resolver';
 
 /** The built-in tools (each a provider marked @HelixTool; ToolHub discovers them, and those of other modules). */
-const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, HttpFetchTool, CodeExecTool, AskUserTool];
+const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, HttpFetchTool, AskUserTool, CodeExecTool];
 
 /** Tools the agent can call: registry, policies, built-ins, and the admin API for their rules. */
 @Module({
