@@ -9,6 +9,7 @@ import { GraphQLClient, gql } from 'graphql-request';
 import { graphqlError } from './support/graphql-errors';
 import { PrismaService } from '../src/database/prisma.service';
 import { SecretService } from '../src/security/secret.service';
+import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
 import { useMockApp } from './support/mock-app';
 
 const TOKEN = 'admin-config-token';
@@ -247,6 +248,11 @@ describe('admin GraphQL: model configs and tool policies', () => {
     it('the workspace confirmation policy `always` makes every uncovered call wait for approval', async () => {
       const conversationId = await ctx.api.createConversation();
       await admin.request(gql`mutation { updateWorkspaceSettings(input: { confirmationPolicy: always }) { id } }`);
+      // the admin listing shows the default the workspace's policy gives
+      const listed = await admin.request<{ tools: Array<{ name: string; defaultPolicy: string }> }>(
+        gql`query($ws: ID) { tools(workspaceId: $ws) { name defaultPolicy } }`, { ws: DEFAULT_WORKSPACE_ID },
+      );
+      expect(listed.tools.find((t) => t.name === 'calculator')?.defaultPolicy).toBe('confirm');
       const { run } = await ctx.api.postMessage(conversationId, { text: calc('6*7'), mode: 'react' });
       const waiting = await ctx.api.waitForRun(run.id, ['AWAIT_APPROVAL']);
       expect(waiting.state).toBe('AWAIT_APPROVAL');

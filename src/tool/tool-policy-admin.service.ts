@@ -1,6 +1,7 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { isRecord } from '../common/json-record';
 import { textArg } from '../common/text-arg';
+import type { WorkspaceSettings } from '../conversation/conversation.records';
 import type { Sql } from '../database/sql-client';
 import { adminWorkspace } from '../security/admin-scope';
 import type { AuthContext } from '../security/auth-context';
@@ -45,13 +46,15 @@ export class ToolPolicyAdmin {
 
   /**
    * Every built-in tool with the mode its calls get when no rule covers them; with a workspace,
-   * also the tools of its MCP servers (connecting to them, as a run would).
+   * also the tools of its MCP servers (connecting to them, as a run would) and the defaults its
+   * confirmation policy gives.
    */
   async tools(auth?: AuthContext, workspaceId?: string | null): Promise<ToolDefinitionType[]> {
     let tools: ToolDefinition[] = this.hub.list();
+    let settings: WorkspaceSettings | undefined;
     if (auth && workspaceId !== undefined && workspaceId !== null) {
       const workspace = adminWorkspace(auth, workspaceId);
-      const settings = await this.repository.workspaceSettings(workspace);
+      settings = await this.repository.workspaceSettings(workspace);
       if (!settings) throw new NotFoundException(`Workspace ${workspace} not found`);
       tools = await this.hub.toolsFor({ workspaceId: workspace, conversationId: '', settings });
     }
@@ -60,7 +63,8 @@ export class ToolPolicyAdmin {
       description: tool.description,
       parameters: tool.parameters,
       risk: tool.risk,
-      defaultPolicy: this.hub.defaultPolicy(tool),
+      // with a workspace, the default its confirmation policy gives
+      defaultPolicy: this.hub.defaultPolicy(tool, settings?.confirmationPolicy),
     }));
   }
 

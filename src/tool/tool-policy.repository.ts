@@ -50,13 +50,13 @@ export class ToolPolicyRepository {
     return rows.map(toToolPolicyRecord);
   }
 
-  /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */
-  /** A workspace's settings (for the MCP servers it configures); undefined when it does not exist. */
+  /** A workspace's settings (its MCP servers and confirmation policy); undefined when it does not exist. */
   async workspaceSettings(workspaceId: string): Promise<WorkspaceSettings | undefined> {
     const rows = await this.prisma.$queryRaw<{ settings: unknown }[]>`SELECT settings FROM workspaces WHERE id = ${workspaceId}`;
     return rows[0] && readWorkspaceSettings(rows[0].settings);
   }
 
+  /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */
   async workspaceExists(tx: Sql, workspaceId: string): Promise<boolean> {
     const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR SHARE`;
     return rows.length > 0;
