@@ -13,6 +13,9 @@ export type ArgumentCheck = (args: Record<string, unknown>) => string | undefine
  */
 export function compileArguments(schema: JsonSchema): ArgumentCheck {
   const validate: ValidateFunction = ajv.compile(schema);
+  // ajv keeps every compiled schema in a map keyed by the object; client and MCP schemas are new
+  // objects each time, so the entry is dropped (the compiled function stays usable)
+  ajv.removeSchema(schema);
   return (args) => (validate(args) ? undefined : describe(validate.errors?.[0]));
 }
 

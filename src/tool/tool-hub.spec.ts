@@ -1,6 +1,7 @@
 import { AskUserTool } from './builtin/ask-user';
 import { CalculatorTool } from './builtin/calculator';
 import { CurrentTimeTool } from './builtin/current-time';
+import { compileArguments } from './tool-arguments';
 import { ToolHub } from './tool-hub';
 import type { ToolPolicyRecord } from './tool-policy.repository';
 import { HelixToolSource, type ToolContext, type ToolDefinition, type ToolResult } from './tool.types';
@@ -135,5 +136,16 @@ describe('ToolHub sources', () => {
     expect((await hub.specsFor(scope)).map((spec) => spec.name)).toEqual(['calculator', 'current_time', 'ask_user', 'mcp.demo.echo']);
     await expect(hub.resolve(scope, 'mcp.demo.echo')).resolves.toBe(remote);
     await expect(hub.policy(scope, remote, remote.name)).resolves.toBe('confirm');
+  });
+});
+
+describe('compileArguments', () => {
+  it('keeps nothing in ajv once compiled: the check still works', () => {
+    const check = compileArguments({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] });
+    expect(check({})).toBe('"a" is required');
+    expect(check({ a: 'x' })).toBeUndefined();
+    // the same $id twice would be refused if the first stayed registered
+    const withId = { $id: 'https://example.test/s', type: 'object' };
+    expect(() => [compileArguments({ ...withId }), compileArguments({ ...withId })]).not.toThrow();
   });
 });
