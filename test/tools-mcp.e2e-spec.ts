@@ -78,8 +78,24 @@ describe('tools from MCP servers (mock LLM, a stdio and an HTTP MCP server start
     expect(await bad([{ name: 'Not Valid', transport: 'stdio', command: 'x' }])).toContain('lowercase');
   });
 
+  /**
+   * Until both test servers list their tools: a stdio server is a Node process that may take
+   * longer than the connect timeout to start on a loaded machine (the next listing retries it).
+   */
+  async function serversUp(): Promise<void> {
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const { tools } = await admin.request<{ tools: Array<{ name: string }> }>(gql`query($ws: ID) { tools(workspaceId: $ws) { name } }`, { ws: DEFAULT_WORKSPACE_ID });
+      const names = tools.map((t) => t.name);
+      if (names.includes('mcp.demo.echo') && names.includes('mcp.web.echo')) return;
+      if (Date.now() > deadline) throw new Error(`the MCP test servers did not come up; tools: ${names.join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
   it('the model sees the MCP tools with their schemas; a call waits for approval, then runs', async () => {
     const { api, mock } = ctx;
+    await serversUp();
     const conversationId = await api.createConversation();
     const seen = mock.requests.length;
     const posted = await api.postMessage(conversationId, { text: callOf('mcp__demo__echo', { text: 'hello mcp' }) });

@@ -17,7 +17,8 @@ export interface McpConnectionOptions {
 }
 
 export const DEFAULT_MCP_OPTIONS: McpConnectionOptions = {
-  connectTimeoutMs: 5_000,
+  // servers started with npx or a cold Python take seconds; a run waits this long at most
+  connectTimeoutMs: 10_000,
   listTtlMs: 5 * 60_000,
   backoffMs: 1_000,
   maxBackoffMs: 60_000,
