@@ -1,47 +1,11 @@
 import fc from 'fast-check';
+import { history } from '../../test/support/chat-histories';
 import type { ChatMessage } from '../model/model.types';
 import { TokenCounter, type TokenFamily } from './token-counter';
 import { cutMiddle, exchanges, fitWindow, type WindowEntry } from './window-fit';
 
 const counter = new TokenCounter();
 const countWith = (family: TokenFamily) => (message: ChatMessage) => counter.message(message, family);
-
-const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'helix', 'token', 'window', '的', '中文', 'résumé', '42', '{"k":1}', '\n'];
-/** text of any length up to `max` words, long ones included (a pasted document, a large tool result) */
-const text = (max: number) =>
-  fc
-    .tuple(fc.array(fc.constantFrom(...WORDS), { maxLength: 12 }), fc.oneof(fc.constant(1), fc.integer({ min: 1, max: Math.ceil(max / 6) })))
-    .map(([words, times]) => `${words.join(' ')} `.repeat(times).trim());
-
-/** One exchange: a user message, an assistant answer, or an assistant's tool calls with their results. */
-const exchange = fc.oneof(
-  text(3000).map((content): ChatMessage[] => [{ role: 'user', content }]),
-  text(400).map((content): ChatMessage[] => [{ role: 'assistant', content }]),
-  fc
-    .record({
-      content: text(50),
-      calls: fc.array(fc.record({ name: fc.constantFrom('calculator', 'http_fetch'), args: fc.string({ maxLength: 60 }) }), { minLength: 1, maxLength: 3 }),
-      results: fc.array(text(2500), { minLength: 3, maxLength: 3 }),
-    })
-    .map(({ content, calls, results }): ChatMessage[] => {
-      const toolCalls = calls.map((call, i) => ({ id: `call_${i}`, name: call.name, arguments: call.args }));
-      return [{ role: 'assistant', content, toolCalls }, ...toolCalls.map((call, i): ChatMessage => ({ role: 'tool', toolCallId: call.id, content: results[i] }))];
-    }),
-);
-
-/** Histories as runs leave them: exchanges in order, the newest usually the user's message. */
-const history = fc.array(exchange, { minLength: 1, maxLength: 30 }).map((groups) => {
-  // tool-call ids are unique per conversation
-  let seq = 0;
-  return groups.flatMap((group, g) =>
-    group.map((message): ChatMessage => {
-      seq++;
-      if (message.role === 'assistant' && message.toolCalls) return { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call, id: `${call.id}_${g}` })) };
-      if (message.role === 'tool') return { ...message, toolCallId: `${message.toolCallId}_${g}` };
-      return message;
-    }),
-  );
-});
 
 function entriesOf(messages: ChatMessage[], family: TokenFamily): WindowEntry[] {
   return messages.map((message, i) => ({ message, seq: i + 1, tokens: counter.message(message, family) }));
