@@ -17,6 +17,9 @@ export const COMPACT_AT = 0.9;
 /** The reply's room when the model's config sets no output limit: a quarter of the window, at most 4,096. */
 const DEFAULT_MAX_OUTPUT = 4096;
 
+/** The size of a message older than anything the window can hold: never counted (see `layout`). */
+const UNCOUNTED = Number.POSITIVE_INFINITY;
+
 export const SUMMARY_HEADING = 'Summary of the earlier conversation (the messages it covers are not shown):';
 
 /** What a prompt may take: the context window less the reply's room and the reserve. */
@@ -150,13 +153,25 @@ export class MemoryWindow {
       summaryBlock = cutMiddle(summaryBlock, Math.floor((summaryBlock.length * most) / summaryTokens));
       summaryTokens = this.counter.text(summaryBlock, family);
     }
+    // newest first: once the newer exchanges alone overflow the room, no older message can be in
+    // the (contiguous) window, so those are left uncounted; a long conversation is not tokenised
+    // further back than its window reaches
+    const budget = room - summaryTokens;
     const entries: WindowEntry[] = [];
-    for (const record of view) {
-      if (record.seq <= from) continue;
-      const message = toChatMessage(record);
-      if (message) entries.push({ message, seq: record.seq, tokens: this.counter.message(message, family, record.id) });
+    let total = 0;
+    let full = false;
+    for (let i = view.length - 1; i >= 0; i--) {
+      const record = view[i];
+      const message = record.seq > from ? toChatMessage(record) : undefined;
+      if (!message) continue;
+      const tokens = full ? UNCOUNTED : this.counter.message(message, family, record.id);
+      entries.push({ message, seq: record.seq, tokens });
+      total += tokens;
+      // an exchange starts at its first message that is not a tool result: it is counted whole
+      if (total > budget && message.role !== 'tool') full = true;
     }
-    const window = fitWindow(entries, room - summaryTokens, (message) => this.counter.message(message, family));
+    entries.reverse();
+    const window = fitWindow(entries, budget, (message) => this.counter.message(message, family));
     return { summaryBlock, window, tokens: summaryTokens + window.tokens };
   }
 }
