@@ -67,9 +67,8 @@ export class CompactionService {
         family: this.counter.family(limits.ref.modelId),
         limit: promptLimit(limits.contextWindow, limits.maxOutputTokens),
         history,
-        view: history,
         previous,
-        upTo: Math.max(...older.map((entry) => entry.seq)),
+        older: older.map((entry) => entry.seq),
       });
     } catch (error) {
       throw new BadGatewayException(`The model could not summarise the conversation: ${error instanceof Error ? error.message : String(error)}`);

@@ -16,11 +16,9 @@ export interface ExtendRequest {
   limit: number;
   /** every message of the conversation, in seq order */
   history: MessageRecord[];
-  /** the messages the caller's window could see (a run's view) */
-  view: MessageRecord[];
   previous?: SummaryRecord;
-  /** the seq of the last message to cover */
-  upTo: number;
+  /** the seqs of the messages to summarise: the older part of the caller's window */
+  older: number[];
 }
 
 /** A summary's length limit: a quarter of the prompt limit, between 64 and 1,024 tokens. */
@@ -30,9 +28,11 @@ const isDefined = <T>(value: T | undefined): value is T => value !== undefined;
 
 /**
  * Writes summaries. A summary covers every message with seq in its range, so the range ends
- * before the first message the caller could not see (a later run's, queued meanwhile): those
- * are never summarised by a run that did not read them. One summary per conversation at a time
- * on this instance; a caller arriving meanwhile gets that summary.
+ * before the first message (sent to models) that is not in the older part: in a run's view a
+ * queued run's question sits after the answer before it although its seq is lower, and a later
+ * run's messages are not in the view at all; neither is summarised with the part before it.
+ * One summary per conversation at a time on this instance; a caller arriving meanwhile gets
+ * that summary.
  */
 @Injectable()
 export class Compactor {
@@ -44,7 +44,7 @@ export class Compactor {
     private readonly counter: TokenCounter,
   ) {}
 
-  /** The previous summary extended up to `upTo` (or less, see above); undefined when nothing new is covered. */
+  /** The previous summary extended over `older` (or less of it, see above); undefined when nothing new is covered. */
   extend(request: ExtendRequest): Promise<SummaryRecord | undefined> {
     const running = this.inFlight.get(request.conversationId);
     if (running) return running;
@@ -55,10 +55,11 @@ export class Compactor {
 
   private async write(request: ExtendRequest): Promise<SummaryRecord | undefined> {
     const from = request.previous?.coversToSeq ?? 0;
-    const seen = new Set(request.view.map((message) => message.id));
-    let to = request.upTo;
+    const older = new Set(request.older);
+    let to = Math.max(from, ...request.older);
     for (const message of request.history) {
-      if (message.seq > from && message.seq <= to && !seen.has(message.id)) {
+      // partial answers are never sent to a model: they neither need a summary nor stop one
+      if (message.seq > from && message.seq <= to && !older.has(message.seq) && toChatMessage(message)) {
         to = message.seq - 1;
         break;
       }

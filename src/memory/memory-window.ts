@@ -111,9 +111,8 @@ export class MemoryWindow {
             family,
             limit,
             history: request.history,
-            view: request.view,
             previous: summary,
-            upTo: Math.max(...older.map((entry) => entry.seq)),
+            older: older.map((entry) => entry.seq),
           });
           if (made) {
             summary = made;
