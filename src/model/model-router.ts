@@ -4,7 +4,7 @@ import { SecretService } from '../security/secret.service';
 import { ModelCatalog, OFFLINE_MODEL, OPENAI_DEFAULT_BASE_URL } from './model-catalog';
 import { ModelConfigService } from './model-config.service';
 import { isRecord } from '../common/json-record';
-import { ModelError, type ModelInfo, type ModelRef, type WorkspaceModelSettings } from './model.types';
+import { ModelError, type ModelInfo, type ModelLimits, type ModelRef, type WorkspaceModelSettings } from './model.types';
 
 /** The built-in default when an OpenAI key is configured (seed: the env provider's small model). */
 export const BUILTIN_OPENAI_MODEL: ModelRef = Object.freeze({ provider: 'openai', modelId: 'gpt-4o-mini' });
@@ -76,6 +76,12 @@ export class ModelRouter {
   /** Context window, prices and tool support of a model, with ModelConfig overrides applied. */
   async describe(ref: ModelRef, workspaceId?: string): Promise<ModelInfo> {
     return (await this.target(ref, workspaceId)).info;
+  }
+
+  /** The size a prompt for `ref` must fit in (the memory module's window), config rows applied. */
+  async limits(ref: ModelRef, workspaceId?: string): Promise<ModelLimits> {
+    const target = await this.target(ref, workspaceId);
+    return { ref: target.ref, contextWindow: target.info.contextWindow, ...(target.maxTokens !== undefined && { maxOutputTokens: target.maxTokens }) };
   }
 
   builtinDefault(): ModelRef {

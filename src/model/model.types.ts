@@ -67,6 +67,16 @@ export interface ModelInfo {
   supportsTools: boolean;
 }
 
+/** What a prompt must fit in: the model's context window and its configured output limit. */
+export interface ModelLimits {
+  /** the canonical model (the offline one when the model was substituted) */
+  ref: ModelRef;
+  /** ModelConfig.contextWindow when set, else the catalog's, else the catalog's default */
+  contextWindow: number;
+  /** ModelConfig.maxTokens, when set */
+  maxOutputTokens?: number;
+}
+
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error';
 
 /** A whole answer, collected from the chunks (ModelGateway.complete). */

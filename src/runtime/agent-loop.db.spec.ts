@@ -85,8 +85,9 @@ describe('agent loop (database, scripted model)', () => {
     expect(h.retriever.inputs.map((input) => [input.purpose, input.run.id, input.history.at(-1)?.content])).toEqual([['answer', run.id, 'what is Helix?']]);
     expect(h.model.calls[0].messages[0].content).toContain('From the docs: Helix is a backend.');
     const events = await h.eventsOf(run.id);
-    expect(typesOf(events)).toEqual(['status', 'sources', 'token', 'usage', 'done']);
+    expect(typesOf(events)).toEqual(['status', 'sources', 'context', 'token', 'usage', 'done']);
     expect(events[1].data).toEqual(sources);
+    expect(events[2].data).toMatchObject({ retrieved: 1, historyMessages: 1, summarized: false });
   });
 
   describe('plan mode', () => {
@@ -104,9 +105,10 @@ describe('agent loop (database, scripted model)', () => {
       expect(h.tracer.spans[0].input.purpose).toBe('plan');
       expect(h.order).toEqual(['budget.reserve', 'span.start', 'model.call']);
       const events = await h.eventsOf(posted.run.id);
-      expect(typesOf(events)).toEqual(['status', 'usage', 'plan', 'status']);
+      expect(typesOf(events)).toEqual(['status', 'context', 'usage', 'plan', 'status']);
       expect(events.map((e) => e.data)).toEqual([
         { phase: 'planning', text: 'Planning' },
+        { model: 'offline:echo', contextWindow: 32_768, estimatedTokens: expect.any(Number), historyMessages: 1, summarized: false, retrieved: 0 },
         { promptTokens: 10, completionTokens: expect.any(Number), totalTokens: expect.any(Number), cost: 0 },
         { steps: waiting.plan!.steps },
         { phase: 'waiting', text: 'Waiting for plan approval' },

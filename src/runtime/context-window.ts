@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { MessageRecord } from '../conversation/conversation.records';
-import type { ChatMessage } from '../model/model.types';
+import { type BuiltWindow, MemoryWindow, WARN_AT } from '../memory/memory-window';
 import type { PlanStep } from './run-events';
-import { ContextBuilder, type ContextWindow, type Retrieved, type StepInput } from './step-hooks';
-
-/** Until the memory module lands: the most recent messages, never starting inside a tool exchange. */
-const MAX_HISTORY = 40;
+import { ContextBuilder, type ContextWindow, type EventDraft, type Retrieved, type StepInput } from './step-hooks';
 
 export const BASE_SYSTEM_PROMPT =
   'You are Helix, a helpful assistant. Use the tools offered when they help; answer concisely.';
@@ -28,33 +25,6 @@ export function runView(history: MessageRecord[], runId: string): MessageRecord[
   return earlier.concat(history.filter((m) => m.runId === runId));
 }
 
-export function toChatMessages(history: MessageRecord[]): ChatMessage[] {
-  let start = Math.max(0, history.length - MAX_HISTORY);
-  while (start > 0 && history[start].role === 'tool') start--;
-  const out: ChatMessage[] = [];
-  for (const message of history.slice(start)) {
-    const parts = message.parts;
-    switch (parts.kind) {
-      case 'user':
-        out.push({ role: message.role === 'system' ? 'system' : 'user', content: message.content });
-        break;
-      case 'answer':
-        out.push({ role: 'assistant', content: message.content, ...(parts.toolCalls?.length && { toolCalls: parts.toolCalls }) });
-        break;
-      case 'failure':
-        out.push({ role: 'assistant', content: message.content });
-        break;
-      case 'tool_result':
-        out.push({ role: 'tool', toolCallId: message.toolCallId ?? '', content: message.content });
-        break;
-      case 'partial':
-        // a partial answer (cancelled, or cut by a restart) is the user's record, not context
-        break;
-    }
-  }
-  return out;
-}
-
 export function systemPrompt(custom: string | undefined, plan: PlanStep[] | null, retrieved?: Retrieved): string {
   let prompt = custom?.trim() || BASE_SYSTEM_PROMPT;
   if (plan?.length) {
@@ -66,22 +36,62 @@ export function systemPrompt(custom: string | undefined, plan: PlanStep[] | null
   return prompt;
 }
 
-/** A rough size of the prompt in tokens (about four characters each), until memory counts them. */
-function estimateTokens(messages: ChatMessage[]): number {
-  let chars = 0;
-  for (const message of messages) chars += message.content.length + (message.role === 'assistant' ? JSON.stringify(message.toolCalls ?? []).length : 0);
-  return Math.ceil(chars / 4);
-}
-
-/** The default window: the system prompt (with the approved plan or the plan request) and the recent messages. */
+/**
+ * The window of every model call (the early first call of a run included): the runtime's
+ * prompt (base or custom, plan, retrieved context), then memory's window of the run's view of
+ * the conversation, sized to the model. Announces it in a `context` event, warns from WARN_AT
+ * of the prompt limit, and says when older messages were summarised for it.
+ */
 @Injectable()
-export class RecentMessagesWindow extends ContextBuilder {
+export class MemoryContextBuilder extends ContextBuilder {
+  constructor(private readonly memory: MemoryWindow) {
+    super();
+  }
+
   async build(input: StepInput, retrieved: Retrieved | undefined): Promise<ContextWindow> {
     const system =
       input.purpose === 'plan' ? PLAN_PROMPT : systemPrompt(input.settings.systemPrompt, input.run.plan?.steps ?? null, retrieved);
-    const messages: ChatMessage[] = [{ role: 'system', content: system }, ...toChatMessages(runView(input.history, input.run.id))];
-    return { messages, estimatedTokens: estimateTokens(messages), events: [] };
+    const built = await this.memory.build({
+      conversationId: input.run.conversationId,
+      workspaceId: input.workspaceId,
+      model: input.run.model,
+      fallbacks: input.fallbacks,
+      history: input.history,
+      view: runView(input.history, input.run.id),
+      system,
+      tools: input.tools,
+    });
+    return { messages: built.messages, estimatedTokens: built.estimatedTokens, events: windowEvents(built, retrieved) };
   }
+}
+
+/** What a window announces: a summary written for it, its `context`, a `token_warning` when it is nearly full. */
+export function windowEvents(built: BuiltWindow, retrieved: Retrieved | undefined): EventDraft[] {
+  const events: EventDraft[] = [];
+  // the summary is written before the call is taken over, so this status follows the work it names
+  if (built.compacted) events.push({ type: 'status', data: { phase: 'summarizing', text: 'Summarised the earlier conversation to fit the context window' } });
+  events.push({
+    type: 'context',
+    data: {
+      model: built.model,
+      contextWindow: built.contextWindow,
+      estimatedTokens: built.estimatedTokens,
+      historyMessages: built.historyMessages,
+      summarized: built.summarized,
+      retrieved: retrievedCount(retrieved),
+    },
+  });
+  if (built.percentage >= WARN_AT * 100) {
+    events.push({ type: 'token_warning', data: { percentage: built.percentage, estimatedTokens: built.estimatedTokens, limit: built.limit } });
+  }
+  return events;
+}
+
+/** The chunks retrieval put into the prompt (its `sources` event lists them). */
+function retrievedCount(retrieved: Retrieved | undefined): number {
+  let count = 0;
+  for (const event of retrieved?.events ?? []) if (event.type === 'sources') count += event.data.items.length;
+  return count;
 }
 
 /** Parses the model's plan: JSON possibly wrapped in prose or code fences. */

@@ -5,7 +5,8 @@ import { ToolModule } from '../tool/tool.module';
 import { AgentLoop } from './agent-loop';
 import { AnswerStep } from './answer-step';
 import { ApprovalRepository } from './approval.repository';
-import { RecentMessagesWindow } from './context-window';
+import { MemoryModule } from '../memory/memory.module';
+import { MemoryContextBuilder } from './context-window';
 import { EventBus, InProcessEventBus } from './event-bus';
 import { EventLog } from './event-log';
 import { MessageController } from './message.controller';
@@ -30,13 +31,13 @@ import { ToolStep } from './tool-step';
 
 /** Posting messages, runs and their state machine, the agent loop, the event log and SSE. */
 @Module({
-  imports: [ConversationModule, ModelModule, ToolModule],
+  imports: [ConversationModule, MemoryModule, ModelModule, ToolModule],
   controllers: [MessageController, RunController],
   providers: [
-    // the hooks of every model call (step-hooks.ts): defaults until memory and RAG provide theirs;
+    // the hooks of every model call (step-hooks.ts): the window adapts memory's; retrieval is a default until RAG lands;
     // BudgetGate, StepTracer and RunObserver come from the global ObserveModule
     { provide: StepRetriever, useClass: NoRetrieval },
-    { provide: ContextBuilder, useClass: RecentMessagesWindow },
+    { provide: ContextBuilder, useClass: MemoryContextBuilder },
     { provide: EventBus, useClass: InProcessEventBus },
     EventLog,
     RunEventRepository,

@@ -1,0 +1,82 @@
+import { BadGatewayException, ConflictException, Injectable } from '@nestjs/common';
+import { ConversationService } from '../conversation/conversation.service';
+import { ModelRouter } from '../model/model-router';
+import type { AuthContext } from '../security/auth-context';
+import { toChatMessage } from './chat-messages';
+import { Compactor } from './compactor';
+import { olderHalf, promptLimit } from './memory-window';
+import { SummaryRepository, type SummaryRecord } from './summary.repository';
+import { TokenCounter } from './token-counter';
+import type { WindowEntry } from './window-fit';
+
+/** A summary as the REST API returns it. */
+export interface SummaryView {
+  id: string;
+  conversationId: string;
+  coversFromSeq: number;
+  coversToSeq: number;
+  content: string;
+  createdAt: string;
+}
+
+export const toSummaryView = (summary: SummaryRecord): SummaryView => ({
+  id: summary.id,
+  conversationId: summary.conversationId,
+  coversFromSeq: summary.coversFromSeq,
+  coversToSeq: summary.coversToSeq,
+  content: summary.content,
+  createdAt: summary.createdAt.toISOString(),
+});
+
+/**
+ * `POST /conversations/:id/compact`: summarises the older half of the exchanges not yet
+ * summarised, with the conversation's model, as a run at COMPACT_AT would. Nothing is deleted.
+ */
+@Injectable()
+export class CompactionService {
+  constructor(
+    private readonly conversations: ConversationService,
+    private readonly router: ModelRouter,
+    private readonly counter: TokenCounter,
+    private readonly summaries: SummaryRepository,
+    private readonly compactor: Compactor,
+  ) {}
+
+  async compact(auth: AuthContext, conversationId: string): Promise<SummaryView> {
+    const conversation = await this.conversations.find(auth, conversationId);
+    const { workspaceSettings } = await this.conversations.findWithSettingsById(conversation.id);
+    const { model, fallbacks } = await this.router.route(undefined, conversation.model, workspaceSettings, auth.workspaceId);
+    const limits = await this.router.limits(model, auth.workspaceId);
+    const history = await this.conversations.history(conversation.id);
+    const previous = await this.summaries.latest(conversation.id);
+    const from = previous?.coversToSeq ?? 0;
+    const entries: WindowEntry[] = [];
+    for (const record of history) {
+      const message = record.seq > from ? toChatMessage(record) : undefined;
+      if (message) entries.push({ message, seq: record.seq, tokens: 0 });
+    }
+    const older = olderHalf(entries);
+    if (!older.length) throw nothingToCompact(conversation.id);
+    let made: SummaryRecord | undefined;
+    try {
+      made = await this.compactor.extend({
+        conversationId: conversation.id,
+        workspaceId: auth.workspaceId,
+        model,
+        fallbacks,
+        family: this.counter.family(limits.ref.modelId),
+        limit: promptLimit(limits.contextWindow, limits.maxOutputTokens),
+        history,
+        previous,
+        older: older.map((entry) => entry.seq),
+      });
+    } catch (error) {
+      throw new BadGatewayException(`The model could not summarise the conversation: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!made) throw nothingToCompact(conversation.id);
+    return toSummaryView(made);
+  }
+}
+
+const nothingToCompact = (id: string) =>
+  new ConflictException(`Conversation ${id} has nothing to compact: fewer than two exchanges since its last summary`);

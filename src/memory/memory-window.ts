@@ -1,0 +1,182 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { MessageRecord } from '../conversation/conversation.records';
+import { ModelRouter } from '../model/model-router';
+import type { ChatMessage, ModelRef, ToolSpec } from '../model/model.types';
+import { toChatMessage } from './chat-messages';
+import { Compactor } from './compactor';
+import { type SummaryRecord, SummaryRepository } from './summary.repository';
+import { REPLY_PRIMING, TokenCounter, type TokenFamily } from './token-counter';
+import { cutMiddle, exchanges, type FittedWindow, fitWindow, type WindowEntry } from './window-fit';
+
+/** Kept free of the prompt for what the count cannot see (provider templates, estimate error). */
+export const RESERVE_FRACTION = 0.1;
+/** At this share of the prompt limit a run is warned (`token_warning`)… */
+export const WARN_AT = 0.8;
+/** …and at this share the older half of the history is summarised. */
+export const COMPACT_AT = 0.9;
+/** The reply's room when the model's config sets no output limit: a quarter of the window, at most 4,096. */
+const DEFAULT_MAX_OUTPUT = 4096;
+
+/** The size of a message older than anything the window can hold: never counted (see `layout`). */
+const UNCOUNTED = Number.POSITIVE_INFINITY;
+
+export const SUMMARY_HEADING = 'Summary of the earlier conversation (the messages it covers are not shown):';
+
+/** What a prompt may take: the context window less the reply's room and the reserve. */
+export function promptLimit(contextWindow: number, maxOutputTokens?: number): number {
+  const output = maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT, Math.floor(contextWindow / 4));
+  const reserve = Math.ceil(contextWindow * RESERVE_FRACTION);
+  // a configured output limit near the window itself must not leave the prompt nothing
+  return Math.max(Math.floor(contextWindow / 4), contextWindow - output - reserve);
+}
+
+export interface WindowRequest {
+  conversationId: string;
+  workspaceId: string;
+  /** the model the call goes to (its window and tokenizer apply), and its fallbacks (for a summary) */
+  model: ModelRef;
+  fallbacks: ModelRef[];
+  /** every message of the conversation, in seq order */
+  history: MessageRecord[];
+  /** the messages this call may see, in the order it sees them (a run's view of `history`) */
+  view: MessageRecord[];
+  /** the system prompt: base or custom prompt, plan, retrieved context */
+  system: string;
+  tools?: ToolSpec[];
+}
+
+export interface BuiltWindow {
+  messages: ChatMessage[];
+  /** the prompt's tokens: system prompt, tools, summary and history */
+  estimatedTokens: number;
+  /** `provider:modelId` */
+  model: string;
+  contextWindow: number;
+  /** what the prompt may take (`promptLimit`) */
+  limit: number;
+  /** estimatedTokens / limit, in percent (rounded) */
+  percentage: number;
+  historyMessages: number;
+  /** the window includes a summary of older messages */
+  summarized: boolean;
+  /** a summary was written for this window */
+  compacted: boolean;
+  /** the newest exchange was cut in the middle */
+  truncated: boolean;
+}
+
+interface Layout {
+  summaryBlock: string;
+  window: FittedWindow;
+  tokens: number;
+}
+
+/**
+ * Memory's window: the system prompt, the conversation's summary and the newest messages that
+ * fit the model's prompt limit. When older messages no longer fit, or the prompt reaches
+ * COMPACT_AT, they are summarised (extending the previous summary) and the window is laid out
+ * again; if that fails, the run goes on with the recent messages alone.
+ */
+@Injectable()
+export class MemoryWindow {
+  private readonly logger = new Logger('Memory');
+
+  constructor(
+    private readonly router: ModelRouter,
+    private readonly counter: TokenCounter,
+    private readonly summaries: SummaryRepository,
+    private readonly compactor: Compactor,
+  ) {}
+
+  async build(request: WindowRequest): Promise<BuiltWindow> {
+    const limits = await this.router.limits(request.model, request.workspaceId);
+    const limit = promptLimit(limits.contextWindow, limits.maxOutputTokens);
+    const family = this.counter.family(limits.ref.modelId);
+    const fixed = this.counter.message({ role: 'system', content: request.system }, family) + this.counter.tools(request.tools, family) + REPLY_PRIMING;
+    const room = limit - fixed;
+
+    let summary = await this.summaries.latest(request.conversationId);
+    let layout = this.layout(request.view, summary, family, room);
+    let compacted = false;
+    const dropped = layout.window.dropped;
+    if (dropped.length > 0 || fixed + layout.tokens >= COMPACT_AT * limit) {
+      const older = dropped.length ? dropped : olderHalf(layout.window.kept);
+      if (older.length) {
+        try {
+          const made = await this.compactor.extend({
+            conversationId: request.conversationId,
+            workspaceId: request.workspaceId,
+            model: request.model,
+            fallbacks: request.fallbacks,
+            family,
+            limit,
+            history: request.history,
+            previous: summary,
+            older: older.map((entry) => entry.seq),
+          });
+          if (made) {
+            summary = made;
+            compacted = true;
+            layout = this.layout(request.view, summary, family, room);
+          }
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          this.logger.warn(`Could not summarise conversation ${request.conversationId}; going on with the recent messages: ${reason}`);
+        }
+      }
+    }
+
+    const system = layout.summaryBlock ? `${request.system}\n\n${layout.summaryBlock}` : request.system;
+    const estimatedTokens = fixed + layout.tokens;
+    return {
+      messages: [{ role: 'system', content: system }, ...layout.window.kept.map((entry) => entry.message)],
+      estimatedTokens,
+      model: `${limits.ref.provider}:${limits.ref.modelId}`,
+      contextWindow: limits.contextWindow,
+      limit,
+      percentage: Math.round((estimatedTokens / limit) * 100),
+      historyMessages: layout.window.kept.length,
+      summarized: layout.summaryBlock !== '',
+      compacted,
+      truncated: layout.window.truncated,
+    };
+  }
+
+  /** The summary (at most a quarter of `room`) and the newest messages after it that fit. */
+  private layout(view: MessageRecord[], summary: SummaryRecord | undefined, family: TokenFamily, room: number): Layout {
+    const from = summary?.coversToSeq ?? 0;
+    let summaryBlock = summary ? `${SUMMARY_HEADING}\n${summary.content}` : '';
+    let summaryTokens = this.counter.text(summaryBlock, family);
+    const most = Math.floor(room / 4);
+    if (summaryTokens > most) {
+      summaryBlock = cutMiddle(summaryBlock, Math.floor((summaryBlock.length * most) / summaryTokens));
+      summaryTokens = this.counter.text(summaryBlock, family);
+    }
+    // newest first: once the newer exchanges alone overflow the room, no older message can be in
+    // the (contiguous) window, so those are left uncounted; a long conversation is not tokenised
+    // further back than its window reaches
+    const budget = room - summaryTokens;
+    const entries: WindowEntry[] = [];
+    let total = 0;
+    let full = false;
+    for (let i = view.length - 1; i >= 0; i--) {
+      const record = view[i];
+      const message = record.seq > from ? toChatMessage(record) : undefined;
+      if (!message) continue;
+      const tokens = full ? UNCOUNTED : this.counter.message(message, family, record.id);
+      entries.push({ message, seq: record.seq, tokens });
+      total += tokens;
+      // an exchange starts at its first message that is not a tool result: it is counted whole
+      if (total > budget && message.role !== 'tool') full = true;
+    }
+    entries.reverse();
+    const window = fitWindow(entries, budget, (message) => this.counter.message(message, family));
+    return { summaryBlock, window, tokens: summaryTokens + window.tokens };
+  }
+}
+
+/** The older half of a window's exchanges (never the newest one): what a compaction summarises. */
+export function olderHalf(kept: WindowEntry[]): WindowEntry[] {
+  const groups = exchanges(kept);
+  return groups.slice(0, Math.floor(groups.length / 2)).flat();
+}

@@ -1,0 +1,36 @@
+import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { ApiController, ApiErrors } from '../common/openapi';
+import { Auth, type AuthContext } from '../security/auth-context';
+import { CompactionService } from './compaction.service';
+
+export class SummaryResponse {
+  @ApiProperty({ example: 'sum_01jc9x…' }) id!: string;
+  @ApiProperty() conversationId!: string;
+  @ApiProperty({ type: 'integer', description: 'the first message seq the summary covers' }) coversFromSeq!: number;
+  @ApiProperty({ type: 'integer', description: 'the last message seq the summary covers' }) coversToSeq!: number;
+  @ApiProperty() content!: string;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+}
+
+@Controller('conversations')
+@ApiController('conversations')
+export class MemoryController {
+  constructor(private readonly compaction: CompactionService) {}
+
+  @Post(':id/compact')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Summarise the older half of a conversation now',
+    description:
+      'Summarises the older half of the exchanges not yet summarised (extending the previous summary) with the ' +
+      "conversation's model. Runs then see the summary instead of those messages; the messages themselves are kept. " +
+      '409 when there are fewer than two exchanges since the last summary.',
+  })
+  @ApiOkResponse({ type: SummaryResponse })
+  @ApiErrors(404, 409)
+  @ApiResponse({ status: 502, description: 'the model failed to write the summary' })
+  compact(@Auth() auth: AuthContext, @Param('id') id: string) {
+    return this.compaction.compact(auth, id);
+  }
+}

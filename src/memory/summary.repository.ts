@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { newId } from '../common/ids';
+import { toStorableText } from '../common/storable-text';
+import { SqlClient } from '../database/sql-client';
+
+/** A stored summary of the messages of a conversation with seq in [coversFromSeq, coversToSeq]. */
+export interface SummaryRecord {
+  id: string;
+  conversationId: string;
+  coversFromSeq: number;
+  coversToSeq: number;
+  content: string;
+  /** `provider:modelId` of the model that wrote it */
+  model: string;
+  tokens: number;
+  createdAt: Date;
+}
+
+export type NewSummary = Omit<SummaryRecord, 'id' | 'createdAt'>;
+
+interface SummaryRow {
+  id: string;
+  conversation_id: string;
+  covers_from_seq: number;
+  covers_to_seq: number;
+  content: string;
+  model: string;
+  tokens: number;
+  created_at: Date | string;
+}
+
+const toRecord = (row: SummaryRow): SummaryRecord => ({
+  id: row.id,
+  conversationId: row.conversation_id,
+  coversFromSeq: row.covers_from_seq,
+  coversToSeq: row.covers_to_seq,
+  content: row.content,
+  model: row.model,
+  tokens: row.tokens,
+  createdAt: new Date(row.created_at),
+});
+
+/** The `conversation_summaries` table: summaries are only added, never changed (older ones stay as history). */
+@Injectable()
+export class SummaryRepository {
+  constructor(private readonly sql: SqlClient) {}
+
+  /** The summary that reaches furthest; the newest of those if two runs wrote one each. */
+  async latest(conversationId: string): Promise<SummaryRecord | undefined> {
+    const [row] = await this.sql.$queryRaw<SummaryRow[]>`
+      SELECT * FROM conversation_summaries WHERE conversation_id = ${conversationId}
+      ORDER BY covers_to_seq DESC, created_at DESC LIMIT 1`;
+    return row && toRecord(row);
+  }
+
+  async insert(summary: NewSummary): Promise<SummaryRecord> {
+    const [row] = await this.sql.$queryRaw<SummaryRow[]>`
+      INSERT INTO conversation_summaries (id, conversation_id, covers_from_seq, covers_to_seq, content, model, tokens)
+      VALUES (${newId('sum')}, ${summary.conversationId}, ${summary.coversFromSeq}, ${summary.coversToSeq},
+              ${toStorableText(summary.content)}, ${summary.model}, ${summary.tokens})
+      RETURNING *`;
+    return toRecord(row);
+  }
+}
