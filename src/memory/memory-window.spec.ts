@@ -35,8 +35,9 @@ describe('MemoryWindow', () => {
         fc.constantFrom('gpt-4o-mini', 'mock-model'),
         async (messages, contextWindow, system, withTools, summarisedUpTo, modelId) => {
           const records = toRecords(messages);
+          // a conversation's first message never has a summary (none is read for it)
           const summary: SummaryRecord | undefined =
-            summarisedUpTo === undefined
+            summarisedUpTo === undefined || records.length < 2
               ? undefined
               : { id: 'sum_1', conversationId: 'conv_prop', coversFromSeq: 1, coversToSeq: summarisedUpTo, content: 'Earlier: alpha beta. '.repeat(30), model: 'm', tokens: 0, createdAt: new Date(0) };
           const tools = withTools ? [TOOL] : undefined;

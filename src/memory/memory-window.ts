@@ -95,7 +95,9 @@ export class MemoryWindow {
     const fixed = this.counter.message({ role: 'system', content: request.system }, family) + this.counter.tools(request.tools, family) + REPLY_PRIMING;
     const room = limit - fixed;
 
-    let summary = await this.summaries.latest(request.conversationId);
+    // a summary covers older exchanges, so a conversation's first message has none: the query
+    // (on the first token's path) is skipped for it
+    let summary = request.view.length > 1 ? await this.summaries.latest(request.conversationId) : undefined;
     let layout = this.layout(request.view, summary, family, room);
     let compacted = false;
     const dropped = layout.window.dropped;
