@@ -98,8 +98,8 @@ export class ConversationRepository {
     return unit.add(
       Prisma.sql`
         INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, forked_from_id, last_seq, updated_at)
-        SELECT ${fork.id}, ${fork.workspaceId}, ${fork.title}, ${fork.needsTitle ?? false}, ${json(fork.model)}::jsonb,
-               ${json(fork.settings)}::jsonb, ${fork.forkedFromId}, ${fork.lastSeq}, now()
+        SELECT ${fork.id}::text, ${fork.workspaceId}::text, ${fork.title}::text, ${fork.needsTitle ?? false}::boolean, ${json(fork.model)}::jsonb,
+               ${json(fork.settings)}::jsonb, ${fork.forkedFromId}::text, ${fork.lastSeq}::int, now()
         WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ${fork.forkedFromId} AND workspace_id = ${fork.workspaceId} AND deleted_at IS NULL)
         RETURNING ${COLUMNS}`,
       ([row]: ConversationRow[]) => row && toRecord(row),

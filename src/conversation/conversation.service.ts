@@ -141,6 +141,16 @@ export class ConversationService {
     return this.messages.historyIn(unit, conversationId);
   }
 
+  /** Whether the conversation still has its default title (an auto-title may replace it). */
+  needsTitle(conversationId: string): Promise<boolean> {
+    return this.conversations.needsTitle(conversationId);
+  }
+
+  /** Sets an auto-title unless the conversation has a title by now (the user's wins); whether it did. */
+  setAutoTitle(conversationId: string, title: string): Promise<boolean> {
+    return this.conversations.setAutoTitle(conversationId, title);
+  }
+
   /** Serialises the unit's writers of the conversation (posting messages, starting runs). */
   lockIn(unit: UnitOfWork, conversationId: string): void {
     this.conversations.lockIn(unit, conversationId);

@@ -72,7 +72,7 @@ export class MessageRepository {
     unit.add(
       Prisma.sql`
         INSERT INTO messages (id, conversation_id, run_id, seq, role, content, parts, tool_call_id, created_at)
-        SELECT ids.id, ${copy.to}, NULL, ids.n::int, m.role, m.content, m.parts, m.tool_call_id, m.created_at
+        SELECT ids.id, ${copy.to}::text, NULL, ids.n::int, m.role, m.content, m.parts, m.tool_call_id, m.created_at
         FROM (SELECT role, content, parts, tool_call_id, created_at, row_number() OVER (ORDER BY seq) AS n
               FROM messages WHERE conversation_id = ${copy.from} AND seq <= ${copy.throughSeq}) m
         JOIN jsonb_array_elements_text(${JSON.stringify(copy.ids)}::jsonb) WITH ORDINALITY AS ids(id, n) ON ids.n = m.n

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ConversationModule } from '../conversation/conversation.module';
+import { MemoryModule } from '../memory/memory.module';
 import { ModelModule } from '../model/model.module';
 import { ToolModule } from '../tool/tool.module';
 import { AgentLoop } from './agent-loop';
 import { AnswerStep } from './answer-step';
+import { AutoTitler } from './auto-titler';
 import { ApprovalRepository } from './approval.repository';
 import { RecentMessagesWindow } from './context-window';
 import { EventBus, InProcessEventBus } from './event-bus';
@@ -22,21 +24,24 @@ import { RunRepository } from './run.repository';
 import { RunResolver } from './run.resolver';
 import { RunService } from './run.service';
 import { SseWriter } from './sse-writer';
-import { ContextBuilder, StepRetriever } from './step-hooks';
+import { ContextBuilder, ConversationTitler, StepRetriever } from './step-hooks';
 import { NoRetrieval } from './step-hooks.defaults';
 import { StepDebug } from './step-debug';
 import { StepReplay } from './step-replay';
+import { TitleStep } from './title-step';
 import { ToolStep } from './tool-step';
 
 /** Posting messages, runs and their state machine, the agent loop, the event log and SSE. */
 @Module({
-  imports: [ConversationModule, ModelModule, ToolModule],
+  imports: [ConversationModule, MemoryModule, ModelModule, ToolModule],
   controllers: [MessageController, RunController],
   providers: [
     // the hooks of every model call (step-hooks.ts): defaults until memory and RAG provide theirs;
     // BudgetGate, StepTracer and RunObserver come from the global ObserveModule
     { provide: StepRetriever, useClass: NoRetrieval },
     { provide: ContextBuilder, useClass: RecentMessagesWindow },
+    // after a run's final answer: memory's auto-title of a conversation that has none yet
+    { provide: ConversationTitler, useClass: AutoTitler },
     { provide: EventBus, useClass: InProcessEventBus },
     EventLog,
     RunEventRepository,
@@ -47,6 +52,7 @@ import { ToolStep } from './tool-step';
     StepDebug,
     StepReplay,
     ToolStep,
+    TitleStep,
     AnswerStep,
     AgentLoop,
     RunExecutor,
