@@ -78,7 +78,10 @@ describe('admin GraphQL: model configs and tool policies', () => {
     admin.request(gql`mutation($key: String!, $version: Int!, $global: Boolean) { rollbackConfig(key: $key, version: $version, global: $global) { version } }`, {
       key, version, global,
     });
-  /** Posts a message and waits for its run; the last request the mock LLM received. */
+  /**
+   * Posts a message and waits for its run; the last request the mock LLM received (the
+   * conversations are titled: an auto-title call would come after the run's).
+   */
   async function lastModelRequest(conversationId: string, text = 'hello') {
     const before = ctx.mock.requests.length;
     const { done } = await ctx.api.converse(conversationId, { text });
@@ -89,14 +92,14 @@ describe('admin GraphQL: model configs and tool policies', () => {
 
   describe('changes take effect for the next run, without a restart', () => {
     it('a new default model is what the next run asks the provider for', async () => {
-      const conversationId = await ctx.api.createConversation();
+      const conversationId = await ctx.api.createConversation({ title: 'config' });
       expect((await lastModelRequest(conversationId)).model).toBe('mock-model');
       await admin.request(gql`mutation { updateWorkspaceSettings(input: { defaultModel: { provider: "openai", modelId: "second-model" } }) { id } }`);
       expect((await lastModelRequest(conversationId)).model).toBe('second-model');
     });
 
     it('an upserted maxTokens and temperature are in the very next request, and so is a change of them', async () => {
-      const conversationId = await ctx.api.createConversation();
+      const conversationId = await ctx.api.createConversation({ title: 'config' });
       const before = await lastModelRequest(conversationId);
       expect(before).not.toHaveProperty('max_tokens');
 

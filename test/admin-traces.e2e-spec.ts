@@ -29,6 +29,9 @@ interface TracePage {
   traces: { nodes: Trace[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
 }
 
+/** conversations with a title: no auto-title call adds its span to the runs' traces */
+const TITLED = { title: 'traced' };
+
 describe('admin GraphQL: traces, usage and budgets (mock provider)', () => {
   const app = useMockApp(TOKEN);
   let gql: GraphQLClient;
@@ -40,15 +43,15 @@ describe('admin GraphQL: traces, usage and budgets (mock provider)', () => {
   beforeAll(async () => {
     gql = new GraphQLClient(`${app.t.baseUrl}/graphql`, { headers: { 'X-API-Token': TOKEN } });
     for (const text of ['first', 'second']) {
-      const { posted, done } = await app.api.converse(await app.api.createConversation(), { text });
+      const { posted, done } = await app.api.converse(await app.api.createConversation(TITLED), { text });
       expect(done.data.state).toBe('SUCCEEDED');
       succeeded.push(posted.run.id);
     }
-    const tool = await app.api.converse(await app.api.createConversation(), { text: CALCULATE });
+    const tool = await app.api.converse(await app.api.createConversation(TITLED), { text: CALCULATE });
     expect(tool.done.data.state).toBe('SUCCEEDED');
     toolRun = tool.posted.run.id;
     succeeded.push(toolRun);
-    const failed = await app.api.converse(await app.api.createConversation(), { text: `MOCK:${JSON.stringify({ status: 400 })}` });
+    const failed = await app.api.converse(await app.api.createConversation(TITLED), { text: `MOCK:${JSON.stringify({ status: 400 })}` });
     expect(failed.done.data.state).toBe('FAILED');
     failedRun = failed.posted.run.id;
   });
@@ -163,7 +166,7 @@ describe('admin GraphQL: traces, usage and budgets (mock provider)', () => {
 
     // the next run is refused before it sends anything
     app.mock.reset();
-    const refused = await app.api.converse(await app.api.createConversation(), { text: 'over budget' });
+    const refused = await app.api.converse(await app.api.createConversation(TITLED), { text: 'over budget' });
     expect(refused.done.data.state).toBe('BUDGET_EXCEEDED');
     expect(app.mock.requests).toHaveLength(0);
     const { runs } = await gql.request<{ runs: { nodes: { id: string; error: { code: string } }[] } }>(
@@ -181,7 +184,7 @@ describe('admin GraphQL: traces, usage and budgets (mock provider)', () => {
     expect(workspace.budget).toEqual({ dailyTokenBudget: null, dailyCostBudget: 5, tokensUsed: expect.any(Number) });
     expect(workspaces.find((w) => w.id === DEFAULT_WORKSPACE_ID)?.budget.dailyCostBudget).toBe(5);
 
-    const allowed = await app.api.converse(await app.api.createConversation(), { text: 'within budget again' });
+    const allowed = await app.api.converse(await app.api.createConversation(TITLED), { text: 'within budget again' });
     expect(allowed.done.data.state).toBe('SUCCEEDED');
     await gql.request(`mutation { setBudget(dailyCostBudget: null) { dailyCostBudget } }`);
 

@@ -40,7 +40,8 @@ describe('daily budgets and the usage ledger (mock provider)', () => {
   it('records every call in the ledger: the day sums the usage events, and counts the runs', async () => {
     const totals = { promptTokens: 0, completionTokens: 0, calls: 0 };
     for (const text of ['first question', 'a second, longer question for the ledger']) {
-      const conversationId = await app.api.createConversation();
+      // titled (here and below): one model call per run, no auto-title call
+      const conversationId = await app.api.createConversation({ title: 'ledger' });
       const { events, done } = await app.api.converse(conversationId, { text });
       expect(done.data).toMatchObject({ state: 'SUCCEEDED' });
       for (const event of events.filter((e) => e.type === 'usage')) {
@@ -61,7 +62,7 @@ describe('daily budgets and the usage ledger (mock provider)', () => {
   it('20 runs started at once against a nearly spent budget never overspend it; the rest end BUDGET_EXCEEDED unsent', async () => {
     await setBudget({ dailyTokenBudget: BUDGET });
     await spentToday(BUDGET - 6_000); // room for one call's full hold at a time, not for twenty
-    const conversations = await Promise.all(Array.from({ length: 20 }, () => app.api.createConversation()));
+    const conversations = await Promise.all(Array.from({ length: 20 }, () => app.api.createConversation({ title: 'budget' })));
     app.mock.reset();
 
     const posted = await Promise.all(conversations.map((id, i) => app.api.postMessage(id, { text: `question number ${i}` })));

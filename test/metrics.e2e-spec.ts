@@ -50,7 +50,8 @@ describe('GET /metrics (API token configured)', () => {
 
   it('moves the run, event, approval and stream series with a run, and has the default process metrics', async () => {
     const before = await scrape();
-    const conversationId = await app.api.createConversation();
+    // titled: no auto-title call adds its usage and model series
+    const conversationId = await app.api.createConversation({ title: 'metrics' });
     await app.t.app.get(PrismaService).toolPolicy.create({
       data: { id: `pol_${conversationId}`, workspaceId: DEFAULT_WORKSPACE_ID, conversationId, tool: 'calculator', mode: 'confirm' },
     });

@@ -29,7 +29,8 @@ describe('runs: the concurrency limit (HELIX_MAX_CONCURRENT_RUNS=1)', () => {
   it('a run waiting for a slot stays CREATED with no model call, then starts when the slot frees', async () => {
     const busy = await app.api.postMessage(await app.api.createConversation(), { text: `busy ${LONG}` });
     await app.api.waitForRun(busy.run.id, ['EXECUTING']);
-    const conversationId = await app.api.createConversation();
+    // titled: an auto-title call would quote the message the model calls are counted by
+    const conversationId = await app.api.createConversation({ title: 'slot' });
     const waiting = await app.api.postMessage(conversationId, { text: 'waits-for-a-slot MOCK:{"text":"my turn"}' });
     const stream = app.api.stream(waiting.run.id);
     try {

@@ -178,7 +178,8 @@ describe('runs: control (mock LLM)', () => {
     });
 
     it('executes the plan as edited by the approver', async () => {
-      const conversationId = await api.createConversation();
+      // titled: an auto-title call would quote the model's answer (here the mock's plan again)
+      const conversationId = await api.createConversation({ title: 'edited plan' });
       const { posted, stream } = await startPlan(conversationId);
       const planningRequests = mock.requests.length;
       try {

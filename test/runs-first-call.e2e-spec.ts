@@ -15,7 +15,8 @@ describe('runs: the first model call, sent before the run is written (mock LLM)'
   const callsWith = (marker: string) => app.mock.requests.filter((r) => JSON.stringify(r.messages).includes(marker));
 
   it('a message written between the read and the run: the early call is dropped, the run asks again with it', async () => {
-    const conversationId = await app.api.createConversation();
+    // titled: an auto-title call would quote the messages the model calls are counted by
+    const conversationId = await app.api.createConversation({ title: 'first call' });
     const sql = app.t.app.get(SqlClient);
     const conversations = app.t.app.get(ConversationService);
     const atomic = sql.$atomic.bind(sql);

@@ -21,7 +21,8 @@ describe('tool calls over HTTP (mock LLM)', () => {
   const ctx = useMockApp('tools-client-token');
 
   it('a schema violation reaches the model as a tool error naming the field; the run succeeds', async () => {
-    const conversationId = await ctx.api.createConversation();
+    // titled (here and below): no auto-title call comes after the run's, whose last request the tests read
+    const conversationId = await ctx.api.createConversation({ title: 'tools' });
     const { events, done } = await ctx.api.converse(conversationId, { text: mockCall({ name: 'calculator', args: { expression: 5 } }) });
     expect(done.data.state).toBe('SUCCEEDED');
     const end = events.find((e) => e.type === 'tool.end');
@@ -31,7 +32,7 @@ describe('tool calls over HTTP (mock LLM)', () => {
   });
 
   it('a client-side tool pauses the run until the client posts its result', async () => {
-    const conversationId = await ctx.api.createConversation();
+    const conversationId = await ctx.api.createConversation({ title: 'tools' });
     const posted = await ctx.api.postMessage(conversationId, {
       text: mockCall({ name: 'pick_color', args: { hint: 'sky' }, id: 'call_pick' }),
       clientTools: [PICK_COLOR],

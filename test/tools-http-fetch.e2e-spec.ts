@@ -66,7 +66,8 @@ describe('http_fetch (mock LLM): loopback refused unless the workspace allows th
 
   /** The model calls http_fetch on `url`; the run's tool.end, its final state and what the model was answered. */
   async function modelFetches(url: string) {
-    const conversationId = await ctx.api.createConversation();
+    // titled: no auto-title call comes after the run's, whose last request the tests read
+    const conversationId = await ctx.api.createConversation({ title: 'fetch' });
     const { done, events } = await ctx.api.converse(conversationId, { text: fetchCall(url) });
     const end = events.find((e) => e.type === 'tool.end');
     return { state: done.data.state, end: end?.data, answer: tokenText(events) };

@@ -21,6 +21,9 @@ const TOKEN = 'traces-e2e-token';
 const KEY = 'mock-provider-key-5b7e2c19d4';
 const CALCULATE = `calculate it MOCK:${JSON.stringify({ toolCall: { name: 'calculator', arguments: '{"expression":"(2+3)*4"}' } })}`;
 
+/** conversations with a title: no auto-title call adds its span and debug events to the runs' */
+const TITLED = { title: 'traced' };
+
 describe('traces and debug events (mock provider)', () => {
   const app = useMockApp(TOKEN, { OPENAI_API_KEY: KEY });
   const reader = () => app.t.app.get(TraceReader);
@@ -38,7 +41,7 @@ describe('traces and debug events (mock provider)', () => {
   let tracedRunId: string;
 
   it('a react run with a tool call: run → step → model call and tool call spans, with the usage events\' tokens', async () => {
-    const conversationId = await app.api.createConversation();
+    const conversationId = await app.api.createConversation(TITLED);
     const { posted, events, done } = await app.api.converse(conversationId, { text: CALCULATE, mode: 'react' });
     expect(done.data.state).toBe('SUCCEEDED');
     expect(events.some((e) => e.type === 'debug')).toBe(false); // not without the setting
@@ -89,7 +92,7 @@ describe('traces and debug events (mock provider)', () => {
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body.message)).toContain('settings.debug');
 
-    const conversationId = await app.api.createConversation({ settings: { debug: true } });
+    const conversationId = await app.api.createConversation({ ...TITLED, settings: { debug: true } });
     const text = `my key is ${KEY}, ${CALCULATE}`;
     const { posted, events, done } = await app.api.converse(conversationId, { text });
     expect(done.data.state).toBe('SUCCEEDED');
@@ -123,7 +126,7 @@ describe('traces and debug events (mock provider)', () => {
   });
 
   it('a tool call under a confirm policy: its span names the decision and how long the approval kept it waiting', async () => {
-    const conversationId = await app.api.createConversation();
+    const conversationId = await app.api.createConversation(TITLED);
     await app.t.app.get(PrismaService).toolPolicy.create({
       data: { id: `pol_${conversationId}`, workspaceId: DEFAULT_WORKSPACE_ID, conversationId, tool: 'calculator', mode: 'confirm' },
     });

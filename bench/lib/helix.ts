@@ -110,8 +110,9 @@ export interface StartedRun {
   streamToken?: string;
 }
 
+/** Titled, so that no auto-title call follows the first run: the benchmarks measure runs, as before titles. */
 export async function newConversation(port: number): Promise<string> {
-  const conversation = await expectJson<{ id: string }>(port, 'POST', '/api/v1/conversations', {});
+  const conversation = await expectJson<{ id: string }>(port, 'POST', '/api/v1/conversations', { title: 'bench' });
   return conversation.id;
 }
 

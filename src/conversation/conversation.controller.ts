@@ -6,6 +6,7 @@ import {
   ConversationPageResponse,
   ConversationResponse,
   CreateConversationDto,
+  ForkConversationDto,
   ListConversationsQuery,
   ListMessagesQuery,
   MessagePageResponse,
@@ -57,6 +58,14 @@ export class ConversationController {
   @ApiErrors(404)
   async remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<void> {
     await this.conversations.remove(auth, id);
+  }
+
+  @Post(':id/fork')
+  @ApiOperation({ summary: "A new conversation with a copy of this one's messages (up to `fromMessageId`), model and settings; not its runs" })
+  @ApiCreatedResponse({ type: ConversationResponse })
+  @ApiErrors(400, 404)
+  fork(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ForkConversationDto) {
+    return this.conversations.fork(auth, id, dto.fromMessageId);
   }
 
   @Get(':id/messages')

@@ -8,6 +8,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -130,6 +131,19 @@ export class UpdateConversationDto {
   @ValidateNested()
   @Type(() => ConversationSettingsDto)
   settings?: ConversationSettingsDto;
+}
+
+export class ForkConversationDto {
+  @ApiPropertyOptional({
+    maxLength: 100,
+    example: 'msg_01jc9x…',
+    description: "the last message to copy (default: all): a message of this conversation; an assistant message's tool results come with it",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  @Matches(/^msg_[A-Za-z0-9_-]+$/, { message: 'fromMessageId must be a message id (msg_…)' })
+  fromMessageId?: string;
 }
 
 export class ListConversationsQuery {

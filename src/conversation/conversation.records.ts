@@ -57,6 +57,8 @@ export interface ConversationRecord {
   model: ModelRef | null;
   settings: ConversationSettings;
   forkedFromId: string | null;
+  /** the title is still the default: the first completed exchange replaces it (auto-title) */
+  needsTitle: boolean;
   /** seq of the last message */
   lastSeq: number;
   createdAt: Date;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../database/prisma.service';
 import { SqlClient } from '../database/sql-client';
-import type { Deferred, UnitOfWork } from '../database/unit-of-work';
+import { type Deferred, UnitCondition, type UnitOfWork } from '../database/unit-of-work';
 import {
   type ConversationRecord,
   type ConversationSettings,
@@ -13,7 +13,7 @@ import {
 } from './conversation.records';
 
 /** Hand-written SQL: a conversation is read on every posted message and every resumed run. */
-const COLUMNS = Prisma.sql`id, workspace_id, title, model, settings, forked_from_id, last_seq, created_at, updated_at, deleted_at`;
+const COLUMNS = Prisma.sql`id, workspace_id, title, model, settings, forked_from_id, needs_title, last_seq, created_at, updated_at, deleted_at`;
 
 interface ConversationRow {
   id: string;
@@ -22,6 +22,7 @@ interface ConversationRow {
   model: unknown;
   settings: unknown;
   forked_from_id: string | null;
+  needs_title: boolean;
   last_seq: number;
   created_at: Date | string;
   updated_at: Date | string;
@@ -38,6 +39,7 @@ function toRecord(row: ConversationRow): ConversationRecord {
     model: readModelRef(row.model),
     settings: readConversationSettings(row.settings),
     forkedFromId: row.forked_from_id,
+    needsTitle: row.needs_title,
     lastSeq: row.last_seq,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
@@ -53,8 +55,16 @@ export interface NewConversation {
   id: string;
   workspaceId: string;
   title: string;
+  /** the title is the default one, which an auto-title may replace (default: false) */
+  needsTitle?: boolean;
   model: ModelRef | null;
   settings: ConversationSettings;
+}
+
+/** A conversation forked from `forkedFromId`, holding its first `lastSeq` messages. */
+export interface ForkedConversation extends NewConversation {
+  forkedFromId: string;
+  lastSeq: number;
 }
 
 export interface ConversationChanges {
@@ -72,11 +82,33 @@ export class ConversationRepository {
 
   async create(conversation: NewConversation): Promise<ConversationRecord> {
     const [row] = await this.sql.$queryRaw<ConversationRow[]>`
-      INSERT INTO conversations (id, workspace_id, title, model, settings, updated_at)
-      VALUES (${conversation.id}, ${conversation.workspaceId}, ${conversation.title}, ${json(conversation.model)}::jsonb,
-              ${json(conversation.settings)}::jsonb, now())
+      INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, updated_at)
+      VALUES (${conversation.id}, ${conversation.workspaceId}, ${conversation.title}, ${conversation.needsTitle ?? false},
+              ${json(conversation.model)}::jsonb, ${json(conversation.settings)}::jsonb, now())
       RETURNING ${COLUMNS}`;
     return toRecord(row);
+  }
+
+  /**
+   * Inserts a fork in the caller's unit, only while its source is still there (of the same
+   * workspace, not deleted): undefined otherwise. The fork's messages are copied by the unit's
+   * next statement, under `insertedCondition(fork.id)`.
+   */
+  insertForkIn(unit: UnitOfWork, fork: ForkedConversation): Deferred<ConversationRecord | undefined> {
+    return unit.add(
+      Prisma.sql`
+        INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, forked_from_id, last_seq, updated_at)
+        SELECT ${fork.id}::text, ${fork.workspaceId}::text, ${fork.title}::text, ${fork.needsTitle ?? false}::boolean, ${json(fork.model)}::jsonb,
+               ${json(fork.settings)}::jsonb, ${fork.forkedFromId}::text, ${fork.lastSeq}::int, now()
+        WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ${fork.forkedFromId} AND workspace_id = ${fork.workspaceId} AND deleted_at IS NULL)
+        RETURNING ${COLUMNS}`,
+      ([row]: ConversationRow[]) => row && toRecord(row),
+    );
+  }
+
+  /** Holds in a unit once the conversation `id` exists (was inserted by an earlier statement). */
+  insertedCondition(id: string): UnitCondition {
+    return new UnitCondition(Prisma.sql`EXISTS (SELECT 1 FROM conversations WHERE id = ${id})`);
   }
 
   /** A workspace's conversations, newest first, after the (createdAt, id) keyset cursor. */
@@ -98,12 +130,31 @@ export class ConversationRepository {
 
   async update(id: string, changes: ConversationChanges): Promise<ConversationRecord | undefined> {
     const sets = [Prisma.sql`updated_at = now()`];
-    if (changes.title !== undefined) sets.push(Prisma.sql`title = ${changes.title}`);
+    // a title the user sets is theirs: no auto-title replaces it
+    if (changes.title !== undefined) sets.push(Prisma.sql`title = ${changes.title}`, Prisma.sql`needs_title = false`);
     if (changes.model !== undefined) sets.push(Prisma.sql`model = ${json(changes.model)}::jsonb`);
     if (changes.settings !== undefined) sets.push(Prisma.sql`settings = ${json(changes.settings)}::jsonb`);
     const [row] = await this.sql.$queryRaw<ConversationRow[]>`
       UPDATE conversations SET ${Prisma.join(sets)} WHERE id = ${id} RETURNING ${COLUMNS}`;
     return row && toRecord(row);
+  }
+
+  /** Whether the conversation (not deleted) still has its default title. */
+  async needsTitle(id: string): Promise<boolean> {
+    const [row] = await this.sql.$queryRaw<{ needs_title: boolean }[]>`
+      SELECT needs_title FROM conversations WHERE id = ${id} AND deleted_at IS NULL`;
+    return row?.needs_title === true;
+  }
+
+  /**
+   * Sets an auto-title, only if the title is still the default (a title the user set meanwhile
+   * wins) and the conversation is not deleted. Whether it was set.
+   */
+  async setAutoTitle(id: string, title: string): Promise<boolean> {
+    const count = await this.sql.$executeRaw`
+      UPDATE conversations SET title = ${title}, needs_title = false, updated_at = now()
+      WHERE id = ${id} AND needs_title AND deleted_at IS NULL`;
+    return count > 0;
   }
 
   async softDelete(id: string): Promise<void> {

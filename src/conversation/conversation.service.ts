@@ -1,8 +1,8 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { newId } from '../common/ids';
 import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
-import type { Sql } from '../database/sql-client';
-import type { Deferred, UnitCondition, UnitOfWork } from '../database/unit-of-work';
+import { type Sql, SqlClient } from '../database/sql-client';
+import { type Deferred, type UnitCondition, UnitOfWork } from '../database/unit-of-work';
 import type { AuthContext } from '../security/auth-context';
 import type { CreateConversationDto, UpdateConversationDto } from './conversation.dto';
 import {
@@ -14,6 +14,7 @@ import {
   readConversationSettings,
 } from './conversation.records';
 import { ConversationRepository } from './conversation.repository';
+import { forkLength, forkTitle } from './fork-point';
 import { type ConversationView, type MessageView, toConversationView, toMessageView } from './conversation.view';
 import { MessageRepository } from './message.repository';
 
@@ -29,6 +30,7 @@ const settingsOf = (dto: object | undefined): ConversationSettings => readConver
 @Injectable()
 export class ConversationService {
   constructor(
+    private readonly sql: SqlClient,
     private readonly conversations: ConversationRepository,
     private readonly messages: MessageRepository,
   ) {}
@@ -38,6 +40,7 @@ export class ConversationService {
       id: newId('conv'),
       workspaceId: auth.workspaceId,
       title: dto.title?.trim() || DEFAULT_TITLE,
+      needsTitle: !dto.title?.trim(),
       model: dto.model ? { provider: dto.model.provider, modelId: dto.model.modelId } : null,
       settings: settingsOf(dto.settings),
     });
@@ -72,6 +75,39 @@ export class ConversationService {
     await this.conversations.softDelete(current.id);
   }
 
+  /**
+   * A new conversation of the same workspace holding a copy of the source's messages up to and
+   * including `fromMessageId` (default: all; never separating a tool call from its result: see
+   * forkLength), with its model and settings; its runs and their events are not copied. One
+   * transaction: the fork exists with all its messages or not at all.
+   */
+  async fork(auth: AuthContext, id: string, fromMessageId?: string): Promise<ConversationView> {
+    const source = await this.find(auth, id);
+    const history = await this.messages.history(source.id);
+    const copied = history.slice(0, forkLength(history, fromMessageId));
+    const forkId = newId('conv');
+    const unit = new UnitOfWork();
+    const fork = this.conversations.insertForkIn(unit, {
+      id: forkId,
+      workspaceId: source.workspaceId,
+      // an untitled source gives an untitled fork, which its own first exchange titles
+      title: source.needsTitle ? source.title : forkTitle(source.title),
+      needsTitle: source.needsTitle,
+      model: source.model,
+      settings: source.settings,
+      forkedFromId: source.id,
+      lastSeq: copied.length,
+    });
+    if (copied.length) {
+      const through = copied[copied.length - 1].seq;
+      this.messages.copyIn(unit, { from: source.id, to: forkId, throughSeq: through, ids: copied.map(() => newId('msg')) }, this.conversations.insertedCondition(forkId));
+    }
+    await unit.run(this.sql);
+    // the source was deleted between the read and the copy
+    if (!fork.value) throw notFound(id);
+    return toConversationView(fork.value);
+  }
+
   async listMessages(auth: AuthContext, conversationId: string, after = 0, limit = 100): Promise<{ items: MessageView[] }> {
     await this.find(auth, conversationId);
     return { items: (await this.messages.page(conversationId, after, limit)).map(toMessageView) };
@@ -103,6 +139,16 @@ export class ConversationService {
 
   historyIn(unit: UnitOfWork, conversationId: string): Deferred<MessageRecord[]> {
     return this.messages.historyIn(unit, conversationId);
+  }
+
+  /** Whether the conversation still has its default title (an auto-title may replace it). */
+  needsTitle(conversationId: string): Promise<boolean> {
+    return this.conversations.needsTitle(conversationId);
+  }
+
+  /** Sets an auto-title unless the conversation has a title by now (the user's wins); whether it did. */
+  setAutoTitle(conversationId: string, title: string): Promise<boolean> {
+    return this.conversations.setAutoTitle(conversationId, title);
   }
 
   /** Serialises the unit's writers of the conversation (posting messages, starting runs). */

@@ -63,6 +63,24 @@ export class MessageRepository {
     return unit.add(historyStatement(conversationId), toRecords);
   }
 
+  /**
+   * Copies the messages of `from` up to seq `throughSeq` into `to` in the caller's unit, in order,
+   * as seq 1, 2, …, with the given new ids (one per message copied) and no run: the copies
+   * belong to no run of `to`. Only if `onlyIf` holds then.
+   */
+  copyIn(unit: UnitOfWork, copy: { from: string; to: string; throughSeq: number; ids: string[] }, onlyIf = UnitCondition.always): void {
+    unit.add(
+      Prisma.sql`
+        INSERT INTO messages (id, conversation_id, run_id, seq, role, content, parts, tool_call_id, created_at)
+        SELECT ids.id, ${copy.to}::text, NULL, ids.n::int, m.role, m.content, m.parts, m.tool_call_id, m.created_at
+        FROM (SELECT role, content, parts, tool_call_id, created_at, row_number() OVER (ORDER BY seq) AS n
+              FROM messages WHERE conversation_id = ${copy.from} AND seq <= ${copy.throughSeq}) m
+        JOIN jsonb_array_elements_text(${JSON.stringify(copy.ids)}::jsonb) WITH ORDINALITY AS ids(id, n) ON ids.n = m.n
+        WHERE ${onlyIf.sql}`,
+      () => undefined,
+    );
+  }
+
   async page(conversationId: string, after: number, limit: number): Promise<MessageRecord[]> {
     return toRecords(await this.sql.$queryRaw<MessageRow[]>`
       SELECT ${COLUMNS} FROM messages WHERE conversation_id = ${conversationId} AND seq > ${after}

@@ -55,6 +55,7 @@ describe('conversation repositories (database)', () => {
         model,
         settings,
         forkedFromId: null,
+        needsTitle: false,
         lastSeq: 0,
         createdAt: expect.any(Date),
         updatedAt: expect.any(Date),

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConversationModule } from '../conversation/conversation.module';
 import { ModelModule } from '../model/model.module';
+import { AutoTitleService } from './auto-title/auto-title.service';
 import { CompactionService } from './compaction.service';
 import { Compactor } from './compactor';
 import { MemoryController } from './memory.controller';
@@ -11,13 +12,14 @@ import { TokenCounter } from './token-counter';
 
 /**
  * Memory: token counting, the token-budgeted window of every model call (the runtime adapts
- * MemoryWindow to its ContextBuilder hook), conversation summaries and compaction.
+ * MemoryWindow to its ContextBuilder hook), conversation summaries and compaction, and the
+ * auto-titles of conversations (adapted to its ConversationTitler hook).
  * Imports flow runtime → memory → conversation, model: memory knows nothing of runs.
  */
 @Module({
   imports: [ConversationModule, ModelModule],
   controllers: [MemoryController],
-  providers: [TokenCounter, SummaryRepository, Summarizer, Compactor, MemoryWindow, CompactionService],
-  exports: [MemoryWindow, TokenCounter],
+  providers: [TokenCounter, SummaryRepository, Summarizer, Compactor, MemoryWindow, CompactionService, AutoTitleService],
+  exports: [MemoryWindow, TokenCounter, AutoTitleService],
 })
 export class MemoryModule {}

@@ -70,7 +70,7 @@ export class AgentLoop {
   private async context(run: RunRecord): Promise<RunContext> {
     const { conversation, workspaceSettings } = await this.conversations.findWithSettingsById(run.conversationId);
     const settings = effectiveSettings(workspaceSettings, conversation);
-    return { workspaceId: conversation.workspaceId, settings, fallbacks: this.router.fallbacks(settings) };
+    return { workspaceId: conversation.workspaceId, settings, fallbacks: this.router.fallbacks(settings), needsTitle: conversation.needsTitle };
   }
 
   private async plan(run: RunRecord, context: RunContext, signal: AbortSignal): Promise<void> {

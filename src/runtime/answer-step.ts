@@ -12,6 +12,7 @@ import { RunStore } from './run-store';
 import { type EchoOutput, StepEcho } from './step-echo';
 import { answered, StepReplay, type StepSoFar, stepStatus } from './step-replay';
 import type { ModelAnswer } from './step-hooks';
+import { TitleStep } from './title-step';
 import { ToolStep } from './tool-step';
 
 /** Thrown inside the loop to end the run with a clear message (not a provider failure). */
@@ -60,6 +61,7 @@ export class AnswerStep {
     private readonly toolStep: ToolStep,
     private readonly steps: ModelStep,
     private readonly replay: StepReplay,
+    private readonly title: TitleStep,
   ) {}
 
   /**
@@ -131,8 +133,12 @@ export class AnswerStep {
       }
       await stepCounted();
       await this.show(run, step, answer.echo.end());
-      const charged = await this.steps.settle(prepared, answer.usage, { response: responseOf(answer) });
+      let charged = await this.steps.settle(prepared, answer.usage, { response: responseOf(answer) });
       partial.text = '';
+      // the run's final answer: the conversation's auto-title, if it has none yet
+      if (context.needsTitle && !answer.toolCalls.length && !answer.invalid.length) {
+        charged = addUsage(charged, await this.title.run({ ...run, step }, context, history, answer.echo.value.text, signal));
+      }
       return await this.store(run, step, answer, addUsage(run.usage, charged));
     } finally {
       if (first) this.steps.abandon(first);

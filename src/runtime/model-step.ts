@@ -89,23 +89,33 @@ export class ModelStep {
       messages: window.messages,
       ...(input.tools && { tools: input.tools }),
     };
+    return this.prepareCall(input, request, window.estimatedTokens, [...(retrieved?.events ?? []), ...window.events]);
+  }
+
+  /**
+   * The hooks after the window (reserve budget, open a span) for a request already built: the
+   * tail of `prepare`, and the whole of a call outside the answer steps (a conversation's title).
+   * @param events what the earlier hooks asked to emit
+   */
+  async prepareCall(input: StepInput, request: ModelRequest, estimatedTokens: number, events: EventDraft[] = []): Promise<PreparedStep> {
     const reservation = await this.budget.reserve({
       workspaceId: input.workspaceId,
       runId: input.run.id,
       model: input.run.model,
-      estimatedPromptTokens: window.estimatedTokens,
+      estimatedPromptTokens: estimatedTokens,
       maxOutputTokens: request.maxTokens,
       dailyTokenBudget: input.settings.dailyTokenBudget,
       dailyCostBudget: input.settings.dailyCostBudget,
     });
     if (!reservation.allowed) return { kind: 'denied', reason: reservation.reason };
-    if (reservation.maxOutputTokens !== undefined) request.maxTokens = reservation.maxOutputTokens;
-    const span = this.tracer.start(input, request, window.estimatedTokens);
+    const granted = reservation.maxOutputTokens;
+    if (granted !== undefined) request.maxTokens = Math.min(request.maxTokens ?? granted, granted);
+    const span = this.tracer.start(input, request, estimatedTokens);
     return {
       kind: 'ready',
       input,
       request,
-      events: [...(retrieved?.events ?? []), ...window.events, ...this.debug.request(input, request)],
+      events: [...events, ...this.debug.request(input, request)],
       settleBudget: (usage) => reservation.settle(usage),
       span,
     };
@@ -115,7 +125,7 @@ export class ModelStep {
     return new ModelCall(this.gateway, step.request, step.span.observer);
   }
 
-  /** The whole answer at once (a plan), settled whether it succeeds or not. */
+  /** The whole answer at once (a plan, a title), settled whether it succeeds or not. */
   async complete(step: ReadyStep, signal: AbortSignal): Promise<{ result: ModelResult; charged: RunUsage }> {
     let result: ModelResult | undefined;
     try {

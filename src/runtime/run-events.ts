@@ -27,6 +27,8 @@ export interface RunEventPayloads {
   error: { code: string; message: string };
   /** only with the `debug` setting: what the model was sent and answered, what a tool returned (secrets redacted) */
   debug: DebugPayload;
+  /** the conversation's new auto-title (after its first completed exchange), before `done` */
+  title: { title: string };
   done: { runId: string; state: string };
 }
 

@@ -72,7 +72,7 @@ export class RunStarter {
     await read.run(this.sql);
     const { conversation, workspaceSettings } = found.value;
     const settings = effectiveSettings(workspaceSettings, conversation);
-    const context: RunContext = { workspaceId: auth.workspaceId, settings, fallbacks: this.router.fallbacks(settings) };
+    const context: RunContext = { workspaceId: auth.workspaceId, settings, fallbacks: this.router.fallbacks(settings), needsTitle: conversation.needsTitle };
     const model = await this.resolveModel(input.modelOverride, conversation.model, workspaceSettings, auth.workspaceId);
     const policy = settings.multitask ?? 'reject';
 

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ConversationModule } from '../conversation/conversation.module';
+import { MemoryModule } from '../memory/memory.module';
 import { ModelModule } from '../model/model.module';
 import { ToolModule } from '../tool/tool.module';
 import { AgentLoop } from './agent-loop';
 import { AnswerStep } from './answer-step';
+import { AutoTitler } from './auto-titler';
 import { ApprovalRepository } from './approval.repository';
-import { MemoryModule } from '../memory/memory.module';
 import { MemoryContextBuilder } from './context-window';
 import { EventBus, InProcessEventBus } from './event-bus';
 import { EventLog } from './event-log';
@@ -23,10 +24,11 @@ import { RunRepository } from './run.repository';
 import { RunResolver } from './run.resolver';
 import { RunService } from './run.service';
 import { SseWriter } from './sse-writer';
-import { ContextBuilder, StepRetriever } from './step-hooks';
+import { ContextBuilder, ConversationTitler, StepRetriever } from './step-hooks';
 import { NoRetrieval } from './step-hooks.defaults';
 import { StepDebug } from './step-debug';
 import { StepReplay } from './step-replay';
+import { TitleStep } from './title-step';
 import { ToolStep } from './tool-step';
 
 /** Posting messages, runs and their state machine, the agent loop, the event log and SSE. */
@@ -38,6 +40,8 @@ import { ToolStep } from './tool-step';
     // BudgetGate, StepTracer and RunObserver come from the global ObserveModule
     { provide: StepRetriever, useClass: NoRetrieval },
     { provide: ContextBuilder, useClass: MemoryContextBuilder },
+    // after a run's final answer: memory's auto-title of a conversation that has none yet
+    { provide: ConversationTitler, useClass: AutoTitler },
     { provide: EventBus, useClass: InProcessEventBus },
     EventLog,
     RunEventRepository,
@@ -48,6 +52,7 @@ import { ToolStep } from './tool-step';
     StepDebug,
     StepReplay,
     ToolStep,
+    TitleStep,
     AnswerStep,
     AgentLoop,
     RunExecutor,

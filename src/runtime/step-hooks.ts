@@ -11,8 +11,8 @@ import type { RunMode, RunPlan, RunUsage } from './run.records';
  * runtime provides a default for each, replaced by the owning module when it lands.
  */
 
-/** What a model call is for: the answer steps of a run, or the plan of a plan-mode run. */
-export type CallPurpose = 'answer' | 'plan';
+/** What a model call is for: the answer steps of a run, the plan of a plan-mode run, a conversation's title. */
+export type CallPurpose = 'answer' | 'plan' | 'title';
 
 /** Everything a hook may look at; the run may not be stored yet (its first, early call). */
 export interface StepInput {
@@ -104,4 +104,35 @@ export interface StepSpan {
 /** Observe: a span around each model call (the request it sends, as sent). */
 export abstract class StepTracer {
   abstract start(input: StepInput, request: ModelRequest, estimatedTokens: number): StepSpan;
+}
+
+/** A conversation's first completed exchange: what its auto-title is made from. */
+export interface Exchange {
+  /** the conversation's first user message */
+  question: string;
+  /** the run's final answer */
+  answer: string;
+}
+
+/** What a title call sends (to the run's model), and its size as well as it can be told. */
+export interface TitlePrompt {
+  messages: ChatMessage[];
+  temperature: number;
+  maxTokens: number;
+  estimatedTokens: number;
+}
+
+/**
+ * Memory: auto-titles. After the final answer of a run whose conversation still has its
+ * default title (and before the run finishes, so that the `title` event precedes `done`), the
+ * runtime asks the run's model for a title with memory's prompt, as a model call of the run
+ * (budget, span, `usage` event: purpose `title`), and memory stores it unless the user set a
+ * title meanwhile. Not one of the hooks before a step's model call.
+ */
+export abstract class ConversationTitler {
+  /** the conversation still has its default title (checked again when a title is stored) */
+  abstract needsTitle(conversationId: string): Promise<boolean>;
+  abstract prompt(exchange: Exchange): TitlePrompt;
+  /** stores the title in the model's answer, unless there is none or the user set one: the title stored */
+  abstract store(conversationId: string, answer: string): Promise<string | undefined>;
 }

@@ -31,16 +31,21 @@ import type { PostMessageDto } from '../../src/runtime/run.dto';
 import type { RunChanges, RunRecord, RunUsage } from '../../src/runtime/run.records';
 import { RunRepository } from '../../src/runtime/run.repository';
 import { type PostedMessage, RunService } from '../../src/runtime/run.service';
+import { AutoTitler } from '../../src/runtime/auto-titler';
+import { AutoTitleService } from '../../src/memory/auto-title/auto-title.service';
 import {
   BudgetGate,
   type BudgetRequest,
+  ConversationTitler,
   type BudgetReservation,
   type Retrieved,
   type SpanOutcome,
   type StepInput,
   StepRetriever,
+  type Exchange,
   type StepSpan,
   StepTracer,
+  type TitlePrompt,
 } from '../../src/runtime/step-hooks';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -237,6 +242,30 @@ export class RecordingRetriever extends StepRetriever {
   }
 }
 
+/**
+ * Memory's auto-titles, off unless a test turns them on (`enabled`): a title call would take an
+ * answer scripted for a run.
+ */
+export class SwitchableTitler extends ConversationTitler {
+  enabled = false;
+
+  constructor(private readonly real: ConversationTitler) {
+    super();
+  }
+
+  needsTitle(conversationId: string): Promise<boolean> {
+    return this.enabled ? this.real.needsTitle(conversationId) : Promise.resolve(false);
+  }
+
+  prompt(exchange: Exchange): TitlePrompt {
+    return this.real.prompt(exchange);
+  }
+
+  store(conversationId: string, answer: string): Promise<string | undefined> {
+    return this.real.store(conversationId, answer);
+  }
+}
+
 // ---- the harness -----------------------------------------------------------------------------
 
 export const TERMINAL: RunState[] = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'BUDGET_EXCEEDED'];
@@ -255,6 +284,8 @@ export interface CoreHarness {
   budget: RecordingBudget;
   tracer: RecordingTracer;
   retriever: RecordingRetriever;
+  /** auto-titles (off by default) */
+  titler: SwitchableTitler;
   /** model calls, budget reservations and spans, in the order they happened */
   order: string[];
   sql: SqlClient;
@@ -359,6 +390,8 @@ async function build(
     .useValue(tracer)
     .overrideProvider(StepRetriever)
     .useValue(retriever)
+    .overrideProvider(ConversationTitler)
+    .useFactory({ factory: (titles: AutoTitleService) => new SwitchableTitler(new AutoTitler(titles)), inject: [AutoTitleService] })
     .compile();
   if (!process.env.HELIX_TEST_LOGS) module.useLogger(false);
 
@@ -398,6 +431,7 @@ async function build(
     budget,
     tracer,
     retriever,
+    titler: module.get(ConversationTitler) as SwitchableTitler,
     order,
     sql,
     prisma: module.get(PrismaService),
@@ -475,6 +509,7 @@ async function build(
       budget.reset();
       tracer.reset();
       retriever.reset();
+      (module.get(ConversationTitler) as SwitchableTitler).enabled = false;
       order.length = 0;
     },
     close: async () => {

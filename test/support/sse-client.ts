@@ -9,7 +9,7 @@ import request from 'supertest';
 /** every event name of the contract; EventSource only dispatches names it has a listener for */
 export const RUN_EVENT_TYPES = [
   'status', 'token', 'reasoning', 'plan', 'tool.start', 'tool.end', 'tool.client', 'approval', 'sources', 'context',
-  'token_warning', 'usage', 'error', 'debug', 'done', 'heartbeat', 'message',
+  'token_warning', 'usage', 'error', 'debug', 'title', 'done', 'heartbeat', 'message',
 ] as const;
 
 export const FINISHED_STATES = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'BUDGET_EXCEEDED'] as const;

@@ -19,6 +19,8 @@ export interface OfflineReply {
 }
 
 export const PLAN_PHRASE = 'return the plan as json';
+/** in a system message: a request for a conversation's title (memory's auto-titles) */
+export const TITLE_PHRASE = 'reply with a title only';
 
 const CALC = /\b(?:calculate|compute|evaluate|what(?:'s| is)|how much is)\s+([-+*/%^().\d\s]*\d[-+*/%^().\d\s]*)/i;
 const CALC_OPERATOR = /[\d)]\s*[-+*/%^]\s*[-\d(.]/;
@@ -75,6 +77,9 @@ export class OfflineModel implements ChatProvider {
     const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content.trim() ?? '';
     const planning = messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(PLAN_PHRASE));
     if (planning) return { text: planFor(lastUser), toolCalls: [] };
+    if (messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(TITLE_PHRASE))) {
+      return { text: titleFor(messages.find((m) => m.role === 'user')?.content ?? ''), toolCalls: [] };
+    }
     if (last?.role === 'tool') return { text: answerFromTools(messages), toolCalls: [] };
 
     const offered = new Set((request.tools ?? []).map((t) => t.name));
@@ -163,6 +168,19 @@ function planFor(goal: string): string {
         ];
   steps.push({ title: 'Report the result', detail: 'Summarise the outcome for the user.' });
   return JSON.stringify({ steps });
+}
+
+/**
+ * A title from the first message: its first sentence, at most six words and 60 characters,
+ * without the punctuation that ended it (text without spaces, such as Chinese, is cut by length).
+ */
+export function titleFor(firstMessage: string): string {
+  const flat = firstMessage.replace(/\s+/g, ' ').trim();
+  const sentence = /^(.*?)(?:[.!?](?:\s|$)|[。！？\n])/u.exec(flat)?.[1] ?? flat;
+  const words = (sentence.trim() || flat).split(' ').slice(0, 6).join(' ');
+  const chars = Array.from(words.replace(/^["'“‘«]+|["'”’».,;:!?…]+$/gu, ''));
+  const title = chars.length > 60 ? chars.slice(0, 60).join('').trimEnd() : chars.join('');
+  return capitalise(title) || 'Conversation';
 }
 
 function echo(text: string, offered: Set<string>): string {

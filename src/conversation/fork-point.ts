@@ -1,0 +1,43 @@
+import { NotFoundException } from '@nestjs/common';
+import type { MessageRecord } from './conversation.records';
+
+/**
+ * How many messages of `history` (one conversation's, in seq order) a fork copies: up to and
+ * including `fromMessageId`, or all of them.
+ *
+ * A tool call is never separated from its result: when the cut falls after an assistant message
+ * with tool calls but before one of their results (on that message, or among its results), it
+ * moves forward to include them, so the fork's history is valid for the model. Calls whose
+ * result was never stored (a run cancelled while waiting for an approval, or still running) are
+ * copied as they are, as the source conversation holds them.
+ *
+ * @throws NotFoundException if `fromMessageId` is not a message of this history
+ */
+export function forkLength(history: MessageRecord[], fromMessageId?: string): number {
+  let end = history.length;
+  if (fromMessageId !== undefined) {
+    const index = history.findIndex((message) => message.id === fromMessageId);
+    if (index < 0) throw new NotFoundException(`Message ${fromMessageId} not found in this conversation`);
+    end = index + 1;
+  }
+  const resultAt = new Map<string, number>();
+  history.forEach((message, i) => {
+    if (message.parts.kind === 'tool_result' && message.toolCallId) resultAt.set(message.toolCallId, i);
+  });
+  // `end` may grow while scanning: the messages it takes in are checked in turn
+  for (let i = 0; i < end; i++) {
+    const parts = history[i].parts;
+    if (parts.kind !== 'answer') continue;
+    for (const call of parts.toolCalls ?? []) {
+      const at = resultAt.get(call.id);
+      if (at !== undefined && at >= end) end = at + 1;
+    }
+  }
+  return end;
+}
+
+/** The fork's title: the source's with a marker, within the 500 characters a title may have. */
+export function forkTitle(title: string): string {
+  const suffix = ' (fork)';
+  return `${Array.from(title).slice(0, 500 - suffix.length).join('')}${suffix}`;
+}
