@@ -18,7 +18,7 @@ describe('code_exec (HTTP+SSE, mock LLM)', () => {
   const admin = () => new GraphQLClient(`${ctx.t.baseUrl}/graphql`, { headers: { 'X-API-Token': TOKEN } });
 
   it('asks for approval by default (high risk); approved, it runs and the model sees the output', async () => {
-    const conversationId = await ctx.api.createConversation();
+    const conversationId = await ctx.api.createConversation({ title: 'tools' });
     const posted = await ctx.api.postMessage(conversationId, { text: exec('console.log("hello from the sandbox"); 6 * 7') });
     expect((await ctx.api.waitForRun(posted.run.id, ['AWAIT_APPROVAL'])).state).toBe('AWAIT_APPROVAL');
     const approval = (await ctx.api.jsonEvents(posted.run.id)).find((e) => e.type === 'approval');
@@ -43,7 +43,7 @@ describe('code_exec (HTTP+SSE, mock LLM)', () => {
     });
 
     const call = async (code: string) => {
-      const conversationId = await ctx.api.createConversation();
+      const conversationId = await ctx.api.createConversation({ title: 'tools' });
       const { events, done } = await ctx.api.converse(conversationId, { text: exec(code) });
       expect(events.some((e) => e.type === 'approval')).toBe(false);
       expect(done.data.state).toBe('SUCCEEDED');

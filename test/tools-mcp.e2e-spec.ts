@@ -96,7 +96,7 @@ describe('tools from MCP servers (mock LLM, a stdio and an HTTP MCP server start
   it('the model sees the MCP tools with their schemas; a call waits for approval, then runs', async () => {
     const { api, mock } = ctx;
     await serversUp();
-    const conversationId = await api.createConversation();
+    const conversationId = await api.createConversation({ title: 'tools' });
     const seen = mock.requests.length;
     const posted = await api.postMessage(conversationId, { text: callOf('mcp__demo__echo', { text: 'hello mcp' }) });
     await api.waitForRun(posted.run.id, ['AWAIT_APPROVAL']);
@@ -135,7 +135,7 @@ describe('tools from MCP servers (mock LLM, a stdio and an HTTP MCP server start
       'mcp.<server>.<tool>',
     );
     for (const [alias, name] of [['mcp__demo__add', 'mcp.demo.add'], ['mcp__web__add', 'mcp.web.add']]) {
-      const conversationId = await api.createConversation();
+      const conversationId = await api.createConversation({ title: 'tools' });
       const { events, done } = await api.converse(conversationId, { text: callOf(alias, { a: 2, b: 40 }) });
       expect(done.data.state).toBe('SUCCEEDED');
       expect(events.some((e) => e.type === 'approval')).toBe(false);
@@ -146,7 +146,7 @@ describe('tools from MCP servers (mock LLM, a stdio and an HTTP MCP server start
   it('a server that cannot start: the run succeeds, its tool call is a clear tool error', async () => {
     const { api } = ctx;
     for (const [server, why] of [['broken', 'closed the connection'], ['gone', 'command was not found']]) {
-      const conversationId = await api.createConversation();
+      const conversationId = await api.createConversation({ title: 'tools' });
       const { events, done } = await api.converse(conversationId, { text: callOf(`mcp__${server}__echo`, { text: 'x' }) });
       expect(done.data.state).toBe('SUCCEEDED');
       const end = events.find((e) => e.type === 'tool.end');
