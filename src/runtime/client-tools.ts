@@ -2,7 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import type { MessageRecord } from '../conversation/conversation.records';
 import type { ToolSpec } from '../model/model.types';
 import { compileArguments } from '../tool/tool-arguments';
-import type { ClientToolDto } from './client-tools.dto';
+import type { ClientToolDto, ToolResultDto } from './client-tools.dto';
 
 /**
  * The client-side tools the user's message declared for its run: offered to the model with the
@@ -33,4 +33,25 @@ export function checkClientTools(declared: ClientToolDto[] | undefined, isServer
     }
     return { name: tool.name, description: tool.description ?? '', parameters: tool.parameters };
   });
+}
+
+/**
+ * The client's results matched to the calls the run waits for, in the order given; a 400 naming
+ * the field for an unknown or repeated callId, or when a pending call is left unanswered.
+ */
+export function matchResults(pending: { callId: string; name: string }[], results: ToolResultDto[]): Array<ToolResultDto & { name: string }> {
+  const names = new Map(pending.map((call) => [call.callId, call.name]));
+  const given = new Set<string>();
+  const matched = results.map((result, index) => {
+    const name = names.get(result.callId);
+    if (name === undefined) {
+      throw new BadRequestException(`results.${index}.callId "${result.callId}" is not a call this run waits for (${[...names.keys()].join(', ')})`);
+    }
+    if (given.has(result.callId)) throw new BadRequestException(`results.${index}.callId "${result.callId}" is answered twice`);
+    given.add(result.callId);
+    return { ...result, name };
+  });
+  const missing = [...names.keys()].filter((callId) => !given.has(callId));
+  if (missing.length) throw new BadRequestException(`results must answer every pending call; missing: ${missing.join(', ')}`);
+  return matched;
 }

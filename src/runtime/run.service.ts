@@ -2,14 +2,14 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException, 
 import { Subscription } from 'rxjs';
 import { ConversationService } from '../conversation/conversation.service';
 import { type MessageView, toMessageView } from '../conversation/conversation.view';
-import type { AuthContext } from '../security/auth-context';
-import { StreamTokenService } from '../security/stream-token.service';
 import { SqlClient } from '../database/sql-client';
 import { UnitOfWork } from '../database/unit-of-work';
+import type { AuthContext } from '../security/auth-context';
+import { StreamTokenService } from '../security/stream-token.service';
 import { ToolHub, truncate } from '../tool/tool-hub';
 import { ToolPolicyAdmin } from '../tool/tool-policy-admin.service';
 import { DEFAULT_TOOL_OUTPUT_CHARS } from '../tool/tool.types';
-import { checkClientTools } from './client-tools';
+import { checkClientTools, matchResults } from './client-tools';
 import type { ToolResultsDto } from './client-tools.dto';
 import { ApprovalRepository } from './approval.repository';
 import { EventLog } from './event-log';
@@ -141,16 +141,7 @@ export class RunService implements OnModuleDestroy {
     if (run.state !== 'AWAIT_USER' || pending?.type !== 'user_reply') {
       throw new ConflictException(`Run ${runId} is ${run.state}; only a run awaiting a user reply accepts one`);
     }
-    // the checked state change first: of two replies, the second is refused before it stores anything
-    const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: null });
-    await this.conversations.append({
-      conversationId: run.conversationId, runId, content: dto.text,
-      parts: { kind: 'tool_result', name: 'ask_user', ok: true }, toolCallId: pending.callId,
-    });
-    await this.events.open(runId);
-    this.events.emit(runId, 'tool.end', { callId: pending.callId, name: 'ask_user', ok: true, output: dto.text, durationMs: 0 });
-    this.executor.submit(runId);
-    return toRunView(resumed);
+    return this.resumeAnswered(run, [{ callId: pending.callId, name: 'ask_user', ok: true, output: dto.text }]);
   }
 
   /**
@@ -163,28 +154,30 @@ export class RunService implements OnModuleDestroy {
     if (run.state !== 'AWAIT_USER' || pending?.type !== 'client_tools') {
       throw new ConflictException(`Run ${runId} is ${run.state}; only a run waiting for client-side tool results accepts them`);
     }
-    const names = new Map(pending.calls.map((call) => [call.callId, call.name]));
-    const given = new Set<string>();
-    dto.results.forEach((result, index) => {
-      if (!names.has(result.callId)) {
-        throw new BadRequestException(`results.${index}.callId "${result.callId}" is not a call this run waits for (${[...names.keys()].join(', ')})`);
-      }
-      if (given.has(result.callId)) throw new BadRequestException(`results.${index}.callId "${result.callId}" is answered twice`);
-      given.add(result.callId);
-    });
-    const missing = [...names.keys()].filter((callId) => !given.has(callId));
-    if (missing.length) throw new BadRequestException(`results must answer every pending call; missing: ${missing.join(', ')}`);
-    // the checked state change first: of two posts, the second is refused before it stores anything
+    const answers = matchResults(pending.calls, dto.results).map((result) => ({
+      callId: result.callId,
+      name: result.name,
+      ok: result.ok ?? true,
+      output: truncate(result.output, DEFAULT_TOOL_OUTPUT_CHARS),
+    }));
+    return this.resumeAnswered(run, answers);
+  }
+
+  /**
+   * Continues a run waiting for a person's answers to its tool calls (an ask_user reply,
+   * client-side tool results): the checked state change first, so that of two posts the second
+   * is refused before it stores anything; then the tool messages (one unit) and their `tool.end`.
+   */
+  private async resumeAnswered(run: RunRecord, answers: { callId: string; name: string; ok: boolean; output: string }[]): Promise<RunView> {
     const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: null });
-    const results = dto.results.map((result) => ({ ...result, name: names.get(result.callId) ?? '', ok: result.ok ?? true, output: truncate(result.output, DEFAULT_TOOL_OUTPUT_CHARS) }));
     const unit = new UnitOfWork();
-    for (const { callId, name, ok, output } of results) {
-      this.conversations.appendIn(unit, { conversationId: run.conversationId, runId, content: output, parts: { kind: 'tool_result', name, ok }, toolCallId: callId });
+    for (const { callId, name, ok, output } of answers) {
+      this.conversations.appendIn(unit, { conversationId: run.conversationId, runId: run.id, content: output, parts: { kind: 'tool_result', name, ok }, toolCallId: callId });
     }
     await unit.run(this.sql);
-    await this.events.open(runId);
-    for (const { callId, name, ok, output } of results) this.events.emit(runId, 'tool.end', { callId, name, ok, output, durationMs: 0 });
-    this.executor.submit(runId);
+    await this.events.open(run.id);
+    for (const { callId, name, ok, output } of answers) this.events.emit(run.id, 'tool.end', { callId, name, ok, output, durationMs: 0 });
+    this.executor.submit(run.id);
     return toRunView(resumed);
   }
 

@@ -109,9 +109,10 @@ export class ToolStep {
       const client = tool ? undefined : clientTools.get(call.name);
       if (client) {
         const problem = checkClientArgs(client.parameters, call.arguments);
-        if (problem) this.started(run.id, call);
-        if (problem) answered.push({ call, result: { ok: false, error: `Invalid arguments for ${call.name}: ${problem}` } });
-        else clientCalls.push(call);
+        if (problem) {
+          this.started(run.id, call);
+          answered.push({ call, result: { ok: false, error: `Invalid arguments for ${call.name}: ${problem}` } });
+        } else clientCalls.push(call);
         continue;
       }
       if (tool?.control === 'ask_user') {
