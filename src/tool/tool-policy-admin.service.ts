@@ -2,6 +2,7 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { isRecord } from '../common/json-record';
 import { textArg } from '../common/text-arg';
 import type { WorkspaceSettings } from '../conversation/conversation.records';
+import { WorkspaceService } from '../conversation/workspace.service';
 import type { Sql } from '../database/sql-client';
 import { adminWorkspace } from '../security/admin-scope';
 import type { AuthContext } from '../security/auth-context';
@@ -30,6 +31,7 @@ export class ToolPolicyAdmin {
     @Inject(ToolHub) private readonly hub: ToolHub,
     @Inject(ToolPolicyRepository) private readonly repository: ToolPolicyRepository,
     @Inject(ConfigHistory) private readonly history: ConfigHistory,
+    @Inject(WorkspaceService) private readonly workspaces: Pick<WorkspaceService, 'settings'>,
   ) {
     history.onRollback(KIND, async (auth, workspaceId, key, content) => {
       const rest = key.slice(KIND.length + 1);
@@ -54,8 +56,7 @@ export class ToolPolicyAdmin {
     let settings: WorkspaceSettings | undefined;
     if (auth && workspaceId !== undefined && workspaceId !== null) {
       const workspace = adminWorkspace(auth, workspaceId);
-      settings = await this.repository.workspaceSettings(workspace);
-      if (!settings) throw new NotFoundException(`Workspace ${workspace} not found`);
+      settings = await this.workspaces.settings(workspace); // 404 for an unknown workspace
       tools = await this.hub.toolsFor({ workspaceId: workspace, conversationId: '', settings });
     }
     return tools.map((tool) => ({

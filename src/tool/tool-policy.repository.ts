@@ -4,7 +4,6 @@ import type { Sql } from '../database/sql-client';
 import { PrismaService } from '../database/prisma.service';
 import { equalsOrNull } from '../database/sql-fragments';
 import { Prisma, type ToolPolicy } from '../generated/prisma/client';
-import { readWorkspaceSettings, type WorkspaceSettings } from '../conversation/conversation.records';
 import type { ToolPolicyMode } from './tool.types';
 
 /** A rule for one tool: in one conversation, or (no conversation) in the whole workspace. */
@@ -48,12 +47,6 @@ export class ToolPolicyRepository {
       orderBy: [{ tool: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
     });
     return rows.map(toToolPolicyRecord);
-  }
-
-  /** A workspace's settings (its MCP servers and confirmation policy); undefined when it does not exist. */
-  async workspaceSettings(workspaceId: string): Promise<WorkspaceSettings | undefined> {
-    const rows = await this.prisma.$queryRaw<{ settings: unknown }[]>`SELECT settings FROM workspaces WHERE id = ${workspaceId}`;
-    return rows[0] && readWorkspaceSettings(rows[0].settings);
   }
 
   /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */

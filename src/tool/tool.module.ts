@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { ConversationModule } from '../conversation/conversation.module';
 import { AskUserTool } from './builtin/ask-user';
 import { CalculatorTool } from './builtin/calculator';
 import { CodeExecTool } from './builtin/code-exec/code-exec.tool';
@@ -16,7 +17,7 @@ const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, HttpFetchTool, AskUserTo
 
 /** Tools the agent can call: registry, policies, built-ins, and the admin API for their rules. */
 @Module({
-  imports: [DiscoveryModule],
+  imports: [ConversationModule, DiscoveryModule],
   providers: [ToolPolicyRepository, ToolHub, ToolPolicyAdmin, ToolResolver, McpToolSource, ...BUILTIN_TOOLS],
   exports: [ToolHub, ToolPolicyAdmin],
 })
