@@ -1,5 +1,7 @@
 import { BadGatewayException, ConflictException, Injectable } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
+import { SqlClient } from '../database/sql-client';
+import { UnitOfWork } from '../database/unit-of-work';
 import { ModelRouter } from '../model/model-router';
 import type { AuthContext } from '../security/auth-context';
 import { toChatMessage } from './chat-messages';
@@ -35,6 +37,7 @@ export const toSummaryView = (summary: SummaryRecord): SummaryView => ({
 @Injectable()
 export class CompactionService {
   constructor(
+    private readonly sql: SqlClient,
     private readonly conversations: ConversationService,
     private readonly router: ModelRouter,
     private readonly counter: TokenCounter,
@@ -43,11 +46,15 @@ export class CompactionService {
   ) {}
 
   async compact(auth: AuthContext, conversationId: string): Promise<SummaryView> {
-    const conversation = await this.conversations.find(auth, conversationId);
-    const { workspaceSettings } = await this.conversations.findWithSettingsById(conversation.id);
+    // the conversation (404 unless the caller's), its workspace's settings and its messages: one round trip
+    const read = new UnitOfWork();
+    const found = this.conversations.findWithSettingsIn(read, auth, conversationId);
+    const loaded = this.conversations.historyIn(read, conversationId);
+    await read.run(this.sql);
+    const { conversation, workspaceSettings } = found.value;
+    const history = loaded.value;
     const { model, fallbacks } = await this.router.route(undefined, conversation.model, workspaceSettings, auth.workspaceId);
     const limits = await this.router.limits(model, auth.workspaceId);
-    const history = await this.conversations.history(conversation.id);
     const previous = await this.summaries.latest(conversation.id);
     const from = previous?.coversToSeq ?? 0;
     const entries: WindowEntry[] = [];
