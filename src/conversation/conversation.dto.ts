@@ -1,5 +1,7 @@
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  IsArray,
   IsBoolean,
   IsIn,
   IsInt,
@@ -16,7 +18,16 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
-import { CONFIRMATION_POLICIES, type ConfirmationPolicy, MULTITASK_POLICIES, type MultitaskPolicy } from './conversation.records';
+import {
+  CONFIRMATION_POLICIES,
+  type ConfirmationPolicy,
+  KNOWLEDGE_BASE_ID,
+  MAX_KNOWLEDGE_BASES,
+  MULTITASK_POLICIES,
+  type MultitaskPolicy,
+  RETRIEVAL_MODES,
+  type RetrievalMode,
+} from './conversation.records';
 
 /** A model reference, as in `{ "provider": "openai", "modelId": "gpt-4o-mini" }`. */
 export class ModelRefDto {
@@ -63,10 +74,20 @@ export class ConversationSettingsDto {
   @IsIn(CONFIRMATION_POLICIES)
   confirmationPolicy?: ConfirmationPolicy;
 
-  @ApiPropertyOptional({ enum: ['classic', 'agentic'], description: 'how knowledge is retrieved: prefetched into the prompt, or searched by the model' })
+  @ApiPropertyOptional({
+    enum: RETRIEVAL_MODES,
+    description: 'how knowledge bases are used: `classic` prefetches the best passages into the prompt, `agentic` lets the model search with `kb_search`, `off` (default: the workspace setting)',
+  })
   @IsOptional()
-  @IsIn(['classic', 'agentic'])
-  retrieval?: 'classic' | 'agentic';
+  @IsIn(RETRIEVAL_MODES)
+  retrieval?: RetrievalMode;
+
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_KNOWLEDGE_BASES, description: "the knowledge bases retrieval searches (default: the workspace's)" })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_KNOWLEDGE_BASES)
+  @Matches(KNOWLEDGE_BASE_ID, { each: true, message: 'each of knowledgeBaseIds must be a knowledge base id' })
+  knowledgeBaseIds?: string[];
 
   @ApiPropertyOptional({ maxLength: 20000, description: "replaces the workspace's system prompt" })
   @IsOptional()

@@ -11,7 +11,8 @@ export interface ModelRef {
 
 export const MULTITASK_POLICIES = ['reject', 'enqueue', 'interrupt'] as const;
 export type MultitaskPolicy = (typeof MULTITASK_POLICIES)[number];
-export const RETRIEVAL_MODES = ['classic', 'agentic'] as const;
+/** `classic`: prefetched into the prompt; `agentic`: the model searches with `kb_search`; `off`: neither */
+export const RETRIEVAL_MODES = ['classic', 'agentic', 'off'] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 export const CONFIRMATION_POLICIES = ['always', 'risky', 'never'] as const;
 export type ConfirmationPolicy = (typeof CONFIRMATION_POLICIES)[number];
@@ -22,6 +23,8 @@ export interface ConversationSettings {
   confirmationPolicy?: ConfirmationPolicy;
   maxSteps?: number;
   retrieval?: RetrievalMode;
+  /** the knowledge bases retrieval searches (replaces the workspace's list) */
+  knowledgeBaseIds?: string[];
   systemPrompt?: string;
   /** `debug` run events: what each model call was sent and answered (overrides the workspace's) */
   debug?: boolean;
@@ -37,6 +40,8 @@ export interface WorkspaceSettings {
   confirmationPolicy?: ConfirmationPolicy;
   multitask?: MultitaskPolicy;
   retrieval?: RetrievalMode;
+  /** the knowledge bases retrieval searches */
+  knowledgeBaseIds?: string[];
   debug?: boolean;
   /** named prompts, versioned by the admin API's updatePrompt: `system` is every conversation's system prompt */
   prompts?: Record<string, string>;
@@ -113,6 +118,16 @@ function readHostPatterns(value: unknown): string[] | undefined {
   return value.filter(isHostPattern).slice(0, MAX_ALLOWED_HOSTS);
 }
 
+/** How many knowledge bases one conversation or workspace may search. */
+export const MAX_KNOWLEDGE_BASES = 20;
+export const KNOWLEDGE_BASE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function readKnowledgeBaseIds(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const ids = value.filter((id): id is string => typeof id === 'string' && KNOWLEDGE_BASE_ID.test(id));
+  return [...new Set(ids)].slice(0, MAX_KNOWLEDGE_BASES);
+}
+
 const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
   values.find((candidate) => candidate === value);
 const positiveInt = (value: unknown): number | undefined => (Number.isInteger(value) && Number(value) > 0 ? Number(value) : undefined);
@@ -131,6 +146,7 @@ export function readConversationSettings(value: unknown): ConversationSettings {
     confirmationPolicy: oneOf(CONFIRMATION_POLICIES, json.confirmationPolicy),
     maxSteps: positiveInt(json.maxSteps),
     retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
+    knowledgeBaseIds: readKnowledgeBaseIds(json.knowledgeBaseIds),
     systemPrompt: typeof json.systemPrompt === 'string' ? json.systemPrompt : undefined,
     debug: typeof json.debug === 'boolean' ? json.debug : undefined,
   });
@@ -150,6 +166,7 @@ export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
     confirmationPolicy: oneOf(CONFIRMATION_POLICIES, json.confirmationPolicy),
     multitask: oneOf(MULTITASK_POLICIES, json.multitask),
     retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
+    knowledgeBaseIds: readKnowledgeBaseIds(json.knowledgeBaseIds),
     debug: typeof json.debug === 'boolean' ? json.debug : undefined,
     prompts: readPrompts(json.prompts),
     httpFetchAllowedHosts: readHostPatterns(json.httpFetchAllowedHosts),

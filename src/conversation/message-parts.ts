@@ -12,11 +12,29 @@ export interface StoredToolCall {
   arguments: string;
 }
 
+/**
+ * A knowledge-base passage a run's model was given (prefetched, or found by `kb_search`). `n`
+ * is the number the model cites it by (`[n]`): the same passage keeps its number for the whole run.
+ */
+export interface Citation {
+  n: number;
+  /** the chunk's id */
+  id: string;
+  documentId: string;
+  title: string;
+  source: string;
+  snippet: string;
+  score: number;
+}
+
 export type MessageParts =
   /** what a user wrote, with the client-side tools its run may call */
   | { kind: 'user'; clientTools?: ToolSpec[] }
-  /** a model answer that completed: step `step` of its run, with the tool calls it asked for */
-  | { kind: 'answer'; step: number; toolCalls?: StoredToolCall[]; reasoning?: string }
+  /**
+   * a model answer that completed: step `step` of its run, with the tool calls it asked for; a
+   * run's final answer lists the sources its run retrieved, in citation order
+   */
+  | { kind: 'answer'; step: number; toolCalls?: StoredToolCall[]; reasoning?: string; sources?: Citation[] }
   /**
    * text clients were shown of an answer that never completed: the run was cancelled, or a
    * restart asked the model again and it answered differently (`interrupted`). Kept for the
@@ -25,8 +43,8 @@ export type MessageParts =
   | { kind: 'partial'; step?: number; interrupted?: boolean }
   /** the message a run that failed leaves in the conversation (its text says why) */
   | { kind: 'failure'; error: string }
-  /** a tool's result (the message's toolCallId names the call) */
-  | { kind: 'tool_result'; name: string; ok: boolean };
+  /** a tool's result (the message's toolCallId names the call), with the passages it found (`kb_search`) */
+  | { kind: 'tool_result'; name: string; ok: boolean; sources?: Citation[] };
 
 export type MessagePartsKind = MessageParts['kind'];
 export type MessageRole = 'user' | 'assistant' | 'tool' | 'system';
@@ -57,6 +75,20 @@ function toolCalls(value: unknown): StoredToolCall[] | undefined {
   return calls.length ? calls : undefined;
 }
 
+function citations(value: unknown): Citation[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const items: Citation[] = [];
+  for (const item of value) {
+    if (!isRecord(item)) continue;
+    const n = num(item.n);
+    const id = str(item.id);
+    const documentId = str(item.documentId);
+    if (n === undefined || id === undefined || documentId === undefined) continue;
+    items.push({ n, id, documentId, title: str(item.title) ?? '', source: str(item.source) ?? '', snippet: str(item.snippet) ?? '', score: num(item.score) ?? 0 });
+  }
+  return items.length ? items : undefined;
+}
+
 function clientTools(value: unknown): ToolSpec[] | undefined {
   if (!Array.isArray(value)) return undefined;
   const tools: ToolSpec[] = [];
@@ -78,7 +110,8 @@ export function readMessageParts(role: MessageRole, stored: unknown): MessagePar
     case 'answer': {
       const calls = toolCalls(json.toolCalls);
       const reasoning = str(json.reasoning);
-      return { kind, step: num(json.step) ?? 0, ...(calls && { toolCalls: calls }), ...(reasoning && { reasoning }) };
+      const sources = citations(json.sources);
+      return { kind, step: num(json.step) ?? 0, ...(calls && { toolCalls: calls }), ...(reasoning && { reasoning }), ...(sources && { sources }) };
     }
     case 'partial': {
       const step = num(json.step);
@@ -86,8 +119,10 @@ export function readMessageParts(role: MessageRole, stored: unknown): MessagePar
     }
     case 'failure':
       return { kind, error: str(json.error) ?? 'internal' };
-    case 'tool_result':
-      return { kind, name: str(json.name) ?? '', ok: json.ok === true };
+    case 'tool_result': {
+      const sources = citations(json.sources);
+      return { kind, name: str(json.name) ?? '', ok: json.ok === true, ...(sources && { sources }) };
+    }
     default: {
       const tools = clientTools(json.clientTools);
       return { kind: 'user', ...(tools && { clientTools: tools }) };

@@ -24,6 +24,8 @@ import {
   type ConfirmationPolicy,
   MULTITASK_POLICIES,
   type MultitaskPolicy,
+  KNOWLEDGE_BASE_ID,
+  MAX_KNOWLEDGE_BASES,
   RETRIEVAL_MODES,
   type RetrievalMode,
 } from './conversation.records';
@@ -89,6 +91,9 @@ export class WorkspaceSettingsType {
 
   @Field(() => RetrievalModeEnum, { nullable: true })
   retrieval?: RetrievalMode;
+
+  @Field(() => [String], { nullable: true, description: 'the knowledge bases retrieval searches' })
+  knowledgeBaseIds?: string[];
 
   @Field(() => Boolean, { nullable: true, description: 'adds `debug` events (what each model call was sent and answered) to runs' })
   debug?: boolean;
@@ -183,6 +188,13 @@ export class WorkspaceSettingsInput {
   @IsOptional()
   @IsIn(RETRIEVAL_MODES)
   retrieval?: RetrievalMode | null;
+
+  @Field(() => [String], { nullable: true, description: 'the knowledge bases retrieval searches' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_KNOWLEDGE_BASES)
+  @Matches(KNOWLEDGE_BASE_ID, { each: true, message: 'each of knowledgeBaseIds must be a knowledge base id' })
+  knowledgeBaseIds?: string[] | null;
 
   @Field(() => Boolean, { nullable: true })
   @IsOptional()

@@ -75,19 +75,21 @@ describe('agent loop (database, scripted model)', () => {
     expect(run.usage).toEqual({ promptTokens: 20, completionTokens: 1, cost: 0 });
   });
 
-  it('what the retrieval hook finds reaches the prompt; its events are emitted once the run takes the call', async () => {
+  it('what the retrieval hook finds reaches the prompt; the final answer stores its sources and a `sources` event lists them', async () => {
     const conversationId = await h.conversation();
-    const sources = { items: [{ id: 'c1', documentId: 'd1', title: 'Docs', source: 'docs.md', snippet: 'Helix is a backend', score: 0.9 }] };
-    h.retriever.next = { context: 'From the docs: Helix is a backend.', events: [{ type: 'sources', data: sources }] };
+    const source = { id: 'c1', documentId: 'd1', title: 'Docs', source: 'docs.md', snippet: 'Helix is a backend', score: 0.9 };
+    h.retriever.next = { context: 'From the docs: Helix is a backend.', sources: [{ n: 1, ...source }] };
     h.model.answer({ text: ['It is a backend.'] });
     const run = await h.waitForRun((await h.post(conversationId, 'what is Helix?')).run.id);
     expect(run.state).toBe('SUCCEEDED');
     expect(h.retriever.inputs.map((input) => [input.purpose, input.run.id, input.history.at(-1)?.content])).toEqual([['answer', run.id, 'what is Helix?']]);
     expect(h.model.calls[0].messages[0].content).toContain('From the docs: Helix is a backend.');
     const events = await h.eventsOf(run.id);
-    expect(typesOf(events)).toEqual(['status', 'sources', 'context', 'token', 'usage', 'done']);
-    expect(events[1].data).toEqual(sources);
-    expect(events[2].data).toMatchObject({ retrieved: 1, historyMessages: 1, summarized: false });
+    expect(typesOf(events)).toEqual(['status', 'context', 'token', 'usage', 'sources', 'done']);
+    expect(events[1].data).toMatchObject({ retrieved: 1, historyMessages: 1, summarized: false });
+    expect(events[4].data).toEqual({ items: [source] });
+    const answer = (await h.messagesOf(conversationId)).at(-1);
+    expect(answer?.parts).toEqual({ kind: 'answer', step: 1, sources: [{ n: 1, ...source }] });
   });
 
   describe('plan mode', () => {

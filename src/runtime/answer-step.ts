@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Citation } from '../conversation/message-parts';
 import { ConversationService } from '../conversation/conversation.service';
 import { SqlClient } from '../database/sql-client';
 import { UnitOfWork } from '../database/unit-of-work';
@@ -9,6 +10,7 @@ import type { RunContext } from './run-launch';
 import { RunRepository } from './run.repository';
 import { addUsage, type RunRecord, type RunUsage } from './run.records';
 import { RunStore } from './run-store';
+import { sourcesEventItems } from './source-ledger';
 import { type EchoOutput, StepEcho } from './step-echo';
 import { answered, StepReplay, type StepSoFar, stepStatus } from './step-replay';
 import type { ModelAnswer } from './step-hooks';
@@ -139,7 +141,7 @@ export class AnswerStep {
       if (context.needsTitle && !answer.toolCalls.length && !answer.invalid.length) {
         charged = addUsage(charged, await this.title.run({ ...run, step }, context, history, answer.echo.value.text, signal));
       }
-      return await this.store(run, step, answer, addUsage(run.usage, charged));
+      return await this.store(run, step, answer, addUsage(run.usage, charged), prepared.sources);
     } finally {
       if (first) this.steps.abandon(first);
     }
@@ -157,11 +159,16 @@ export class AnswerStep {
     if (out.emit.text) this.events.token(run.id, out.emit.text);
   }
 
-  /** Stores the answer (and the errors of malformed tool calls) in one unit; finishes the run if it called no tool. */
-  private async store(run: RunRecord, step: number, answer: Answer, usage: RunUsage): Promise<StepOutcome> {
+  /**
+   * Stores the answer (and the errors of malformed tool calls) in one unit; finishes the run if
+   * it called no tool. A final answer carries the run's sources, announced once in `sources`.
+   */
+  private async store(run: RunRecord, step: number, answer: Answer, usage: RunUsage, retrieved: Citation[]): Promise<StepOutcome> {
     const { invalid } = answer;
     const calls = [...answer.toolCalls, ...invalid.map((i) => i.call)];
     const reasoning = answer.echo.value.reasoning;
+    const sources = calls.length ? [] : retrieved;
+    if (sources.length) this.events.emit(run.id, 'sources', { items: sourcesEventItems(sources) });
     await this.events.flush(run.id);
     const unit = new UnitOfWork();
     const base = { conversationId: run.conversationId, runId: run.id };
@@ -170,7 +177,7 @@ export class AnswerStep {
     const stored = this.conversations.appendIn(unit, {
       ...base,
       content: answer.echo.value.text,
-      parts: { kind: 'answer', step, ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }) },
+      parts: { kind: 'answer', step, ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }), ...(sources.length && { sources }) },
     }, executing);
     // a malformed call is answered at once so the model can retry it
     for (const { call, error } of invalid) {

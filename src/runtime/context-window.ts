@@ -78,20 +78,13 @@ export function windowEvents(built: BuiltWindow, retrieved: Retrieved | undefine
       estimatedTokens: built.estimatedTokens,
       historyMessages: built.historyMessages,
       summarized: built.summarized,
-      retrieved: retrievedCount(retrieved),
+      retrieved: retrieved?.sources.length ?? 0,
     },
   });
   if (built.percentage >= WARN_AT * 100) {
     events.push({ type: 'token_warning', data: { percentage: built.percentage, estimatedTokens: built.estimatedTokens, limit: built.limit } });
   }
   return events;
-}
-
-/** The chunks retrieval put into the prompt (its `sources` event lists them). */
-function retrievedCount(retrieved: Retrieved | undefined): number {
-  let count = 0;
-  for (const event of retrieved?.events ?? []) if (event.type === 'sources') count += event.data.items.length;
-  return count;
 }
 
 /** Parses the model's plan: JSON possibly wrapped in prose or code fences. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MessageRecord } from '../conversation/conversation.records';
+import type { Citation } from '../conversation/message-parts';
 import { ModelCatalog } from '../model/model-catalog';
 import { ModelGateway } from '../model/model-gateway';
 import { ModelRouter } from '../model/model-router';
@@ -35,6 +36,8 @@ export type PreparedStep =
       request: ModelRequest;
       /** events the hooks asked for, emitted by the loop when it takes the call */
       events: EventDraft[];
+      /** the run's retrieved sources so far: a final answer stores them */
+      sources: Citation[];
       settleBudget(usage: RunUsage): Promise<void>;
       span: StepSpan;
     }
@@ -89,15 +92,16 @@ export class ModelStep {
       messages: window.messages,
       ...(input.tools && { tools: input.tools }),
     };
-    return this.prepareCall(input, request, window.estimatedTokens, [...(retrieved?.events ?? []), ...window.events]);
+    return this.prepareCall(input, request, window.estimatedTokens, window.events, retrieved?.sources);
   }
 
   /**
    * The hooks after the window (reserve budget, open a span) for a request already built: the
    * tail of `prepare`, and the whole of a call outside the answer steps (a conversation's title).
    * @param events what the earlier hooks asked to emit
+   * @param sources what retrieval found for the run so far
    */
-  async prepareCall(input: StepInput, request: ModelRequest, estimatedTokens: number, events: EventDraft[] = []): Promise<PreparedStep> {
+  async prepareCall(input: StepInput, request: ModelRequest, estimatedTokens: number, events: EventDraft[] = [], sources: Citation[] = []): Promise<PreparedStep> {
     const reservation = await this.budget.reserve({
       workspaceId: input.workspaceId,
       runId: input.run.id,
@@ -116,6 +120,7 @@ export class ModelStep {
       input,
       request,
       events: [...events, ...this.debug.request(input, request)],
+      sources,
       settleBudget: (usage) => reservation.settle(usage),
       span,
     };

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConversationModule } from '../conversation/conversation.module';
 import { MemoryModule } from '../memory/memory.module';
 import { ModelModule } from '../model/model.module';
+import { RagModule } from '../rag/rag.module';
 import { ToolModule } from '../tool/tool.module';
 import { AgentLoop } from './agent-loop';
 import { AnswerStep } from './answer-step';
@@ -17,6 +18,7 @@ import { RunAdminService } from './run-admin.service';
 import { RunExecutor, RunQueue } from './run-executor';
 import { RunQueryRepository } from './run-query.repository';
 import { RunStarter } from './run-starter';
+import { RunRetrieval } from './run-retrieval';
 import { RunStore } from './run-store';
 import { RunController } from './run.controller';
 import { RuntimeGauges } from './runtime-gauges';
@@ -25,7 +27,6 @@ import { RunResolver } from './run.resolver';
 import { RunService } from './run.service';
 import { SseWriter } from './sse-writer';
 import { ContextBuilder, ConversationTitler, StepRetriever } from './step-hooks';
-import { NoRetrieval } from './step-hooks.defaults';
 import { StepDebug } from './step-debug';
 import { StepReplay } from './step-replay';
 import { TitleStep } from './title-step';
@@ -33,12 +34,12 @@ import { ToolStep } from './tool-step';
 
 /** Posting messages, runs and their state machine, the agent loop, the event log and SSE. */
 @Module({
-  imports: [ConversationModule, MemoryModule, ModelModule, ToolModule],
+  imports: [ConversationModule, MemoryModule, ModelModule, RagModule, ToolModule],
   controllers: [MessageController, RunController],
   providers: [
-    // the hooks of every model call (step-hooks.ts): the window adapts memory's; retrieval is a default until RAG lands;
+    // the hooks of every model call (step-hooks.ts): retrieval adapts rag's search, the window memory's;
     // BudgetGate, StepTracer and RunObserver come from the global ObserveModule
-    { provide: StepRetriever, useClass: NoRetrieval },
+    { provide: StepRetriever, useClass: RunRetrieval },
     { provide: ContextBuilder, useClass: MemoryContextBuilder },
     // after a run's final answer: memory's auto-title of a conversation that has none yet
     { provide: ConversationTitler, useClass: AutoTitler },

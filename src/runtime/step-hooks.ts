@@ -1,4 +1,7 @@
 import type { EffectiveSettings, MessageRecord } from '../conversation/conversation.records';
+import type { Citation } from '../conversation/message-parts';
+import type { CitationLedger } from '../tool/tool.types';
+import { SourceLedger } from './source-ledger';
 import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ToolCall, ToolSpec } from '../model/model.types';
 import type { RunEventPayloads, RunEventType } from './run-events';
 import type { RunMode, RunPlan, RunUsage } from './run.records';
@@ -31,15 +34,23 @@ export interface StepInput {
 export type EventDraft = { [K in RunEventType]: { type: K; data: RunEventPayloads[K] } }[RunEventType];
 
 export interface Retrieved {
-  /** text for the system prompt (the chunks with their citation markers) */
+  /** text for the system prompt (prefetched passages with their citation numbers), or '' */
   context: string;
-  events: EventDraft[];
+  /** the run's sources so far, in citation order: the final answer stores them and its `sources` event lists them */
+  sources: Citation[];
 }
 
-/** RAG, classic mode: fetches what the model should read before it answers. */
+/** RAG: what the model should read before it answers (classic mode), and the sources the run has cited from. */
 export abstract class StepRetriever {
   abstract retrieve(input: StepInput): Promise<Retrieved | undefined>;
+
+  /** The numbering of the run's sources for the searches its tool calls make (what was prefetched comes first). */
+  async citations(input: CitationInput): Promise<CitationLedger> {
+    return new SourceLedger([], input.history, input.run.id);
+  }
 }
+
+export type CitationInput = Pick<StepInput, 'workspaceId' | 'settings' | 'history'> & { run: Pick<StepInput['run'], 'id' | 'model'> };
 
 export interface ContextWindow {
   messages: ChatMessage[];

@@ -7,7 +7,7 @@ import { SqlClient } from '../database/sql-client';
 import { UnitOfWork } from '../database/unit-of-work';
 import { compileArguments, parseArguments } from '../tool/tool-arguments';
 import { ToolHub } from '../tool/tool-hub';
-import type { ToolDefinition, ToolPolicyMode, ToolResult, ToolScope } from '../tool/tool.types';
+import type { ToolContext, ToolDefinition, ToolPolicyMode, ToolResult, ToolScope } from '../tool/tool.types';
 import { ApprovalRepository, type ApprovalRecord } from './approval.repository';
 import { clientToolsOf } from './client-tools';
 import { EventLog } from './event-log';
@@ -17,6 +17,7 @@ import { RunRepository } from './run.repository';
 import type { RunRecord } from './run.records';
 import { RunStore } from './run-store';
 import { StepDebug } from './step-debug';
+import { StepRetriever } from './step-hooks';
 
 export type ToolStepOutcome = { kind: 'continue'; run: RunRecord } | { kind: 'suspended' };
 
@@ -84,6 +85,7 @@ export class ToolStep {
     private readonly approvals: ApprovalRepository,
     private readonly observer: RunObserver,
     private readonly debug: StepDebug,
+    private readonly retriever: StepRetriever,
   ) {}
 
   async answerPending(run: RunRecord, context: Pick<RunContext, 'workspaceId' | 'settings'>, history: MessageRecord[], signal: AbortSignal): Promise<ToolStepOutcome> {
@@ -137,7 +139,8 @@ export class ToolStep {
       } else wait ??= { kind: 'approval', call, tool, approval };
     }
 
-    answered.push(...(await this.runAll(run, runnable, scope, signal)));
+    const citations = runnable.length ? await this.retriever.citations({ run, workspaceId: context.workspaceId, settings: context.settings, history }) : undefined;
+    answered.push(...(await this.runAll(run, runnable, { ...scope, runId: run.id, signal, citations })));
     if (answered.length) run = await this.store(run, byCallOrder(calls, answered), context);
     if (wait?.kind === 'approval') return this.awaitApproval(run, wait);
     if (wait?.kind === 'user') return this.awaitUser(run, wait.call);
@@ -146,14 +149,14 @@ export class ToolStep {
   }
 
   /** Runs the calls concurrently (marked running first, so a crash meanwhile is reported, not repeated). */
-  private async runAll(run: RunRecord, runnable: Runnable[], scope: ToolScope, signal: AbortSignal): Promise<Answered[]> {
+  private async runAll(run: RunRecord, runnable: Runnable[], context: ToolContext): Promise<Answered[]> {
     if (!runnable.length) return [];
     await this.runs.update(run, { pendingAction: { type: 'tool_running', callIds: runnable.map((r) => r.call.id) } });
     for (const { call, approval } of runnable) if (!approval) this.started(run.id, call);
     return Promise.all(
       runnable.map(async ({ call, tool, decision, approval }) => {
         const trace: CallTrace = { decision, startedAt: new Date(), ...(approval && waited(approval)) };
-        const result = await this.tools.invoke(tool, call.name, call.arguments, { ...scope, runId: run.id, signal });
+        const result = await this.tools.invoke(tool, call.name, call.arguments, context);
         return { call, result, trace };
       }),
     );
@@ -206,7 +209,7 @@ export class ToolStep {
         conversationId: run.conversationId,
         runId: run.id,
         content: result.ok ? result.output : result.error,
-        parts: { kind: 'tool_result', name: call.name, ok: result.ok },
+        parts: { kind: 'tool_result', name: call.name, ok: result.ok, ...(result.ok && result.sources?.length && { sources: result.sources }) },
         toolCallId: call.id,
       });
     }

@@ -65,13 +65,20 @@ export class ToolHub implements OnModuleInit {
 
   /** Every tool the scope can call now: built-ins first, then its sources' (a failing source adds none). */
   async toolsFor(scope: ToolScope): Promise<ToolDefinition[]> {
-    return [...this.builtins.values(), ...(await this.sourcedFor(scope))];
+    return [...this.builtinsFor(scope), ...(await this.sourcedFor(scope))];
   }
 
   async specsFor(scope: ToolScope): Promise<ToolSpec[]> {
-    this.builtinSpecs ??= this.list().map(specOf);
+    // the usual case (no conditional built-in offered, no MCP tools) returns one shared list
+    this.builtinSpecs ??= this.list().filter((tool) => !tool.offeredTo).map(specOf);
+    const conditional = this.list().filter((tool) => tool.offeredTo?.(scope));
     const sourced = await this.sourcedFor(scope);
-    return sourced.length ? [...this.builtinSpecs, ...sourced.map(specOf)] : this.builtinSpecs;
+    if (!conditional.length && !sourced.length) return this.builtinSpecs;
+    return [...this.builtinSpecs, ...conditional.map(specOf), ...sourced.map(specOf)];
+  }
+
+  private builtinsFor(scope: ToolScope): ToolDefinition[] {
+    return this.list().filter((tool) => !tool.offeredTo || tool.offeredTo(scope));
   }
 
   private async sourcedFor(scope: ToolScope): Promise<ToolDefinition[]> {
@@ -89,7 +96,9 @@ export class ToolHub implements OnModuleInit {
 
   /** The tool a call names, if the scope has one by that name. */
   async resolve(scope: ToolScope, name: string): Promise<ToolDefinition | undefined> {
-    return this.builtins.get(name) ?? (await this.sourcedFor(scope)).find((tool) => tool.name === name);
+    const builtin = this.builtins.get(name);
+    if (builtin) return !builtin.offeredTo || builtin.offeredTo(scope) ? builtin : undefined;
+    return (await this.sourcedFor(scope)).find((tool) => tool.name === name);
   }
 
   /**
@@ -128,7 +137,7 @@ export class ToolHub implements OnModuleInit {
     const problem = this.checkOf(tool)(args);
     if (problem) return { ok: false, error: `Invalid arguments for ${name}: ${problem}` };
     const result = await runLimited(tool, args, context);
-    return result.ok ? { ok: true, output: truncate(result.output, tool.maxOutputChars ?? DEFAULT_TOOL_OUTPUT_CHARS) } : result;
+    return result.ok ? { ...result, output: truncate(result.output, tool.maxOutputChars ?? DEFAULT_TOOL_OUTPUT_CHARS) } : result;
   }
 
   /** A source's reason for an unknown name (its first one), so the model is told more than "unknown". */

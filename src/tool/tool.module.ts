@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ConversationModule } from '../conversation/conversation.module';
+import { RagModule } from '../rag/rag.module';
 import { AskUserTool } from './builtin/ask-user';
 import { CalculatorTool } from './builtin/calculator';
 import { CodeExecTool } from './builtin/code-exec/code-exec.tool';
 import { CurrentTimeTool } from './builtin/current-time';
+import { KbSearchTool } from './builtin/kb-search';
 import { HttpFetchTool } from './builtin/http-fetch/http-fetch.tool';
 import { McpToolSource } from './mcp/mcp-tool-source';
 import { ToolHub } from './tool-hub';
@@ -13,11 +15,11 @@ import { ToolPolicyRepository } from './tool-policy.repository';
 import { ToolResolver } from './tool.resolver';
 
 /** The built-in tools (each a provider marked @HelixTool; ToolHub discovers them, and those of other modules). */
-const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, HttpFetchTool, AskUserTool, CodeExecTool];
+const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, KbSearchTool, HttpFetchTool, AskUserTool, CodeExecTool];
 
 /** Tools the agent can call: registry, policies, built-ins, and the admin API for their rules. */
 @Module({
-  imports: [ConversationModule, DiscoveryModule],
+  imports: [ConversationModule, DiscoveryModule, RagModule],
   providers: [ToolPolicyRepository, ToolHub, ToolPolicyAdmin, ToolResolver, McpToolSource, ...BUILTIN_TOOLS],
   exports: [ToolHub, ToolPolicyAdmin],
 })

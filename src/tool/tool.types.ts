@@ -1,5 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { EffectiveSettings } from '../conversation/conversation.records';
+import type { Citation } from '../conversation/message-parts';
 
 export type ToolPolicyMode = 'always' | 'confirm' | 'forbid';
 /** The workspace setting `confirmationPolicy`: which calls no rule covers wait for approval. */
@@ -8,7 +9,19 @@ export type ToolRisk = 'low' | 'high';
 /** A JSON Schema (draft-07 as ajv reads it) describing a tool's arguments object. */
 export type JsonSchema = Record<string, unknown>;
 
-export type ToolResult = { ok: true; output: string } | { ok: false; error: string };
+/** A call's outcome; a knowledge search also returns the passages it gave the model. */
+export type ToolResult = { ok: true; output: string; sources?: Citation[] } | { ok: false; error: string };
+
+/** A passage as a search found it, before it has a citation number. */
+export type SourceDraft = Omit<Citation, 'n'>;
+
+/**
+ * The run's list of sources: a passage gets the next number the first time any retrieval of the
+ * run gives it to the model, and keeps it, so `[n]` means one thing for the whole run.
+ */
+export interface CitationLedger {
+  cite(source: SourceDraft): Citation;
+}
 
 /** Whose call it is and the settings in force: what a tool may look at, besides its arguments. */
 export interface ToolScope {
@@ -19,6 +32,8 @@ export interface ToolScope {
 
 export interface ToolContext extends ToolScope {
   runId: string;
+  /** numbers the passages a search returns (absent outside a run: each search numbers from 1) */
+  citations?: CitationLedger;
   /** aborted when the run is cancelled or the call's time limit passes: stop work and return */
   signal: AbortSignal;
 }
@@ -38,6 +53,8 @@ export interface ToolDefinition {
   readonly maxOutputChars?: number;
   /** the mode of a call no rule covers, when it is not what the risk and confirmation policy give (MCP: confirm) */
   readonly defaultPolicy?: ToolPolicyMode;
+  /** whether the scope is offered this tool at all (default: always); `kb_search` needs agentic retrieval */
+  offeredTo?(scope: ToolScope): boolean;
   /** a call the runtime answers itself instead of running the tool (ask_user: the user's reply) */
   readonly control?: 'ask_user';
   run(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;

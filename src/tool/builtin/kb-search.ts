@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { renderPassages } from '../../rag/passages';
+import { RetrievalService } from '../../rag/retrieval.service';
+import { HelixTool, type SourceDraft, type ToolContext, type ToolDefinition, type ToolResult, type ToolScope } from '../tool.types';
+
+export const KB_SEARCH_DEFAULT_K = 5;
+
+/**
+ * Agentic retrieval: the model searches the conversation's knowledge bases itself, as often as it
+ * needs. Offered only where `retrieval` is `agentic` and knowledge bases are configured. Each
+ * passage comes back under the run's citation number for it (the same passage keeps its number
+ * across searches) and is stored with the result, for the answer's sources.
+ */
+@Injectable()
+@HelixTool()
+export class KbSearchTool implements ToolDefinition {
+  readonly name = 'kb_search';
+  readonly description =
+    "Search this conversation's knowledge bases (hybrid keyword and semantic search). Returns numbered passages; " +
+    'cite the ones you use as [n] after the statement they support.';
+  readonly parameters = {
+    type: 'object',
+    properties: {
+      query: { type: 'string', minLength: 1, maxLength: 1000, description: 'what to look for, in words likely to appear in the documents' },
+      k: { type: 'integer', minimum: 1, maximum: 10, description: `how many passages (default ${KB_SEARCH_DEFAULT_K})` },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  };
+  readonly risk = 'low';
+
+  constructor(private readonly retrieval: RetrievalService) {}
+
+  offeredTo(scope: ToolScope): boolean {
+    return scope.settings.retrieval === 'agentic' && !!scope.settings.knowledgeBaseIds?.length;
+  }
+
+  async run(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+    const query = String(args.query).trim();
+    if (!query) return { ok: false, error: 'query must not be blank' };
+    const k = typeof args.k === 'number' ? args.k : KB_SEARCH_DEFAULT_K;
+    const result = await this.retrieval.search(
+      { workspaceId: context.workspaceId, role: 'member' },
+      { knowledgeBaseIds: context.settings.knowledgeBaseIds ?? [], query, k },
+    );
+    if (!result.items.length) return { ok: true, output: `No passage of the knowledge bases matches "${query}".`, sources: [] };
+    const cited = result.items.map((hit, i) => {
+      const draft: SourceDraft = { id: hit.id, documentId: hit.documentId, title: hit.title, source: hit.source, snippet: hit.snippet, score: hit.score };
+      return { hit, citation: context.citations?.cite(draft) ?? { ...draft, n: i + 1 } };
+    });
+    const note = result.degraded ? '\n\n(Keyword search only: semantic search is unavailable right now.)' : '';
+    return {
+      ok: true,
+      output: renderPassages(cited.map(({ hit, citation }) => ({ n: citation.n, hit }))) + note,
+      sources: cited.map(({ citation }) => citation),
+    };
+  }
+}
