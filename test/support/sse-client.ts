@@ -380,6 +380,10 @@ export class HelixApi {
     return body === undefined ? test : test.send(body);
   }
 
+  delete(path: string) {
+    return this.auth(request(this.baseUrl).delete(`/api/v1${path}`));
+  }
+
   patch(path: string, body: object) {
     return this.auth(request(this.baseUrl).patch(`/api/v1${path}`)).send(body);
   }

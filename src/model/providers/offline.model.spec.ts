@@ -132,6 +132,12 @@ describe('OfflineModel', () => {
     expect(usage).toEqual({ type: 'usage', usage: { promptTokens: 3, completionTokens: expect.any(Number), totalTokens: expect.any(Number) } });
   });
 
+  it('with numbered sources in its prompt (classic retrieval), quotes the first and cites it', async () => {
+    const system = 'Answer from the numbered sources below…\n\nSources:\n[1] Refunds › Policy (refunds.md)\nRefunds are paid within  14 days.\nNo questions asked.\n\n[2] Shipping\nShips in 2 days.';
+    const chunks = await collect(model.respond(request([{ role: 'system', content: system }, { role: 'user', content: 'how long do refunds take?' }], [])));
+    expect(textOf(chunks)).toBe('According to Refunds › Policy (refunds.md): Refunds are paid within 14 days. No questions asked. [1]');
+  });
+
   it('stops when aborted, between words', async () => {
     const slow = new OfflineModel({ delayMs: 20 });
     const controller = new AbortController();

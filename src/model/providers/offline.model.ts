@@ -21,6 +21,8 @@ export interface OfflineReply {
 export const PLAN_PHRASE = 'return the plan as json';
 /** in a system message: a request for a conversation's title (memory's auto-titles) */
 export const TITLE_PHRASE = 'reply with a title only';
+/** in a system message: the head of the numbered passages classic retrieval prefetched (`[1] …`) */
+export const SOURCES_HEADING = 'Sources:';
 
 const CALC = /\b(?:calculate|compute|evaluate|what(?:'s| is)|how much is)\s+([-+*/%^().\d\s]*\d[-+*/%^().\d\s]*)/i;
 const CALC_OPERATOR = /[\d)]\s*[-+*/%^]\s*[-\d(.]/;
@@ -87,7 +89,8 @@ export class OfflineModel implements ChatProvider {
       const calls = toolCallsFor(last.content, offered, messages.length);
       if (calls.length) return { text: '', toolCalls: calls };
     }
-    return { text: echo(lastUser, offered), toolCalls: [] };
+    const sourced = answerFromSources(messages.find((m) => m.role === 'system')?.content ?? '');
+    return { text: sourced ?? echo(lastUser, offered), toolCalls: [] };
   }
 }
 
@@ -151,6 +154,16 @@ function summariseSearch(value: unknown, content: string): string {
     return snippet ? `${title}: ${clip(snippet, 200)}` : title;
   });
   return `I found ${items.length} result${items.length === 1 ? '' : 's'} in the docs. ${lines.join(' — ')}`;
+}
+
+/** With prefetched passages in its prompt, the offline model quotes the best one and cites it. */
+function answerFromSources(system: string): string | undefined {
+  const at = system.indexOf(`\n${SOURCES_HEADING}\n[1] `);
+  if (at < 0) return undefined;
+  const first = system.slice(at + SOURCES_HEADING.length + 2).split(/\n\n\[\d+\] /)[0];
+  const [heading, ...body] = first.split('\n');
+  const text = body.join(' ').replace(/\s+/g, ' ').trim();
+  return `According to ${heading.replace(/^\[1\] /, '')}: ${clip(text, 300)} [1]`;
 }
 
 function planFor(goal: string): string {
