@@ -1,4 +1,6 @@
 import { VectorSupport } from '../src/database/database-handle';
+import { PrismaService } from '../src/database/prisma.service';
+import { minimalPdf } from './support/pdf-fixture';
 import { ragClient } from './support/rag-client';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -111,5 +113,146 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
     await t.http().get(`/api/v1/jobs/${job.id}`).set(them.auth).expect(404);
     await t.http().delete(`/api/v1/knowledge-bases/${kb}`).set(them.auth).expect(404);
     expect((await t.http().get('/api/v1/knowledge-bases').set(them.auth).expect(200)).body.items).toEqual([]);
+  });
+
+  describe('documents', () => {
+    let kb: string;
+    beforeAll(async () => {
+      kb = await rag.createKnowledgeBase('Uploads');
+    });
+    const upload = (name: string, data: Buffer | string, fields: Record<string, string> = {}) => {
+      let req = t.http().post(`/api/v1/knowledge-bases/${kb}/documents`).set(rag.auth);
+      for (const [key, value] of Object.entries(fields)) req = req.field(key, value);
+      return req.attach('file', Buffer.from(data), name);
+    };
+    const docOf = async (id: string) => {
+      const list = await t.http().get(`/api/v1/knowledge-bases/${kb}/documents?limit=100`).set(rag.auth).expect(200);
+      return (list.body.items as Array<{ id: string; status: string; error: string | null; title: string; source: string; mimeType: string; chunkCount: number; metadata: unknown }>).find((d) => d.id === id);
+    };
+
+    it.each([
+      ['notes.txt', 'Plain notes about the aquarium pump schedule.', 'text/plain', 'aquarium pump'],
+      ['guide.md', '# Garden\n\n## Watering\n\nWater the tomatoes at dawn.', 'text/markdown', 'tomatoes dawn'],
+      ['page.html', '<html><head><style>p{}</style><script>var hidden = 1</script></head><body><h1>Bikes</h1><h2>Repair</h2><p>Patch the <a href="https://x.test">inner tube</a> carefully.</p></body></html>', 'text/html', 'inner tube'],
+    ])('ingests an uploaded %s and finds its text', async (name, content, mimeType, query) => {
+      const posted = await upload(name, content, { metadata: '{"format":"' + name.split('.')[1] + '"}' }).expect(202);
+      const job = await rag.waitForJob(posted.body.id);
+      expect(job).toMatchObject({ state: 'succeeded', result: { documentId: posted.body.result.documentId, chunks: 1 } });
+      expect(await docOf(posted.body.result.documentId)).toMatchObject({ title: name, source: name, mimeType, status: 'ready', chunkCount: 1, metadata: { format: name.split('.')[1] } });
+      const found = await rag.search(kb, { query, k: 1 });
+      expect(found.items[0].documentId).toBe(posted.body.result.documentId);
+      if (name === 'page.html') {
+        // headings become the heading path; scripts, styles and link targets are not text
+        expect(found.items[0].headingPath).toEqual(['Bikes', 'Repair']);
+        expect(found.items[0].text).not.toMatch(/hidden|https:|p\{\}/);
+      }
+      if (name === 'guide.md') expect(found.items[0].headingPath).toEqual(['Garden', 'Watering']);
+    });
+
+    it('extracts the text of an uploaded PDF', async () => {
+      const posted = await upload('manual.pdf', minimalPdf(['Helix manual', 'The turbine rotor spins clockwise.']), { title: 'Turbine manual', source: 'https://example.test/manual.pdf' }).expect(202);
+      const job = await rag.waitForJob(posted.body.id);
+      expect(job).toMatchObject({ state: 'succeeded', error: null });
+      expect(await docOf(posted.body.result.documentId)).toMatchObject({ title: 'Turbine manual', source: 'https://example.test/manual.pdf', mimeType: 'application/pdf', status: 'ready' });
+      const found = await rag.search(kb, { query: 'turbine rotor', k: 1 });
+      expect(found.items[0]).toMatchObject({ documentId: posted.body.result.documentId, text: expect.stringContaining('The turbine rotor spins clockwise.') });
+    });
+
+    it('fails the job of a corrupt PDF or an empty file, saying why, and stores no chunk', async () => {
+      const corrupt = await upload('broken.pdf', '%PDF-1.4 this is not really a pdf').expect(202);
+      const failed = await rag.waitForJob(corrupt.body.id);
+      expect(failed).toMatchObject({ state: 'failed', error: expect.stringMatching(/^the PDF could not be read: /) });
+      expect(await docOf(corrupt.body.result.documentId)).toMatchObject({ status: 'failed', error: failed.error, chunkCount: 0 });
+
+      const empty = await upload('empty.md', '  \n\n ').expect(202);
+      expect(await rag.waitForJob(empty.body.id)).toMatchObject({ state: 'failed', error: 'the document has no text' });
+      expect(await docOf(empty.body.result.documentId)).toMatchObject({ status: 'failed', error: 'the document has no text' });
+      // a failed document can be deleted like any other
+      await t.http().delete(`/api/v1/knowledge-bases/${kb}/documents/${empty.body.result.documentId}`).set(rag.auth).expect(204);
+    });
+
+    it('refuses an unsupported format (415), a file over 20 MB (413) and bad form fields (400)', async () => {
+      const exe = await upload('tool.exe', 'MZ').expect(415);
+      expect(exe.body).toEqual({ statusCode: 415, error: 'Unsupported Media Type', message: expect.stringMatching(/^file: tool\.exe is not a supported format \(.*\.pdf/) });
+      const big = await upload('big.txt', Buffer.alloc(20 * 1024 * 1024 + 1, 'a')).expect(413);
+      expect(big.body).toMatchObject({ statusCode: 413, message: expect.any(String) });
+      expect((await upload('x.txt', 'x', { metadata: 'not json' }).expect(400)).body.message).toBe('metadata must be a JSON object');
+      expect((await upload('x.txt', 'x', { metadata: '[1]' }).expect(400)).body.message).toMatch(/^metadata must be an object/);
+      expect((await upload('x.txt', 'x', { colour: 'red' }).expect(400)).body.message).toMatch(/colour should not exist/);
+    });
+
+    it('adds identical content once: JSON at once, an upload once its text is known', async () => {
+      const text = 'Idempotent ingestion keeps one copy of the zeppelin manual.';
+      const first = await rag.addText(kb, { title: 'Zeppelin', text });
+      expect(first.state).toBe('succeeded');
+      // the same text up to line ends and trailing blanks
+      const again = await t.http().post(`/api/v1/knowledge-bases/${kb}/documents`).set(rag.auth).send({ title: 'Zeppelin again', text: `${text}\r\n\r\n` }).expect(202);
+      expect(again.body).toMatchObject({ state: 'succeeded', progress: 1, result: { documentId: first.result.documentId, duplicate: true } });
+      const uploaded = await upload('zeppelin.txt', text).expect(202);
+      expect(await rag.waitForJob(uploaded.body.id)).toMatchObject({ state: 'succeeded', result: { documentId: first.result.documentId, duplicate: true } });
+      expect(await docOf(uploaded.body.result.documentId)).toBeUndefined();
+      const found = await rag.search(kb, { query: 'zeppelin manual', k: 10 });
+      expect(found.items.filter((hit) => hit.text.includes('zeppelin'))).toHaveLength(1);
+    });
+
+    it('deletes a document with its chunks', async () => {
+      const job = await rag.addText(kb, { title: 'Ephemeral', text: 'The quokka colony lives on the island.' });
+      expect((await rag.search(kb, { query: 'quokka' })).items.map((hit) => hit.documentId)).toEqual([job.result.documentId]);
+      await t.http().delete(`/api/v1/knowledge-bases/${kb}/documents/${job.result.documentId}`).set(rag.auth).expect(204);
+      expect((await rag.search(kb, { query: 'quokka' })).items).toEqual([]);
+      await t.http().get(`/api/v1/knowledge-bases/${kb}/documents`).set(rag.auth).expect(200)
+        .expect((res) => expect(res.body.items.map((d: { id: string }) => d.id)).not.toContain(job.result.documentId));
+      await t.http().delete(`/api/v1/knowledge-bases/${kb}/documents/${job.result.documentId}`).set(rag.auth).expect(404);
+      // the same content can be added again afterwards
+      expect((await rag.addText(kb, { title: 'Back', text: 'The quokka colony lives on the island.' })).result.duplicate).toBeUndefined();
+    });
+
+    it('reports progress from 0 to 1 while a long document is embedded in batches', async () => {
+      const section = (i: number) => `## Part ${i}\n\n${`Paragraph ${i} about migrating geese and their routes. `.repeat(60)}`;
+      const text = Array.from({ length: 80 }, (_, i) => section(i)).join('\n\n');
+      const posted = await t.http().post(`/api/v1/knowledge-bases/${kb}/documents`).set(rag.auth).send({ title: 'Geese', text }).expect(202);
+      expect(posted.body.progress).toBe(0);
+      const seen: number[] = [];
+      for (;;) {
+        const job = (await t.http().get(`/api/v1/jobs/${posted.body.id}`).set(rag.auth).expect(200)).body;
+        seen.push(job.progress);
+        if (job.state === 'succeeded' || job.state === 'failed') break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(seen.at(-1)).toBe(1);
+      expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+      const doc = await docOf(posted.body.result.documentId);
+      expect(doc?.chunkCount).toBeGreaterThan(80);
+    });
+
+    it('pages the document list, newest first', async () => {
+      const all = (await t.http().get(`/api/v1/knowledge-bases/${kb}/documents?limit=100`).set(rag.auth).expect(200)).body.items as Array<{ id: string }>;
+      const first = await t.http().get(`/api/v1/knowledge-bases/${kb}/documents?limit=2`).set(rag.auth).expect(200);
+      expect(first.body.items.map((d: { id: string }) => d.id)).toEqual(all.slice(0, 2).map((d) => d.id));
+      const second = await t.http().get(`/api/v1/knowledge-bases/${kb}/documents?limit=2&cursor=${first.body.nextCursor}`).set(rag.auth).expect(200);
+      expect(second.body.items.map((d: { id: string }) => d.id)).toEqual(all.slice(2, 4).map((d) => d.id));
+      expect((await t.http().get(`/api/v1/knowledge-bases/${kb}/documents?limit=0`).set(rag.auth).expect(400)).body.message).toMatch(/^limit /);
+    });
+  });
+
+  it('finds Chinese text by a part of a word, and filters by document metadata', async () => {
+    const kb = await rag.createKnowledgeBase('Mixed');
+    const zh = await rag.addText(kb, { title: '流式传输', text: 'Helix 通过服务器推送事件流式传输令牌。', metadata: { lang: 'zh' } });
+    const en = await rag.addText(kb, { title: 'Streaming', text: 'Helix streams tokens with server-sent events.', metadata: { lang: 'en', year: 2026 } });
+    expect((await rag.search(kb, { query: '推送事件' })).items[0].documentId).toBe(zh.result.documentId);
+    expect((await rag.search(kb, { query: '令牌' })).items[0].documentId).toBe(zh.result.documentId);
+    const english = await rag.search(kb, { query: 'Helix', filter: { lang: 'en' } });
+    expect(english.items.map((hit) => hit.documentId)).toEqual([en.result.documentId]);
+    expect((await rag.search(kb, { query: 'Helix', filter: { year: 2026, lang: 'en' } })).items).toHaveLength(1);
+    expect((await rag.search(kb, { query: 'Helix', filter: { year: 2025 } })).items).toEqual([]);
+  });
+
+  it('deleting a knowledge base removes its documents and chunks', async () => {
+    const kb = await rag.createKnowledgeBase('Doomed');
+    const job = await rag.addText(kb, { title: 'x', text: 'The narwhal tusk is a tooth.' });
+    await t.http().delete(`/api/v1/knowledge-bases/${kb}`).set(rag.auth).expect(204);
+    const prisma = t.app.get(PrismaService);
+    expect(await prisma.chunk.count({ where: { documentId: job.result.documentId as string } })).toBe(0);
+    expect(await prisma.document.count({ where: { id: job.result.documentId as string } })).toBe(0);
   });
 });

@@ -56,6 +56,8 @@ export class ChunkSearchRepository {
           SELECT c.id, c.embedding <=> ${search.vector.literal}::vector AS distance
           FROM chunks c
           WHERE ${scope} AND c.embedding_model = ${search.vector.model} AND c.embedding IS NOT NULL
+            -- no positive similarity is no match (offline hashed vectors of texts without a shared word)
+            AND c.embedding <=> ${search.vector.literal}::vector < 1
           ORDER BY c.embedding <=> ${search.vector.literal}::vector LIMIT ${search.candidates}) nearest`);
     }
     if (!lists.length) return [];

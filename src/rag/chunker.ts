@@ -27,6 +27,8 @@ interface Unit {
 
 interface Section {
   headingPath: string[];
+  /** starts with a heading line */
+  heading: boolean;
   blocks: Array<{ start: number; end: number; code: boolean }>;
 }
 
@@ -38,12 +40,13 @@ const SENTENCE_END = /(?<=[.!?;。！？；])\s+|(?<=[。！？；])/gu;
 function sections(text: string): Section[] {
   const result: Section[] = [];
   const path: Array<{ level: number; title: string }> = [];
-  let current: Section = { headingPath: [], blocks: [] };
+  let current: Section = { headingPath: [], heading: false, blocks: [] };
   let blockStart = -1;
   let fence: string | null = null;
   let offset = 0;
   const closeBlock = (end: number, code = false) => {
-    if (blockStart >= 0 && text.slice(blockStart, end).trim()) current.blocks.push({ start: blockStart, end, code });
+    while (end > blockStart && /\s/.test(text[end - 1])) end--;
+    if (blockStart >= 0 && end > blockStart) current.blocks.push({ start: blockStart, end, code });
     blockStart = -1;
   };
   for (const line of text.split('\n')) {
@@ -67,11 +70,14 @@ function sections(text: string): Section[] {
     const heading = HEADING.exec(line);
     if (heading) {
       closeBlock(start);
-      if (current.blocks.length) result.push(current);
+      // a heading directly followed by another (`# Guide` then `## Install`) is no chunk of its
+      // own: it goes with the next section's text
+      const carried = current.blocks.length === 1 && current.heading ? current.blocks : [];
+      if (current.blocks.length && !carried.length) result.push(current);
       const level = heading[1].length;
       while (path.length && path[path.length - 1].level >= level) path.pop();
       path.push({ level, title: heading[2].trim() });
-      current = { headingPath: path.map((h) => h.title), blocks: [{ start, end, code: false }] };
+      current = { headingPath: path.map((h) => h.title), heading: true, blocks: [...carried, { start, end, code: false }] };
       continue;
     }
     if (!line.trim()) closeBlock(start);

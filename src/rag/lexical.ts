@@ -4,7 +4,11 @@
  * therefore adds each run's characters and character pairs, and a query's runs become pairs (or
  * the single character): the same trick as a bigram index, with the stock parser on any server.
  */
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
+const CJK_RUN = new RegExp(`[${CJK}]+`, 'gu');
+const IS_CJK = new RegExp(`^[${CJK}]`, 'u');
+/** A word cut into its runs of CJK characters and of other letters and digits. */
+const SCRIPT_RUN = new RegExp(`[${CJK}]+|[^${CJK}]+`, 'gu');
 const WORD = /[\p{L}\p{N}]+/gu;
 
 function bigrams(run: string): string[] {
@@ -34,15 +38,11 @@ export function lexicalText(text: string): string {
 export function lexicalQuery(query: string): string {
   const terms = new Set<string>();
   for (const [word] of query.toLowerCase().matchAll(WORD)) {
-    const parts: string[] = [];
-    let last = 0;
-    for (const match of word.matchAll(CJK_RUN)) {
-      parts.push(word.slice(last, match.index));
-      for (const pair of bigrams(match[0])) terms.add(pair);
-      last = match.index + match[0].length;
+    // a word mixing scripts (`helix的设计`): its other letters stay one term, its CJK runs pairs
+    for (const [part] of word.matchAll(SCRIPT_RUN)) {
+      if (IS_CJK.test(part)) for (const pair of bigrams(part)) terms.add(pair);
+      else if (part !== 'or') terms.add(part);
     }
-    parts.push(word.slice(last));
-    for (const part of parts) if (part && part !== 'or') terms.add(part);
   }
   return [...terms].join(' or ');
 }
