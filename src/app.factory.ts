@@ -8,6 +8,7 @@ import pino from 'pino';
 import { AppModule } from './app.module';
 import { API_PREFIX } from './common/api-prefix';
 import { AppConfig } from './config/app-config';
+import type { DatabaseOptions } from './database/database-handle';
 import { openDatabase } from './database/database.module';
 import { GRAPHIQL_ASSETS_PATH } from './graphql/graphiql';
 import { SharedShapeExpressAdapter } from './common/express-adapter';
@@ -17,19 +18,23 @@ import { setupOpenApi } from './common/openapi';
 import { StorableParamsPipe } from './common/storable-params.pipe';
 
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
-export async function createApp(config: AppConfig): Promise<INestApplication> {
+export async function createApp(
+  config: AppConfig,
+  /** test-only database switches (DatabaseOptions.embeddedVector) */
+  database: Pick<DatabaseOptions, 'embeddedVector'> = {},
+): Promise<INestApplication> {
   // Nest's logger is not up yet: log the database start-up as the same lines
   const destination = logDestination();
   const startup = (destination ? pino({ level: config.LOG_LEVEL }, destination) : pino({ level: config.LOG_LEVEL })).child({ context: 'Database' });
-  const database = await openDatabase(config, { log: (msg: string) => startup.info(msg), warn: (msg: string) => startup.warn(msg) });
+  const handle = await openDatabase(config, { log: (msg: string) => startup.info(msg), warn: (msg: string) => startup.warn(msg) }, database);
   let app: NestExpressApplication;
   try {
-    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), new SharedShapeExpressAdapter(), {
+    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, handle), new SharedShapeExpressAdapter(), {
       bufferLogs: true,
       abortOnError: false,
     });
   } catch (error) {
-    await database.close();
+    await handle.close();
     throw error;
   }
   app.useLogger(app.get(Logger));

@@ -11,6 +11,7 @@ import { DatabaseModule } from './database/database.module';
 import { AdminGraphQLModule } from './graphql/graphql.module';
 import { HealthModule } from './health/health.module';
 import { ObserveModule } from './observe/observe.module';
+import { RagModule } from './rag/rag.module';
 import { RuntimeModule } from './runtime/runtime.module';
 import { SecurityModule } from './security/security.module';
 
@@ -51,6 +52,7 @@ export class AppModule {
         HealthModule,
         ConversationModule,
         RuntimeModule,
+        RagModule,
         AdminGraphQLModule,
       ],
     };

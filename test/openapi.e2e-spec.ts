@@ -5,7 +5,7 @@
 import { startTestApp, TestApp } from './support/test-app';
 
 interface Operation {
-  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  requestBody?: { content: Record<string, { schema: { $ref?: string; oneOf?: { $ref?: string }[] } }> };
   responses: Record<string, { content?: Record<string, unknown> }>;
   parameters?: { name: string; in: string }[];
 }
@@ -65,6 +65,10 @@ describe('OpenAPI document and UI', () => {
       'post /api/v1/runs/{id}/approvals/{approvalId}': { required: ['decision'], fields: ['decision', 'reason', 'remember'] },
       'post /api/v1/runs/{id}/reply': { required: ['text'], fields: ['text'] },
       'post /api/v1/runs/{id}/tool-results': { required: ['results'], fields: ['results'] },
+      'post /api/v1/knowledge-bases': { required: ['name'], fields: ['name', 'description'] },
+      // JSON text (the first of its schemas; the second is a multipart upload)
+      'post /api/v1/knowledge-bases/{id}/documents': { required: ['title', 'text'], fields: ['title', 'text', 'source', 'metadata'] },
+      'post /api/v1/knowledge-bases/{id}/search': { required: ['query'], fields: ['query', 'k', 'filter'] },
     };
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
@@ -73,7 +77,8 @@ describe('OpenAPI document and UI', () => {
           expect([method, path, op.requestBody]).toEqual([method, path, undefined]);
           continue;
         }
-        const schema = schemaOf(op.requestBody?.content['application/json']?.schema.$ref);
+        const body = op.requestBody?.content['application/json']?.schema;
+        const schema = schemaOf(body?.$ref ?? body?.oneOf?.[0]?.$ref);
         expect(Object.keys(schema?.properties ?? {}).sort()).toEqual([...want.fields].sort());
         expect((schema.required ?? []).sort()).toEqual([...want.required].sort());
       }

@@ -49,6 +49,8 @@ export interface WorkspaceSettings {
   httpFetchAllowedHosts?: string[];
   /** MCP servers whose tools the workspace's runs may call, as `mcp.<server>.<tool>` */
   mcpServers?: McpServerConfig[];
+  /** the model that embeds the workspace's knowledge-base chunks and queries (default: DEFAULT_EMBEDDING_MODEL) */
+  embeddingModel?: ModelRef;
 }
 
 /** Workspace settings with a conversation's overrides applied, key by key. */
@@ -171,5 +173,6 @@ export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
     prompts: readPrompts(json.prompts),
     httpFetchAllowedHosts: readHostPatterns(json.httpFetchAllowedHosts),
     mcpServers: readMcpServers(json.mcpServers),
+    embeddingModel: readModelRef(json.embeddingModel) ?? undefined,
   });
 }

@@ -106,6 +106,9 @@ export class WorkspaceSettingsType {
 
   @Field(() => [McpServerType], { description: 'MCP servers whose tools runs may call as `mcp.<server>.<tool>` (env and header values are not shown)' })
   mcpServers!: McpServerType[];
+
+  @Field(() => ModelRefType, { nullable: true, description: 'the model that embeds knowledge-base chunks and search queries (null: openai:text-embedding-3-small, offline hashing without a key)' })
+  embeddingModel?: ModelRefType;
 }
 
 @ObjectType('Prompt', { description: 'A named prompt of the workspace; `system` is the system prompt of its conversations.' })
@@ -218,6 +221,12 @@ export class WorkspaceSettingsInput {
   @ValidateNested({ each: true })
   @Type(() => McpServerInput)
   mcpServers?: McpServerInput[] | null;
+
+  @Field(() => ModelRefInput, { nullable: true, description: 'documents added later are embedded with it; search compares only vectors of the same model' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ModelRefInput)
+  embeddingModel?: ModelRefInput | null;
 }
 
 export const PROMPT_KEY = /^[A-Za-z0-9_.\-/]{1,100}$/;

@@ -17,6 +17,23 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** for the embedded database: `<dataDir>/pg`; `memory://` keeps it in memory (tests) */
   dataDir: string;
+  /**
+   * Test-only: open the embedded database without the pgvector extension, as a PostgreSQL
+   * server without it would be (retrieval is then lexical-only). Default true.
+   */
+  embeddedVector?: boolean;
+}
+
+/**
+ * Whether chunks have an `embedding` column (pgvector is installed and the optional migration
+ * applied): ingestion and retrieval skip vectors otherwise and flag results `degraded`.
+ */
+export class VectorSupport {
+  constructor(
+    readonly enabled: boolean,
+    /** why vector search is off, when it is */
+    readonly reason?: string,
+  ) {}
 }
 
 /**
@@ -34,10 +51,13 @@ export class DatabaseHandle {
     private readonly onClose: () => Promise<void>,
   ) {}
 
+  /** Known after migrate(); until then vector search counts as unavailable. */
+  vector = new VectorSupport(false, 'the database is not migrated yet');
+
   static async open(options: DatabaseOptions): Promise<DatabaseHandle> {
     return options.databaseUrl
       ? DatabaseHandle.openPostgres(options.databaseUrl)
-      : DatabaseHandle.openEmbedded(options.dataDir);
+      : DatabaseHandle.openEmbedded(options.dataDir, options.embeddedVector ?? true);
   }
 
   private static async openPostgres(url: string): Promise<DatabaseHandle> {
@@ -57,7 +77,7 @@ export class DatabaseHandle {
     });
   }
 
-  private static async openEmbedded(dataDir: string): Promise<DatabaseHandle> {
+  private static async openEmbedded(dataDir: string, withVector: boolean): Promise<DatabaseHandle> {
     let release = () => undefined as void;
     let location = 'memory://';
     if (!dataDir.startsWith('memory://')) {
@@ -67,7 +87,7 @@ export class DatabaseHandle {
     }
     try {
       const pglite = await PGlite.create(location === 'memory://' ? undefined : location, {
-        extensions: { vector },
+        extensions: withVector ? { vector } : {},
       });
       const pool = new pg.Pool(pgliteConfig(pglite));
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
@@ -84,8 +104,19 @@ export class DatabaseHandle {
     }
   }
 
-  migrate(): Promise<MigrationReport> {
-    return runMigrations(this.session);
+  /** Applies pending migrations, then finds out whether vector search is available. */
+  async migrate(): Promise<MigrationReport> {
+    const report = await runMigrations(this.session);
+    const [column] = await this.session.query<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = 'chunks'
+           AND column_name = 'embedding' AND udt_name = 'vector') AS found`,
+    );
+    const skipped = report.skipped.map((s) => s.reason).join('; ');
+    this.vector = column?.found
+      ? new VectorSupport(true)
+      : new VectorSupport(false, skipped || 'the chunks table has no embedding column (pgvector is not installed)');
+    return report;
   }
 
   async pendingMigrations(): Promise<string[]> {

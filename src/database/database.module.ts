@@ -1,6 +1,6 @@
 import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { DatabaseHandle } from './database-handle';
+import { DatabaseHandle, type DatabaseOptions, VectorSupport } from './database-handle';
 import { PrismaService } from './prisma.service';
 import { SqlClient } from './sql-client';
 
@@ -20,12 +20,15 @@ class DatabaseCloser implements OnApplicationShutdown {
 export async function openDatabase(
   config: AppConfig,
   logger: Pick<Logger, 'log' | 'warn'> = new Logger('Database'),
+  /** test-only switches (DatabaseOptions.embeddedVector) */
+  overrides: Pick<DatabaseOptions, 'embeddedVector'> = {},
 ): Promise<DatabaseHandle> {
-  const handle = await DatabaseHandle.open({ databaseUrl: config.DATABASE_URL, dataDir: config.HELIX_DATA_DIR });
+  const handle = await DatabaseHandle.open({ databaseUrl: config.DATABASE_URL, dataDir: config.HELIX_DATA_DIR, ...overrides });
   try {
     const report = await handle.migrate();
     if (report.applied.length) logger.log(`Applied migrations: ${report.applied.join(', ')}`);
     for (const name of report.modified) logger.warn(`Migration ${name} was modified after it was applied`);
+    if (!handle.vector.enabled) logger.warn(`vector search disabled: ${handle.vector.reason}; retrieval is lexical-only`);
   } catch (error) {
     await handle.close();
     throw error;
@@ -34,7 +37,10 @@ export async function openDatabase(
   return handle;
 }
 
-/** Provides the open database, PrismaService and SqlClient to every module; closes it at shutdown. */
+/**
+ * Provides the open database, PrismaService, SqlClient and VectorSupport to every module; closes
+ * it at shutdown.
+ */
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -45,9 +51,10 @@ export class DatabaseModule {
         { provide: DatabaseHandle, useValue: handle },
         { provide: PrismaService, useValue: handle.prisma },
         { provide: SqlClient, useValue: handle.sql },
+        { provide: VectorSupport, useFactory: () => handle.vector },
         DatabaseCloser,
       ],
-      exports: [DatabaseHandle, PrismaService, SqlClient],
+      exports: [DatabaseHandle, PrismaService, SqlClient, VectorSupport],
     };
   }
 }

@@ -14,6 +14,19 @@ export interface MigrationFile {
   checksum: string;
 }
 
+/**
+ * A migration whose first line is `-- helix:optional: <what it needs>` may fail (an extension
+ * the server lacks or the role may not create): it is then rolled back, not recorded, reported
+ * as skipped and tried again at the next start, and the migrations after it still apply.
+ */
+const OPTIONAL_MARKER = /^--\s*helix:optional:\s*(.*)$/;
+
+/** What an optional migration needs (its marker's text), or undefined for a required one. */
+export function optionalRequirement(migration: MigrationFile): string | undefined {
+  const match = OPTIONAL_MARKER.exec(migration.sql.split('\n', 1)[0]?.trim() ?? '');
+  return match ? match[1].trim() || 'an optional feature' : undefined;
+}
+
 export class MigrationError extends Error {
   constructor(
     readonly migration: string,
@@ -53,10 +66,18 @@ interface AppliedRow {
   checksum: string;
 }
 
+export interface SkippedMigration {
+  name: string;
+  /** what it needs (its marker) and why it failed */
+  reason: string;
+}
+
 export interface MigrationReport {
   applied: string[];
   /** applied earlier whose file changed since; Prisma warns about these too */
   modified: string[];
+  /** optional migrations that failed this time and were rolled back (retried next start) */
+  skipped: SkippedMigration[];
 }
 
 /**
@@ -78,14 +99,22 @@ export async function runMigrations(
         )
       ).map((row) => [row.migration_name, row.checksum]),
     );
-    const report: MigrationReport = { applied: [], modified: [] };
+    const report: MigrationReport = { applied: [], modified: [], skipped: [] };
     for (const migration of migrations) {
       const checksum = done.get(migration.name);
       if (checksum !== undefined) {
         if (checksum !== migration.checksum) report.modified.push(migration.name);
         continue;
       }
-      await applyOne(session, migration);
+      const requirement = optionalRequirement(migration);
+      try {
+        await applyOne(session, migration);
+      } catch (error) {
+        if (requirement === undefined || !(error instanceof MigrationError)) throw error;
+        const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+        report.skipped.push({ name: migration.name, reason: `${requirement}: ${cause}` });
+        continue;
+      }
       report.applied.push(migration.name);
     }
     return report;
@@ -111,7 +140,10 @@ async function applyOne(session: SqlSession, migration: MigrationFile): Promise<
   }
 }
 
-/** Names of migrations present on disk but not applied (empty when the schema is current). */
+/**
+ * Names of required migrations present on disk but not applied (empty when the schema is
+ * current). A skipped optional migration does not make the schema out of date.
+ */
 export async function pendingMigrations(
   session: SqlSession,
   migrations: MigrationFile[] = readMigrations(),
@@ -121,5 +153,5 @@ export async function pendingMigrations(
      WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
   );
   const applied = new Set(rows.map((row) => row.migration_name));
-  return migrations.map((m) => m.name).filter((name) => !applied.has(name));
+  return migrations.filter((m) => !applied.has(m.name) && optionalRequirement(m) === undefined).map((m) => m.name);
 }

@@ -15,11 +15,19 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface TestAppOptions {
+  /**
+   * false: a database without pgvector (embedded: PGlite without the extension; PostgreSQL: a
+   * database owned by a role that may not create it), where retrieval is lexical-only
+   */
+  vector?: boolean;
+}
+
 /** Starts the real application on an ephemeral loopback port against a fresh database. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await createTestDatabase({ vector: options.vector });
   const config = loadConfig({ LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', ...database.env, ...env });
-  const app = await createApp(config);
+  const app = await createApp(config, { embeddedVector: options.vector ?? true });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;

@@ -15,7 +15,18 @@ export interface TestDatabase {
 
 export const postgresAdminUrl = () => process.env.HELIX_TEST_DATABASE_URL || undefined;
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A role that is not a superuser: pgvector is not a trusted extension, so it may not create it
+ * in the databases it owns, like an application role on a managed PostgreSQL.
+ */
+const ROLE_WITHOUT_EXTENSIONS = 'helix_test_no_ext';
+
+/**
+ * `vector: false` gives a PostgreSQL database in which `CREATE EXTENSION vector` fails (owned
+ * by, and used as, ROLE_WITHOUT_EXTENSIONS); the embedded database is opened without pgvector
+ * by the app (createApp's `embeddedVector`).
+ */
+export async function createTestDatabase(options: { vector?: boolean } = {}): Promise<TestDatabase> {
   const admin = postgresAdminUrl();
   if (!admin) {
     return { env: { HELIX_DATA_DIR: 'memory://' }, kind: 'embedded', drop: async () => undefined };
@@ -23,9 +34,24 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   // named after the admin database so .ci/run's cleanup sweeps what a crashed suite leaves
   const base = new URL(admin).pathname.slice(1).replace(/\W/g, '') || 'helix';
   const name = `${base}_t_${randomBytes(6).toString('hex')}`;
-  await withClient(admin, (client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(admin);
   url.pathname = `/${name}`;
+  if (options.vector === false) {
+    await withClient(admin, async (client) => {
+      await client.query(`DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${ROLE_WITHOUT_EXTENSIONS}') THEN
+          CREATE ROLE ${ROLE_WITHOUT_EXTENSIONS} LOGIN PASSWORD '${ROLE_WITHOUT_EXTENSIONS}' NOSUPERUSER NOCREATEDB NOCREATEROLE;
+        END IF; END $$`).catch((error: { code?: string }) => {
+        if (error.code !== '23505') throw error; // another suite created it at the same moment
+      });
+      await client.query(`CREATE DATABASE ${name} OWNER ${ROLE_WITHOUT_EXTENSIONS}`);
+    });
+    url.username = ROLE_WITHOUT_EXTENSIONS;
+    // a password too, for servers that trust only the admin role on loopback
+    url.password = ROLE_WITHOUT_EXTENSIONS;
+  } else {
+    await withClient(admin, (client) => client.query(`CREATE DATABASE ${name}`));
+  }
   return {
     env: { DATABASE_URL: url.toString() },
     kind: 'postgres',

@@ -1,9 +1,6 @@
 -- CreateSchema
 CREATE SCHEMA IF NOT EXISTS "public";
 
--- CreateExtension
-CREATE EXTENSION IF NOT EXISTS "vector";
-
 -- CreateEnum
 CREATE TYPE "Role" AS ENUM ('admin', 'member');
 
@@ -227,7 +224,6 @@ CREATE TABLE "chunks" (
     "text" TEXT NOT NULL,
     "token_count" INTEGER NOT NULL DEFAULT 0,
     "metadata" JSONB NOT NULL DEFAULT '{}',
-    "embedding" vector(1536),
     "tsv" tsvector GENERATED ALWAYS AS (to_tsvector('simple', "text")) STORED,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
@@ -378,6 +374,6 @@ ALTER TABLE "spans" ADD CONSTRAINT "spans_run_id_fkey" FOREIGN KEY ("run_id") RE
 ALTER TABLE "usage_daily" ADD CONSTRAINT "usage_daily_workspace_id_fkey" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- Hand-written (prisma migrate diff cannot express these):
--- HNSW index for cosine similarity over embeddings, GIN index for full-text search.
-CREATE INDEX "chunks_embedding_hnsw_idx" ON "chunks" USING hnsw ("embedding" vector_cosine_ops);
+-- GIN index for full-text search. (The embedding column and its HNSW index need pgvector: they
+-- come with the optional migration 20261204000100_pgvector.)
 CREATE INDEX "chunks_tsv_gin_idx" ON "chunks" USING gin ("tsv");

@@ -1,0 +1,146 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
+import { DOCUMENT_STATUSES, type DocumentRecord, type DocumentStatus, isForeignKeyViolation, type NewChunk } from './rag.records';
+
+interface DocumentRow {
+  id: string;
+  knowledge_base_id: string;
+  title: string;
+  source: string;
+  mime_type: string | null;
+  status: string;
+  error: string | null;
+  chunk_count: number;
+  char_count: number;
+  metadata: unknown;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const COLUMNS = Prisma.sql`id, knowledge_base_id, title, source, mime_type, status, error, chunk_count, char_count, metadata, created_at, updated_at`;
+
+function toRecord(row: DocumentRow): DocumentRecord {
+  return {
+    id: row.id,
+    knowledgeBaseId: row.knowledge_base_id,
+    title: row.title,
+    source: row.source,
+    mimeType: row.mime_type,
+    status: (DOCUMENT_STATUSES as readonly string[]).includes(row.status) ? (row.status as DocumentStatus) : 'failed',
+    error: row.error,
+    chunkCount: row.chunk_count,
+    charCount: row.char_count,
+    metadata: typeof row.metadata === 'object' && row.metadata !== null ? (row.metadata as Record<string, unknown>) : {},
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+export interface NewDocument {
+  id: string;
+  knowledgeBaseId: string;
+  title: string;
+  source: string;
+  mimeType: string;
+  /** known at once for text; set after extraction for an uploaded file */
+  checksum: string | null;
+  metadata: Record<string, unknown>;
+}
+
+/** Chunks go in statements of this many rows (each row carries a 1536-float vector literal). */
+const INSERT_BATCH = 64;
+
+/** Every statement on `documents` and the writing of their `chunks`. */
+@Injectable()
+export class DocumentRepository {
+  constructor(private readonly sql: SqlClient) {}
+
+  /** Throws a unique violation when the knowledge base holds a document with the same checksum. */
+  async insert(doc: NewDocument): Promise<DocumentRecord> {
+    const [row] = await this.sql.$queryRaw<DocumentRow[]>`
+      INSERT INTO documents (id, knowledge_base_id, title, source, mime_type, checksum, metadata, status, updated_at)
+      VALUES (${doc.id}, ${doc.knowledgeBaseId}, ${doc.title}, ${doc.source}, ${doc.mimeType}, ${doc.checksum},
+              ${JSON.stringify(doc.metadata)}::jsonb, 'pending', now())
+      RETURNING ${COLUMNS}`;
+    return toRecord(row);
+  }
+
+  /** The document of the knowledge base with this content checksum. */
+  async findByChecksum(knowledgeBaseId: string, checksum: string): Promise<DocumentRecord | undefined> {
+    const [row] = await this.sql.$queryRaw<DocumentRow[]>`
+      SELECT ${COLUMNS} FROM documents WHERE knowledge_base_id = ${knowledgeBaseId} AND checksum = ${checksum}`;
+    return row && toRecord(row);
+  }
+
+  async find(knowledgeBaseId: string, id: string): Promise<DocumentRecord | undefined> {
+    const [row] = await this.sql.$queryRaw<DocumentRow[]>`
+      SELECT ${COLUMNS} FROM documents WHERE id = ${id} AND knowledge_base_id = ${knowledgeBaseId}`;
+    return row && toRecord(row);
+  }
+
+  /** A knowledge base's documents, newest first, after the (createdAt, id) keyset cursor. */
+  async page(knowledgeBaseId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<DocumentRecord[]> {
+    const rows = await this.sql.$queryRaw<DocumentRow[]>`
+      SELECT ${COLUMNS} FROM documents WHERE knowledge_base_id = ${knowledgeBaseId}
+        ${after ? Prisma.sql`AND (created_at, id) < (${after.createdAt}::timestamptz, ${after.id})` : Prisma.empty}
+      ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    return rows.map(toRecord);
+  }
+
+  /** Deletes it and its chunks (the foreign key cascades). Whether it existed. */
+  async delete(knowledgeBaseId: string, id: string): Promise<boolean> {
+    return (await this.sql.$executeRaw`DELETE FROM documents WHERE id = ${id} AND knowledge_base_id = ${knowledgeBaseId}`) > 0;
+  }
+
+  /** Whether the document still exists (was not deleted meanwhile). */
+  async setStatus(id: string, status: DocumentStatus, error: string | null = null): Promise<boolean> {
+    return (await this.sql.$executeRaw`
+      UPDATE documents SET status = ${status}, error = ${error}, updated_at = now() WHERE id = ${id}`) > 0;
+  }
+
+  /** Sets the checksum of an uploaded file's extracted text; throws a unique violation for a duplicate. */
+  async setChecksum(id: string, checksum: string): Promise<void> {
+    await this.sql.$executeRaw`UPDATE documents SET checksum = ${checksum}, updated_at = now() WHERE id = ${id}`;
+  }
+
+  /**
+   * Stores the chunks and marks the document ready, in one transaction. A document deleted
+   * meanwhile makes the chunks' foreign key fail: nothing is written (no chunk outlives it).
+   */
+  async storeChunks(doc: { id: string; knowledgeBaseId: string; charCount: number }, chunks: NewChunk[], embeddingModel: string | null): Promise<void> {
+    await this.writeChunks(doc, chunks, embeddingModel).catch((error: unknown) => {
+      throw isForeignKeyViolation(error) ? new DocumentGoneError(doc.id) : error;
+    });
+  }
+
+  private async writeChunks(doc: { id: string; knowledgeBaseId: string; charCount: number }, chunks: NewChunk[], embeddingModel: string | null): Promise<void> {
+    await this.sql.$transaction(async (tx) => {
+      await tx.$executeRaw`DELETE FROM chunks WHERE document_id = ${doc.id}`;
+      for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
+        const batch = chunks.slice(i, i + INSERT_BATCH);
+        const rows = JSON.stringify(batch);
+        const withVector = batch.some((c) => c.embedding !== undefined);
+        await tx.$executeRaw`
+          INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, tsv
+                              ${withVector ? Prisma.sql`, embedding, embedding_model` : Prisma.empty})
+          SELECT r.id, ${doc.knowledgeBaseId}, ${doc.id}, r.ordinal, r.text, r."tokenCount",
+                 ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector('simple', r.lexical)
+                 ${withVector ? Prisma.sql`, r.embedding::vector, ${embeddingModel}::text` : Prisma.empty}
+          FROM jsonb_to_recordset(${rows}::jsonb) AS r(id text, ordinal int, text text, lexical text, "tokenCount" int,
+                 "headingPath" jsonb, "charStart" int, "charEnd" int, embedding text)`;
+      }
+      const updated = await tx.$executeRaw`
+        UPDATE documents SET status = 'ready', error = NULL, chunk_count = ${chunks.length}, char_count = ${doc.charCount}, updated_at = now()
+        WHERE id = ${doc.id}`;
+      if (updated === 0) throw new DocumentGoneError(doc.id);
+    });
+  }
+}
+
+/** The document was deleted while it was being ingested. */
+export class DocumentGoneError extends Error {
+  constructor(readonly documentId: string) {
+    super(`the document ${documentId} was deleted during ingestion`);
+  }
+}

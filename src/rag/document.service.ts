@@ -1,0 +1,91 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
+import { newId } from '../common/ids';
+import type { AuthContext } from '../security/auth-context';
+import { normaliseText } from './chunker';
+import { DocumentRepository } from './document.repository';
+import { contentChecksum, INGEST_JOB, IngestionService, type IngestInput } from './ingestion.service';
+import { JobRunner } from './job-runner';
+import { KnowledgeBaseService } from './knowledge-base.service';
+import { type DocumentRecord, isUniqueViolation, type JobRecord } from './rag.records';
+import { FORMATS, type Format } from './text-extraction';
+
+export interface NewDocumentInput {
+  title: string;
+  source?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export type DocumentContent = { kind: 'text'; text: string } | { kind: 'file'; fileName: string; format: Format; data: Buffer };
+
+/**
+ * Documents of a knowledge base. Adding one answers at once with an ingestion job; the text is
+ * chunked and embedded in the background (IngestionService).
+ */
+@Injectable()
+export class DocumentService {
+  constructor(
+    private readonly knowledgeBases: KnowledgeBaseService,
+    private readonly documents: DocumentRepository,
+    private readonly ingestion: IngestionService,
+    private readonly runner: JobRunner,
+  ) {}
+
+  /**
+   * Adds a document and queues its ingestion. Text already in the knowledge base (same
+   * normalised content) adds nothing: the job is finished at once and names the existing
+   * document (`result.duplicate`). For an upload that is known only once its text is extracted.
+   */
+  async add(auth: AuthContext, knowledgeBaseId: string, input: NewDocumentInput, content: DocumentContent): Promise<JobRecord> {
+    await this.knowledgeBases.get(auth, knowledgeBaseId);
+    const checksum = content.kind === 'text' ? contentChecksum(normaliseText(content.text)) : null;
+    if (checksum) {
+      const existing = await this.documents.findByChecksum(knowledgeBaseId, checksum);
+      if (existing) return this.duplicate(auth, existing);
+    }
+    let document: DocumentRecord;
+    try {
+      document = await this.documents.insert({
+        id: newId('doc'),
+        knowledgeBaseId,
+        title: input.title,
+        source: input.source ?? (content.kind === 'file' ? content.fileName : 'text'),
+        mimeType: content.kind === 'file' ? FORMATS[content.format].mimeType : 'text/plain',
+        checksum,
+        metadata: input.metadata ?? {},
+      });
+    } catch (error) {
+      // the same text added concurrently: the other request's document stands
+      const existing = checksum && isUniqueViolation(error) ? await this.documents.findByChecksum(knowledgeBaseId, checksum) : undefined;
+      if (existing) return this.duplicate(auth, existing);
+      throw error;
+    }
+    const ingestInput: IngestInput = content.kind === 'text' ? content : { kind: 'file', format: content.format, data: content.data };
+    const target = { workspaceId: auth.workspaceId, knowledgeBaseId, documentId: document.id };
+    return this.runner.submit(auth.workspaceId, INGEST_JOB, { documentId: document.id }, (context) => this.ingestion.ingest(target, ingestInput, context));
+  }
+
+  async list(auth: AuthContext, knowledgeBaseId: string, limit: number, cursor?: string): Promise<{ items: DocumentRecord[]; nextCursor: string | null }> {
+    await this.knowledgeBases.get(auth, knowledgeBaseId);
+    const after = cursor ? decodeCursor(cursor) : undefined;
+    const rows = await this.documents.page(knowledgeBaseId, limit + 1, after);
+    return keysetPage(rows, limit, encodeCursor);
+  }
+
+  async get(auth: AuthContext, knowledgeBaseId: string, id: string): Promise<DocumentRecord> {
+    await this.knowledgeBases.get(auth, knowledgeBaseId);
+    const document = await this.documents.find(knowledgeBaseId, id);
+    if (!document) throw new NotFoundException(`Document ${id} not found`);
+    return document;
+  }
+
+  /** Deletes it and its chunks; an ingestion still running for it then stores nothing. */
+  async remove(auth: AuthContext, knowledgeBaseId: string, id: string): Promise<void> {
+    await this.knowledgeBases.get(auth, knowledgeBaseId);
+    if (!(await this.documents.delete(knowledgeBaseId, id))) throw new NotFoundException(`Document ${id} not found`);
+  }
+
+  private duplicate(auth: AuthContext, existing: DocumentRecord): Promise<JobRecord> {
+    return this.runner.finished(auth.workspaceId, INGEST_JOB, { documentId: existing.id, duplicate: true });
+  }
+}

@@ -1,0 +1,92 @@
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { newId } from '../common/ids';
+import { JobRepository } from './job.repository';
+import type { JobRecord } from './rag.records';
+
+/** What a job's work gets: its abort signal (shutdown) and a way to report progress. */
+export interface JobContext {
+  signal: AbortSignal;
+  /** 0..1; written to the job row */
+  progress(value: number): Promise<void>;
+}
+
+/** A failure whose message is meant for the user (the job's `error`). */
+export class JobFailure extends Error {
+  constructor(
+    message: string,
+    /** merged into the job's result */
+    readonly result: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+type Work = (context: JobContext) => Promise<Record<string, unknown>>;
+
+/** Jobs run at the same time; ingestion is CPU-heavy (PDF parsing, chunking) next to the chat path. */
+const CONCURRENCY = 2;
+
+/**
+ * Runs background jobs in this process, at most CONCURRENCY at a time, in the order submitted,
+ * recording state, progress, result and error in `jobs`. A job's input lives in memory: one
+ * that a stop interrupts fails (here at shutdown, or at the next start-up for a crash).
+ */
+@Injectable()
+export class JobRunner implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Jobs');
+  private readonly queue: Array<{ id: string; work: Work }> = [];
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private stopping = false;
+
+  constructor(private readonly jobs: JobRepository) {}
+
+  /** Records a queued job and runs `work` in the background. */
+  async submit(workspaceId: string, kind: string, result: Record<string, unknown>, work: Work): Promise<JobRecord> {
+    const job = await this.jobs.insert({ id: newId('job'), workspaceId, kind, result });
+    this.queue.push({ id: job.id, work });
+    this.pump();
+    return job;
+  }
+
+  /** Records a job that had nothing to do (finished at once). */
+  finished(workspaceId: string, kind: string, result: Record<string, unknown>): Promise<JobRecord> {
+    return this.jobs.insert({ id: newId('job'), workspaceId, kind, result, state: 'succeeded' });
+  }
+
+  /** Resolves once no job is queued or running (tests, benchmarks). */
+  async idle(): Promise<void> {
+    while (this.queue.length || this.running.size) await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    for (const { id } of this.queue.splice(0)) await this.jobs.finish(id, { state: 'failed', error: 'interrupted: Helix stopped before the job started' });
+    for (const { abort } of this.running.values()) abort.abort();
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  private pump(): void {
+    while (!this.stopping && this.running.size < CONCURRENCY && this.queue.length) {
+      const next = this.queue.shift()!;
+      const abort = new AbortController();
+      const done = this.run(next.id, next.work, abort.signal).finally(() => {
+        this.running.delete(next.id);
+        this.pump();
+      });
+      this.running.set(next.id, { abort, done });
+    }
+  }
+
+  private async run(id: string, work: Work, signal: AbortSignal): Promise<void> {
+    try {
+      await this.jobs.start(id);
+      const result = await work({ signal, progress: (value) => this.jobs.progress(id, Math.max(0, Math.min(1, value))) });
+      await this.jobs.finish(id, { state: 'succeeded', result });
+    } catch (error) {
+      const failure = error instanceof JobFailure ? error : undefined;
+      const message = signal.aborted ? 'interrupted: Helix stopped before the job finished' : (failure?.message ?? 'internal error (see the server log)');
+      if (!failure && !signal.aborted) this.logger.error(`Job ${id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      await this.jobs.finish(id, { state: 'failed', error: message, result: failure?.result }).catch((e: unknown) => this.logger.warn(`Job ${id}: could not record its failure: ${String(e)}`));
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
+import type { KnowledgeBaseRecord } from './rag.records';
+
+interface KnowledgeBaseRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  document_count: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const COLUMNS = Prisma.sql`kb.id, kb.workspace_id, kb.name, kb.description, kb.created_at, kb.updated_at,
+  (SELECT count(*)::int FROM documents d WHERE d.knowledge_base_id = kb.id) AS document_count`;
+
+function toRecord(row: KnowledgeBaseRow): KnowledgeBaseRecord {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    description: row.description,
+    documentCount: row.document_count,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** Every statement on `knowledge_bases`. */
+@Injectable()
+export class KnowledgeBaseRepository {
+  constructor(private readonly sql: SqlClient) {}
+
+  /** Throws a unique violation when the workspace already has a knowledge base of that name. */
+  async create(kb: { id: string; workspaceId: string; name: string; description: string | null }): Promise<KnowledgeBaseRecord> {
+    await this.sql.$executeRaw`
+      INSERT INTO knowledge_bases (id, workspace_id, name, description, updated_at)
+      VALUES (${kb.id}, ${kb.workspaceId}, ${kb.name}, ${kb.description}, now())`;
+    return (await this.find(kb.workspaceId, kb.id))!;
+  }
+
+  async list(workspaceId: string): Promise<KnowledgeBaseRecord[]> {
+    const rows = await this.sql.$queryRaw<KnowledgeBaseRow[]>`
+      SELECT ${COLUMNS} FROM knowledge_bases kb WHERE kb.workspace_id = ${workspaceId} ORDER BY kb.created_at, kb.id`;
+    return rows.map(toRecord);
+  }
+
+  async find(workspaceId: string, id: string): Promise<KnowledgeBaseRecord | undefined> {
+    const [row] = await this.sql.$queryRaw<KnowledgeBaseRow[]>`
+      SELECT ${COLUMNS} FROM knowledge_bases kb WHERE kb.id = ${id} AND kb.workspace_id = ${workspaceId}`;
+    return row && toRecord(row);
+  }
+
+  /** Which of `ids` are knowledge bases of the workspace. */
+  async existing(workspaceId: string, ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.sql.$queryRaw<{ id: string }[]>`
+      SELECT id FROM knowledge_bases WHERE workspace_id = ${workspaceId} AND id IN (${Prisma.join(ids)})`;
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** Deletes it with its documents and chunks (foreign keys cascade). Whether it existed. */
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    return (await this.sql.$executeRaw`DELETE FROM knowledge_bases WHERE id = ${id} AND workspace_id = ${workspaceId}`) > 0;
+  }
+}

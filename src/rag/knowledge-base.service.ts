@@ -1,0 +1,45 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { newId } from '../common/ids';
+import type { AuthContext } from '../security/auth-context';
+import { KnowledgeBaseRepository } from './knowledge-base.repository';
+import { isUniqueViolation, type KnowledgeBaseRecord } from './rag.records';
+
+/** Knowledge bases of the caller's workspace. */
+@Injectable()
+export class KnowledgeBaseService {
+  constructor(private readonly knowledgeBases: KnowledgeBaseRepository) {}
+
+  async create(auth: AuthContext, input: { name: string; description?: string }): Promise<KnowledgeBaseRecord> {
+    try {
+      return await this.knowledgeBases.create({ id: newId('kb'), workspaceId: auth.workspaceId, name: input.name, description: input.description ?? null });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictException(`A knowledge base named "${input.name}" already exists`);
+      throw error;
+    }
+  }
+
+  list(auth: AuthContext): Promise<KnowledgeBaseRecord[]> {
+    return this.knowledgeBases.list(auth.workspaceId);
+  }
+
+  /** The knowledge base of the caller's workspace; 404 naming the id otherwise. */
+  async get(auth: AuthContext, id: string): Promise<KnowledgeBaseRecord> {
+    const kb = await this.knowledgeBases.find(auth.workspaceId, id);
+    if (!kb) throw notFound(id);
+    return kb;
+  }
+
+  /** 404 naming the first of `ids` that is not a knowledge base of the caller's workspace. */
+  async requireAll(auth: AuthContext, ids: string[]): Promise<void> {
+    const found = await this.knowledgeBases.existing(auth.workspaceId, ids);
+    const missing = ids.find((id) => !found.has(id));
+    if (missing !== undefined) throw notFound(missing);
+  }
+
+  /** Deletes it with its documents and chunks. */
+  async remove(auth: AuthContext, id: string): Promise<void> {
+    if (!(await this.knowledgeBases.delete(auth.workspaceId, id))) throw notFound(id);
+  }
+}
+
+const notFound = (id: string) => new NotFoundException(`Knowledge base ${id} not found`);

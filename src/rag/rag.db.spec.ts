@@ -1,0 +1,121 @@
+/**
+ * The rag module's SQL against a real database (PGlite with pgvector; PostgreSQL in CI):
+ * hybrid ranking where the full-text and vector tops differ, chunks never outliving a deleted
+ * document, and jobs a crash interrupted.
+ */
+import { DatabaseHandle } from '../database/database-handle';
+import { hashEmbedding } from '../model/providers/hash-embedding';
+import { createTestDatabase, type TestDatabase } from '../../test/support/test-database';
+import { ChunkSearchRepository, RRF_K } from './chunk-search.repository';
+import { DocumentGoneError, DocumentRepository } from './document.repository';
+import { vectorLiteral } from './embedder';
+import { IngestionService } from './ingestion.service';
+import { JobRepository } from './job.repository';
+import { KnowledgeBaseRepository } from './knowledge-base.repository';
+import { lexicalQuery, lexicalText } from './lexical';
+import type { NewChunk } from './rag.records';
+
+const WS = 'ws_default';
+const MODEL = 'offline:hashed-words';
+const vector = (text: string) => vectorLiteral(Array.from(hashEmbedding(text)));
+
+describe('rag SQL (database)', () => {
+  let db: TestDatabase;
+  let handle: DatabaseHandle;
+  let documents: DocumentRepository;
+  let search: ChunkSearchRepository;
+  let jobs: JobRepository;
+  let kb: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    handle = await DatabaseHandle.open({ databaseUrl: db.env.DATABASE_URL, dataDir: 'memory://' });
+    await handle.migrate();
+    await handle.sql.$executeRaw`INSERT INTO workspaces (id, name, updated_at) VALUES (${WS}, 'w', now()) ON CONFLICT DO NOTHING`;
+    documents = new DocumentRepository(handle.sql);
+    search = new ChunkSearchRepository(handle.sql);
+    jobs = new JobRepository(handle.sql);
+    kb = (await new KnowledgeBaseRepository(handle.sql).create({ id: 'kb_sql', workspaceId: WS, name: 'sql', description: null })).id;
+  });
+  afterAll(async () => {
+    await handle.close();
+    await db.drop();
+  });
+
+  /** Stores a one-chunk document (with its vector where the database has pgvector). */
+  async function addDoc(id: string, text: string, metadata: Record<string, unknown> = {}): Promise<void> {
+    await documents.insert({ id, knowledgeBaseId: kb, title: id, source: 'text', mimeType: 'text/plain', checksum: id, metadata });
+    const chunk: NewChunk = { id: `chk_${id}`, ordinal: 0, text, lexical: lexicalText(text), tokenCount: 1, headingPath: [], charStart: 0, charEnd: text.length };
+    if (handle.vector.enabled) chunk.embedding = vector(text);
+    await documents.storeChunks({ id, knowledgeBaseId: kb, charCount: text.length }, [chunk], handle.vector.enabled ? MODEL : null);
+  }
+
+  const query = 'solar panel maintenance';
+  const run = (parts: { lexical?: boolean; vector?: boolean }) =>
+    search.search({
+      knowledgeBaseIds: [kb],
+      lexicalQuery: parts.lexical === false ? '' : lexicalQuery(query),
+      vector: parts.vector === false || !handle.vector.enabled ? undefined : { literal: vector(query), model: MODEL },
+      candidates: 20,
+      k: 10,
+    });
+
+  it('fuses full-text and vector ranks by reciprocal rank where their tops differ', async () => {
+    const filler = Array.from({ length: 40 }, (_, i) => `filler${i}`).join(' ');
+    // many mentions among many other words: first by full-text rank, third by cosine
+    await addDoc('doc_long', `solar panel maintenance ${filler} solar panel maintenance solar panel maintenance`);
+    // exactly the query: second by full-text rank, first by cosine
+    await addDoc('doc_exact', 'Solar panel maintenance.');
+    // two of the three words
+    await addDoc('doc_partial', 'solar panel');
+    await addDoc('doc_other', 'wind turbines need gearbox oil');
+
+    const lexical = await run({ vector: false });
+    expect(lexical.map((r) => r.document_id)).toEqual(['doc_long', 'doc_exact', 'doc_partial']);
+    if (!handle.vector.enabled) return; // PostgreSQL without pgvector: nothing more to fuse
+    const nearest = await run({ lexical: false });
+    expect(nearest.map((r) => r.document_id)).toEqual(['doc_exact', 'doc_partial', 'doc_long']);
+
+    const hybrid = await run({});
+    expect(hybrid.map((r) => r.document_id)).toEqual(['doc_exact', 'doc_long', 'doc_partial']);
+    const rrf = (...ranks: number[]) => ranks.reduce((sum, r) => sum + 1 / (RRF_K + r), 0);
+    expect(hybrid.map((r) => r.score)).toEqual([rrf(2, 1), rrf(1, 3), rrf(3, 2)].map((s) => expect.closeTo(s, 12)));
+    // nothing shares a word with the unrelated document: it is in neither list
+    expect(hybrid.map((r) => r.document_id)).not.toContain('doc_other');
+  });
+
+  it('never stores chunks for a document deleted during its ingestion', async () => {
+    await documents.insert({ id: 'doc_gone', knowledgeBaseId: kb, title: 'g', source: 'text', mimeType: 'text/plain', checksum: 'gone', metadata: {} });
+    await documents.delete(kb, 'doc_gone');
+    const chunk: NewChunk = { id: 'chk_gone', ordinal: 0, text: 'ghost text', lexical: 'ghost text', tokenCount: 2, headingPath: ['A'], charStart: 0, charEnd: 10 };
+    await expect(documents.storeChunks({ id: 'doc_gone', knowledgeBaseId: kb, charCount: 10 }, [chunk], null)).rejects.toBeInstanceOf(DocumentGoneError);
+    const [{ n }] = await handle.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_gone'`;
+    expect(n).toBe(0);
+  });
+
+  it('stores heading paths and offsets as given', async () => {
+    await documents.insert({ id: 'doc_pos', knowledgeBaseId: kb, title: 'p', source: 'text', mimeType: 'text/plain', checksum: 'pos', metadata: {} });
+    const chunk: NewChunk = { id: 'chk_pos', ordinal: 0, text: "it's \"quoted\"", lexical: 'x', tokenCount: 3, headingPath: ['Top', "O'Brien"], charStart: 5, charEnd: 18 };
+    await documents.storeChunks({ id: 'doc_pos', knowledgeBaseId: kb, charCount: 18 }, [chunk], null);
+    const rows = await handle.sql.$queryRaw<{ heading_path: string[]; char_start: number; char_end: number; text: string }[]>`
+      SELECT heading_path, char_start, char_end, text FROM chunks WHERE id = 'chk_pos'`;
+    expect(rows).toEqual([{ heading_path: ['Top', "O'Brien"], char_start: 5, char_end: 18, text: "it's \"quoted\"" }]);
+    expect(await documents.find(kb, 'doc_pos')).toMatchObject({ status: 'ready', chunkCount: 1, charCount: 18 });
+  });
+
+  it('fails jobs (and their documents) that a stop left queued or running', async () => {
+    await documents.insert({ id: 'doc_crash', knowledgeBaseId: kb, title: 'c', source: 'text', mimeType: 'text/plain', checksum: 'crash', metadata: {} });
+    await documents.setStatus('doc_crash', 'processing');
+    const running = await jobs.insert({ id: 'job_crash', workspaceId: WS, kind: 'ingest_document', result: { documentId: 'doc_crash' } });
+    await jobs.start(running.id);
+    const queued = await jobs.insert({ id: 'job_queued', workspaceId: WS, kind: 'ingest_document', result: {} });
+    const done = await jobs.insert({ id: 'job_done', workspaceId: WS, kind: 'ingest_document', result: {}, state: 'succeeded' });
+
+    const ingestion = new IngestionService(documents, jobs, undefined as never, handle.vector);
+    await ingestion.onModuleInit();
+    expect(await jobs.find(WS, running.id)).toMatchObject({ state: 'failed', error: expect.stringMatching(/^interrupted/) });
+    expect(await jobs.find(WS, queued.id)).toMatchObject({ state: 'failed' });
+    expect(await jobs.find(WS, done.id)).toMatchObject({ state: 'succeeded', progress: 1 });
+    expect(await documents.find(kb, 'doc_crash')).toMatchObject({ status: 'failed', error: expect.stringMatching(/^interrupted/) });
+  });
+});

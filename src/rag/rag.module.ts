@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { ConversationModule } from '../conversation/conversation.module';
+import { ModelModule } from '../model/model.module';
+import { ChunkSearchRepository } from './chunk-search.repository';
+import { DocumentRepository } from './document.repository';
+import { DocumentService } from './document.service';
+import { Embedder } from './embedder';
+import { IngestionService } from './ingestion.service';
+import { JobController } from './job.controller';
+import { JobRunner } from './job-runner';
+import { JobRepository } from './job.repository';
+import { KnowledgeBaseController } from './knowledge-base.controller';
+import { KnowledgeBaseRepository } from './knowledge-base.repository';
+import { KnowledgeBaseService } from './knowledge-base.service';
+import { RetrievalService } from './retrieval.service';
+
+export { RetrievalService } from './retrieval.service';
+export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './retrieval.types';
+
+/**
+ * Knowledge bases, document ingestion (background jobs), chunking, embeddings and hybrid
+ * retrieval. Other modules use RetrievalService only. Needs ModelModule (embeddings),
+ * ConversationModule (the workspace's embedding model) and the global database providers.
+ */
+@Module({
+  imports: [ModelModule, ConversationModule],
+  controllers: [KnowledgeBaseController, JobController],
+  providers: [
+    KnowledgeBaseRepository,
+    DocumentRepository,
+    ChunkSearchRepository,
+    JobRepository,
+    KnowledgeBaseService,
+    DocumentService,
+    IngestionService,
+    JobRunner,
+    Embedder,
+    RetrievalService,
+  ],
+  exports: [RetrievalService],
+})
+export class RagModule {}

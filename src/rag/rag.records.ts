@@ -1,0 +1,70 @@
+type JsonRecord = Record<string, unknown>;
+
+export interface KnowledgeBaseRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  description: string | null;
+  documentCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const DOCUMENT_STATUSES = ['pending', 'processing', 'ready', 'failed'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+export interface DocumentRecord {
+  id: string;
+  knowledgeBaseId: string;
+  title: string;
+  source: string;
+  mimeType: string | null;
+  status: DocumentStatus;
+  error: string | null;
+  chunkCount: number;
+  charCount: number;
+  metadata: JsonRecord;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+export interface JobRecord {
+  id: string;
+  workspaceId: string;
+  kind: string;
+  state: JobState;
+  /** 0..1 */
+  progress: number;
+  error: string | null;
+  result: JsonRecord | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/** A chunk as ingestion stores it. `embedding` is a pgvector literal (`[0.1,…]`), when embedded. */
+export interface NewChunk {
+  id: string;
+  ordinal: number;
+  text: string;
+  /** what to_tsvector indexes (lexical.ts) */
+  lexical: string;
+  tokenCount: number;
+  headingPath: string[];
+  charStart: number;
+  charEnd: number;
+  embedding?: string;
+}
+
+/** Where a unique index refused a row (PostgreSQL and PGlite both report SQLSTATE 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+/** Where a foreign key refused a row: its parent is gone (SQLSTATE 23503). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
+}

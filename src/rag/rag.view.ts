@@ -1,0 +1,68 @@
+import type { DocumentRecord, JobRecord, KnowledgeBaseRecord } from './rag.records';
+
+export interface KnowledgeBaseView {
+  id: string;
+  name: string;
+  description: string | null;
+  documentCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A document as clients see it: never its checksum or chunks. */
+export type DocumentView = Omit<DocumentRecord, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
+
+/** A job as clients see it: not its workspace. */
+export interface JobView {
+  id: string;
+  kind: string;
+  state: JobRecord['state'];
+  progress: number;
+  error: string | null;
+  result: Record<string, unknown>;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export function toKnowledgeBaseView(kb: KnowledgeBaseRecord): KnowledgeBaseView {
+  return {
+    id: kb.id,
+    name: kb.name,
+    description: kb.description,
+    documentCount: kb.documentCount,
+    createdAt: kb.createdAt.toISOString(),
+    updatedAt: kb.updatedAt.toISOString(),
+  };
+}
+
+export function toDocumentView(doc: DocumentRecord): DocumentView {
+  return {
+    id: doc.id,
+    knowledgeBaseId: doc.knowledgeBaseId,
+    title: doc.title,
+    source: doc.source,
+    mimeType: doc.mimeType,
+    status: doc.status,
+    error: doc.error,
+    chunkCount: doc.chunkCount,
+    charCount: doc.charCount,
+    metadata: doc.metadata,
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+  };
+}
+
+export function toJobView(job: JobRecord): JobView {
+  return {
+    id: job.id,
+    kind: job.kind,
+    state: job.state,
+    progress: job.progress,
+    error: job.error,
+    result: job.result ?? {},
+    createdAt: job.createdAt.toISOString(),
+    startedAt: job.startedAt?.toISOString() ?? null,
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,76 @@
+import { BadRequestException, Injectable, Logger } from '@nestjs/common';
+import { VectorSupport } from '../database/database-handle';
+import type { AuthContext } from '../security/auth-context';
+import { ChunkSearchRepository } from './chunk-search.repository';
+import { Embedder } from './embedder';
+import { KnowledgeBaseService } from './knowledge-base.service';
+import { lexicalQuery, queryTerms } from './lexical';
+import type { SearchRequest, SearchResult } from './retrieval.types';
+import { snippetOf } from './snippet';
+
+/** Most hits one search returns. */
+export const MAX_K = 50;
+
+/**
+ * Hybrid retrieval over knowledge bases of the caller's workspace: full-text and vector top
+ * lists fused by reciprocal rank. Without vector search (no pgvector, or the query could not be
+ * embedded) the results are lexical-only and flagged `degraded`, with the reason.
+ */
+@Injectable()
+export class RetrievalService {
+  private readonly logger = new Logger('Retrieval');
+
+  constructor(
+    private readonly knowledgeBases: KnowledgeBaseService,
+    private readonly chunks: ChunkSearchRepository,
+    private readonly embedder: Embedder,
+    private readonly vector: VectorSupport,
+  ) {}
+
+  /** 404 naming the first knowledge base that is not the caller's workspace's. */
+  async search(auth: AuthContext, request: SearchRequest): Promise<SearchResult> {
+    const ids = [...new Set(request.knowledgeBaseIds)];
+    const query = request.query.trim();
+    if (!query) throw new BadRequestException('query must not be empty');
+    if (!Number.isInteger(request.k) || request.k < 1 || request.k > MAX_K) throw new BadRequestException(`k must be an integer from 1 to ${MAX_K}`);
+    await this.knowledgeBases.requireAll(auth, ids);
+    if (!ids.length) return { items: [], degraded: false };
+
+    const vector = await this.queryVector(auth.workspaceId, query);
+    const rows = await this.chunks.search({
+      knowledgeBaseIds: ids,
+      lexicalQuery: lexicalQuery(query),
+      vector: 'literal' in vector ? vector : undefined,
+      filter: request.filter && Object.keys(request.filter).length ? request.filter : undefined,
+      // HNSW returns about 40 neighbours by default (hnsw.ef_search): more would not be ranked
+      candidates: Math.min(40, Math.max(20, request.k * 4)),
+      k: request.k,
+    });
+    const terms = queryTerms(query);
+    const items = rows.map((row) => ({
+      id: row.id,
+      documentId: row.document_id,
+      knowledgeBaseId: row.knowledge_base_id,
+      title: row.title,
+      source: row.source,
+      headingPath: row.heading_path,
+      text: row.text,
+      snippet: snippetOf(row.text, terms),
+      score: Number(row.score),
+    }));
+    return 'degradedReason' in vector ? { items, degraded: true, degradedReason: vector.degradedReason } : { items, degraded: false };
+  }
+
+  private async queryVector(workspaceId: string, query: string): Promise<{ literal: string; model: string } | { degradedReason: string }> {
+    if (!this.vector.enabled) return { degradedReason: `vector search unavailable: ${this.vector.reason}` };
+    try {
+      const model = await this.embedder.model(workspaceId);
+      const [literal] = await this.embedder.embed(workspaceId, model, [query]);
+      return { literal, model: model.label };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(`Query embedding failed (${reason}): lexical-only results`);
+      return { degradedReason: `the query could not be embedded: ${reason}` };
+    }
+  }
+}

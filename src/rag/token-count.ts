@@ -1,0 +1,17 @@
+interface Encoding {
+  countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
+}
+
+let encoding: Encoding | undefined;
+/** Text that contains `<|endoftext|>` and the like is counted as plain text, never refused. */
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/**
+ * Tokens of `text` in cl100k_base, the encoding of OpenAI's embedding models: chunk sizes are
+ * what the embedding model sees. Loaded on first use (it takes a moment and tens of MB).
+ */
+export function countTokens(text: string): number {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (see above)
+  encoding ??= require('gpt-tokenizer/encoding/cl100k_base') as Encoding;
+  return encoding.countTokens(text, PLAIN_TEXT);
+}
