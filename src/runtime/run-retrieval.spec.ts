@@ -1,0 +1,78 @@
+import type { EffectiveSettings, MessageRecord } from '../conversation/conversation.records';
+import { TokenCounter } from '../memory/token-counter';
+import type { RetrievalService } from '../rag/retrieval.service';
+import type { SearchHit, SearchRequest, SearchResult } from '../rag/retrieval.types';
+import { DOCUMENT_TOKEN_BUDGET, RunRetrieval } from './run-retrieval';
+import type { StepInput } from './step-hooks';
+
+function hit(id: string, text: string, score = 1): SearchHit {
+  return { id, documentId: `doc_${id}`, knowledgeBaseId: 'kb_1', title: `Doc ${id}`, source: `${id}.md`, headingPath: ['Intro'], text, snippet: text.slice(0, 40), score };
+}
+
+class FakeRetrieval {
+  requests: SearchRequest[] = [];
+  result: SearchResult | Error = { items: [], degraded: false };
+  async search(_auth: unknown, request: SearchRequest): Promise<SearchResult> {
+    this.requests.push(request);
+    if (this.result instanceof Error) throw this.result;
+    return this.result;
+  }
+}
+
+const question: MessageRecord = {
+  id: 'msg_1', conversationId: 'conv_1', runId: 'run_1', seq: 1, role: 'user', content: 'how do refunds work?',
+  parts: { kind: 'user' }, toolCallId: null, createdAt: new Date(),
+};
+
+function input(settings: EffectiveSettings, runId = 'run_1'): StepInput {
+  return {
+    run: { id: runId, conversationId: 'conv_1', mode: 'react', model: { provider: 'openai', modelId: 'gpt-4o' }, plan: null, step: 1 },
+    workspaceId: 'ws_1', settings, fallbacks: [], history: [{ ...question, runId }], purpose: 'answer',
+  };
+}
+
+describe('RunRetrieval', () => {
+  let search: FakeRetrieval;
+  let retrieval: RunRetrieval;
+  const classic: EffectiveSettings = { retrieval: 'classic', knowledgeBaseIds: ['kb_1'] };
+
+  beforeEach(() => {
+    search = new FakeRetrieval();
+    retrieval = new RunRetrieval(search as unknown as RetrievalService, new TokenCounter());
+  });
+
+  it('classic: searches the run question once, numbers the passages and asks for [n] citations', async () => {
+    search.result = { items: [hit('a', 'Refunds take 14 days.'), hit('b', 'Shipping takes 2 days.')], degraded: false };
+    const first = await retrieval.retrieve(input(classic));
+    const again = await retrieval.retrieve(input(classic));
+    expect(search.requests).toEqual([{ knowledgeBaseIds: ['kb_1'], query: 'how do refunds work?', k: expect.any(Number) }]);
+    expect(first?.context).toContain('[1] Doc a › Intro (a.md)\nRefunds take 14 days.\n\n[2] Doc b › Intro (b.md)\nShipping takes 2 days.');
+    expect(first?.context).toMatch(/cite each one you use as \[n\]/);
+    expect(first?.sources.map((s) => [s.n, s.id])).toEqual([[1, 'a'], [2, 'b']]);
+    expect(again).toEqual(first);
+  });
+
+  it('keeps whole passages within the document budget, cutting only a first passage that alone is too big', async () => {
+    const big = 'word '.repeat(DOCUMENT_TOKEN_BUDGET * 2);
+    search.result = { items: [hit('a', 'short one'), hit('b', big), hit('c', 'another short one')], degraded: false };
+    const within = await retrieval.retrieve(input(classic, 'run_2'));
+    expect(within?.sources.map((s) => s.id)).toEqual(['a', 'c']);
+
+    search.result = { items: [hit('b', big), hit('a', 'short one')], degraded: false };
+    const cut = await retrieval.retrieve(input(classic, 'run_3'));
+    expect(cut?.sources.map((s) => s.id)).toEqual(['b']);
+    const tokens = new TokenCounter().text(cut?.context ?? '', 'o200k_base');
+    expect(tokens).toBeLessThanOrEqual(DOCUMENT_TOKEN_BUDGET + 100);
+    expect(cut?.context).toContain('[…]');
+  });
+
+  it('retrieves nothing when retrieval is off, agentic, without knowledge bases, or when the search fails', async () => {
+    search.result = { items: [hit('a', 'x')], degraded: false };
+    for (const settings of [{}, { retrieval: 'off' }, { retrieval: 'agentic', knowledgeBaseIds: ['kb_1'] }, { retrieval: 'classic' }] as EffectiveSettings[]) {
+      expect(await retrieval.retrieve(input(settings, `run_${JSON.stringify(settings)}`))).toBeUndefined();
+    }
+    expect(search.requests).toEqual([]);
+    search.result = new Error('Knowledge base kb_1 not found');
+    expect(await retrieval.retrieve(input(classic, 'run_failing'))).toBeUndefined();
+  });
+});
