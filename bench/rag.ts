@@ -41,10 +41,36 @@ function random(seed: number): () => number {
 }
 
 const rand = random(18);
-/** 5,000 made-up words with a Zipf-like frequency: a few common, most rare, as in real text. */
-const VOCABULARY = Array.from({ length: 5_000 }, (_, i) => `w${i.toString(36)}${'aeiou'[i % 5]}`);
-const word = () => VOCABULARY[Math.floor(VOCABULARY.length * rand() ** 3)];
-const sentence = () => `${Array.from({ length: 8 + Math.floor(rand() * 12) }, word).join(' ')}.`;
+/**
+ * English words with a Zipf-like frequency (the first are common, most are rare), so chunks are
+ * sized by tokens as real prose is and a query's words match some chunks, not all.
+ */
+const VOCABULARY = `the of and to in is that for it as with was on be by this are or from at which an but not have has
+they you were their one all we can her there been if more when will would who so no time people year way day man thing
+woman life child world school state family student group country problem hand part place case week company system
+program question work government number night point home water room mother area money story fact month lot right study
+book eye job word business issue side kind head house service friend father power hour game line end member law car
+city community name president team minute idea kid body information back parent face others level office door health
+person art war history party result change morning reason research girl guy moment air teacher force education
+database index query server client request response token stream event message conversation model provider embedding
+vector search chunk document heading paragraph sentence migration transaction session connection pool cache memory
+budget trace span metric latency throughput benchmark deployment container cluster node replica backup restore
+schema column table row key value policy approval tool argument result error retry timeout cancel resume plan step
+agent prompt context window summary title workspace secret encryption certificate network proxy firewall gateway
+compiler parser lexer syntax grammar function closure module package library framework runtime thread process signal
+garden river mountain forest desert ocean island valley bridge tower castle village harbor market festival orchestra
+violin piano guitar painting sculpture poem novel theater cinema camera lens telescope microscope satellite rocket
+engine turbine battery magnet circuit sensor antenna laser crystal mineral volcano glacier earthquake hurricane
+tomato potato onion garlic pepper lemon orange banana cherry walnut almond coffee tea bread cheese butter honey salt
+zebra giraffe elephant penguin dolphin octopus falcon sparrow beetle butterfly spider lizard turtle salmon trout
+alpha beta gamma delta epsilon lambda sigma omega quantum photon neutron proton electron molecule protein enzyme`
+  .split(/\s+/)
+  .filter(Boolean);
+const word = () => VOCABULARY[Math.floor(VOCABULARY.length * rand() ** 2)];
+const sentence = () => {
+  const words = Array.from({ length: 8 + Math.floor(rand() * 12) }, word);
+  return `${words[0][0].toUpperCase()}${words.join(' ').slice(1)}.`;
+};
 
 /** A Markdown document of about DOC_BYTES: headings at two levels, paragraphs, a code block. */
 function document(i: number): string {
@@ -132,15 +158,10 @@ async function searchLatencies(app: App, kb: string): Promise<{ times: number[];
   return { times, degraded };
 }
 
-/** A knowledge base filled to SEARCH_CHUNKS chunks, then searched. */
+/** A knowledge base filled to SEARCH_CHUNKS chunks (in rounds of 50 documents), then searched. */
 async function searchBench(app: App, kb: string, have: number, nextDoc: number) {
   let chunks = have;
-  let doc = nextDoc;
-  while (chunks < SEARCH_CHUNKS) {
-    const batch = Math.max(1, Math.min(200, Math.ceil(((SEARCH_CHUNKS - chunks) / Math.max(1, have)) * INGEST_DOCS)));
-    chunks += (await ingest(app, kb, doc, batch)).chunks;
-    doc += batch;
-  }
+  for (let doc = nextDoc; chunks < SEARCH_CHUNKS; doc += 50) chunks += (await ingest(app, kb, doc, 50)).chunks;
   return { chunks, ...(await searchLatencies(app, kb)) };
 }
 
