@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
+import { PageQuery } from '../common/page-query';
 import {
   CONFIRMATION_POLICIES,
   type ConfirmationPolicy,
@@ -167,22 +168,7 @@ export class ForkConversationDto {
   fromMessageId?: string;
 }
 
-export class ListConversationsQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ maxLength: 200, description: "the previous page's `nextCursor`" })
-  @IsOptional()
-  @IsString()
-  @IsStorableText()
-  @MaxLength(200)
-  cursor?: string;
-}
+export class ListConversationsQuery extends PageQuery {}
 
 export class ListMessagesQuery {
   /** messages with seq greater than this */

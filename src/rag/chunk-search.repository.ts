@@ -32,15 +32,17 @@ export interface ChunkSearchRow {
 /**
  * Hybrid search as one statement, the same on PGlite and PostgreSQL: the top chunks by full-text
  * rank and (when a query vector is given) by cosine distance, each numbered, fused by reciprocal
- * rank. Chunks of documents whose metadata does not contain `filter` are left out of both.
+ * rank. Only chunks of ready documents whose metadata contains `filter` are in either.
  */
 @Injectable()
 export class ChunkSearchRepository {
   constructor(private readonly sql: SqlClient) {}
 
   async search(search: ChunkSearch): Promise<ChunkSearchRow[]> {
+    // chunks of documents still being ingested (or that failed) are not searched
     const scope = Prisma.sql`c.knowledge_base_id IN (${Prisma.join(search.knowledgeBaseIds)})
-      ${search.filter ? Prisma.sql`AND EXISTS (SELECT 1 FROM documents d WHERE d.id = c.document_id AND d.metadata @> ${JSON.stringify(search.filter)}::jsonb)` : Prisma.empty}`;
+      AND EXISTS (SELECT 1 FROM documents d WHERE d.id = c.document_id AND d.status = 'ready'
+        ${search.filter ? Prisma.sql`AND d.metadata @> ${JSON.stringify(search.filter)}::jsonb` : Prisma.empty})`;
     const lists: Prisma.Sql[] = [];
     if (search.lexicalQuery) {
       lists.push(Prisma.sql`

@@ -48,9 +48,6 @@ export interface NewDocument {
   metadata: Record<string, unknown>;
 }
 
-/** Chunks go in statements of this many rows (each row carries a 1536-float vector literal). */
-const INSERT_BATCH = 64;
-
 /** Every statement on `documents` and the writing of their `chunks`. */
 @Injectable()
 export class DocumentRepository {
@@ -105,36 +102,35 @@ export class DocumentRepository {
   }
 
   /**
-   * Stores the chunks and marks the document ready, in one transaction. A document deleted
-   * meanwhile makes the chunks' foreign key fail: nothing is written (no chunk outlives it).
+   * Stores chunks of a document being ingested, in one statement. Search ignores them until the
+   * document is marked ready. A document deleted meanwhile makes the foreign key refuse them:
+   * DocumentGoneError, and nothing is written.
    */
-  async storeChunks(doc: { id: string; knowledgeBaseId: string; charCount: number }, chunks: NewChunk[], embeddingModel: string | null): Promise<void> {
-    await this.writeChunks(doc, chunks, embeddingModel).catch((error: unknown) => {
+  async insertChunks(doc: { id: string; knowledgeBaseId: string }, chunks: NewChunk[], embeddingModel: string | null): Promise<void> {
+    const withVector = chunks.some((c) => c.embedding !== undefined);
+    await this.sql.$executeRaw`
+      INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, tsv
+                          ${withVector ? Prisma.sql`, embedding, embedding_model` : Prisma.empty})
+      SELECT r.id, ${doc.knowledgeBaseId}, ${doc.id}, r.ordinal, r.text, r."tokenCount",
+             ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector('simple', r.lexical)
+             ${withVector ? Prisma.sql`, r.embedding::vector, ${embeddingModel}::text` : Prisma.empty}
+      FROM jsonb_to_recordset(${JSON.stringify(chunks)}::jsonb) AS r(id text, ordinal int, text text, lexical text, "tokenCount" int,
+             "headingPath" jsonb, "charStart" int, "charEnd" int, embedding text)`.catch((error: unknown) => {
       throw isForeignKeyViolation(error) ? new DocumentGoneError(doc.id) : error;
     });
   }
 
-  private async writeChunks(doc: { id: string; knowledgeBaseId: string; charCount: number }, chunks: NewChunk[], embeddingModel: string | null): Promise<void> {
-    await this.sql.$transaction(async (tx) => {
-      await tx.$executeRaw`DELETE FROM chunks WHERE document_id = ${doc.id}`;
-      for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
-        const batch = chunks.slice(i, i + INSERT_BATCH);
-        const rows = JSON.stringify(batch);
-        const withVector = batch.some((c) => c.embedding !== undefined);
-        await tx.$executeRaw`
-          INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, tsv
-                              ${withVector ? Prisma.sql`, embedding, embedding_model` : Prisma.empty})
-          SELECT r.id, ${doc.knowledgeBaseId}, ${doc.id}, r.ordinal, r.text, r."tokenCount",
-                 ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector('simple', r.lexical)
-                 ${withVector ? Prisma.sql`, r.embedding::vector, ${embeddingModel}::text` : Prisma.empty}
-          FROM jsonb_to_recordset(${rows}::jsonb) AS r(id text, ordinal int, text text, lexical text, "tokenCount" int,
-                 "headingPath" jsonb, "charStart" int, "charEnd" int, embedding text)`;
-      }
-      const updated = await tx.$executeRaw`
-        UPDATE documents SET status = 'ready', error = NULL, chunk_count = ${chunks.length}, char_count = ${doc.charCount}, updated_at = now()
-        WHERE id = ${doc.id}`;
-      if (updated === 0) throw new DocumentGoneError(doc.id);
-    });
+  /** Makes the document's chunks searchable. DocumentGoneError when it was deleted meanwhile. */
+  async markReady(doc: { id: string; chunkCount: number; charCount: number }): Promise<void> {
+    const updated = await this.sql.$executeRaw`
+      UPDATE documents SET status = 'ready', error = NULL, chunk_count = ${doc.chunkCount}, char_count = ${doc.charCount}, updated_at = now()
+      WHERE id = ${doc.id}`;
+    if (updated === 0) throw new DocumentGoneError(doc.id);
+  }
+
+  /** Removes the chunks of documents whose ingestion failed or was interrupted. */
+  async deleteChunks(documentIds: string[]): Promise<void> {
+    if (documentIds.length) await this.sql.$executeRaw`DELETE FROM chunks WHERE document_id IN (${Prisma.join(documentIds)})`;
   }
 }
 

@@ -19,7 +19,8 @@ export interface EmbeddingModel {
 export function vectorLiteral(vector: number[]): string {
   if (vector.length > VECTOR_DIMENSIONS) throw new Error(`the embedding has ${vector.length} dimensions; at most ${VECTOR_DIMENSIONS} are stored`);
   const padded = vector.length < VECTOR_DIMENSIONS ? vector.concat(new Array<number>(VECTOR_DIMENSIONS - vector.length).fill(0)) : vector;
-  return `[${padded.join(',')}]`;
+  // pgvector keeps 4-byte floats: 7 significant digits hold all they can, and parse faster
+  return `[${padded.map((x) => (x === 0 ? '0' : x.toPrecision(7))).join(',')}]`;
 }
 
 /**

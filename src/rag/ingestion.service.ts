@@ -18,6 +18,12 @@ export const OVERLAP_TOKENS = 64;
 
 export const INGEST_JOB = 'ingest_document';
 
+/**
+ * Chunks stored per statement. Each is short (PGlite is one session: the chat path's statements
+ * wait for it), and search ignores the chunks until the document is marked ready.
+ */
+const STORE_BATCH = 8;
+
 /** What a document's text comes from: the JSON body, or an uploaded file still to extract. */
 export type IngestInput = { kind: 'text'; text: string } | { kind: 'file'; format: Format; data: Buffer };
 
@@ -48,13 +54,17 @@ export class IngestionService implements OnModuleInit {
     private readonly vector: VectorSupport,
   ) {}
 
-  /** Ingestion jobs a crash interrupted fail, and so do their documents. */
+  /** Ingestion jobs a crash interrupted fail, and so do their documents (their chunks go). */
   async onModuleInit(): Promise<void> {
     const error = 'interrupted: Helix stopped before the document was ingested; add it again';
+    const documentIds: string[] = [];
     for (const job of await this.jobs.failInterrupted(error)) {
       const documentId = job.result?.documentId;
-      if (job.kind === INGEST_JOB && typeof documentId === 'string') await this.documents.setStatus(documentId, 'failed', error);
+      if (job.kind !== INGEST_JOB || typeof documentId !== 'string') continue;
+      documentIds.push(documentId);
+      await this.documents.setStatus(documentId, 'failed', error);
     }
+    await this.documents.deleteChunks(documentIds);
   }
 
   async ingest(target: IngestTarget, input: IngestInput, context: JobContext): Promise<Record<string, unknown>> {
@@ -68,6 +78,7 @@ export class IngestionService implements OnModuleInit {
         : error instanceof JobFailure
           ? error.message
           : 'internal error (see the server log)';
+      await this.documents.deleteChunks([target.documentId]);
       await this.documents.setStatus(target.documentId, 'failed', reason);
       throw error;
     }
@@ -106,7 +117,13 @@ export class IngestionService implements OnModuleInit {
     await context.progress(0.2);
 
     const embedding = await this.embed(target.workspaceId, chunks, context);
-    await this.documents.storeChunks({ id: documentId, knowledgeBaseId: target.knowledgeBaseId, charCount: text.length }, chunks, embedding.model);
+    // stored in short statements: from 0.8 to 1
+    for (let i = 0; i < chunks.length; i += STORE_BATCH) {
+      if (context.signal.aborted) throw new JobFailure('interrupted');
+      await this.documents.insertChunks({ id: documentId, knowledgeBaseId: target.knowledgeBaseId }, chunks.slice(i, i + STORE_BATCH), embedding.model);
+      await context.progress(Math.min(0.99, 0.8 + (0.2 * (i + STORE_BATCH)) / chunks.length));
+    }
+    await this.documents.markReady({ id: documentId, chunkCount: chunks.length, charCount: text.length });
     return {
       documentId,
       chunks: chunks.length,
@@ -142,7 +159,7 @@ export class IngestionService implements OnModuleInit {
         workspaceId,
         model,
         chunks.map((c) => c.text),
-        (done) => context.progress(0.2 + (0.7 * done) / chunks.length),
+        (done) => context.progress(0.2 + (0.6 * done) / chunks.length),
         context.signal,
       );
       vectors.forEach((vector, i) => (chunks[i].embedding = vector));

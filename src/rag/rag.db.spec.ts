@@ -1,7 +1,7 @@
 /**
  * The rag module's SQL against a real database (PGlite with pgvector; PostgreSQL in CI):
  * hybrid ranking where the full-text and vector tops differ, chunks never outliving a deleted
- * document, and jobs a crash interrupted.
+ * document nor searched before their document is ready, and jobs a crash interrupted.
  */
 import { DatabaseHandle } from '../database/database-handle';
 import { hashEmbedding } from '../model/providers/hash-embedding';
@@ -47,7 +47,8 @@ describe('rag SQL (database)', () => {
     await documents.insert({ id, knowledgeBaseId: kb, title: id, source: 'text', mimeType: 'text/plain', checksum: id, metadata });
     const chunk: NewChunk = { id: `chk_${id}`, ordinal: 0, text, lexical: lexicalText(text), tokenCount: 1, headingPath: [], charStart: 0, charEnd: text.length };
     if (handle.vector.enabled) chunk.embedding = vector(text);
-    await documents.storeChunks({ id, knowledgeBaseId: kb, charCount: text.length }, [chunk], handle.vector.enabled ? MODEL : null);
+    await documents.insertChunks({ id, knowledgeBaseId: kb }, [chunk], handle.vector.enabled ? MODEL : null);
+    await documents.markReady({ id, chunkCount: 1, charCount: text.length });
   }
 
   const query = 'solar panel maintenance';
@@ -88,24 +89,39 @@ describe('rag SQL (database)', () => {
     await documents.insert({ id: 'doc_gone', knowledgeBaseId: kb, title: 'g', source: 'text', mimeType: 'text/plain', checksum: 'gone', metadata: {} });
     await documents.delete(kb, 'doc_gone');
     const chunk: NewChunk = { id: 'chk_gone', ordinal: 0, text: 'ghost text', lexical: 'ghost text', tokenCount: 2, headingPath: ['A'], charStart: 0, charEnd: 10 };
-    await expect(documents.storeChunks({ id: 'doc_gone', knowledgeBaseId: kb, charCount: 10 }, [chunk], null)).rejects.toBeInstanceOf(DocumentGoneError);
+    await expect(documents.insertChunks({ id: 'doc_gone', knowledgeBaseId: kb }, [chunk], null)).rejects.toBeInstanceOf(DocumentGoneError);
+    await expect(documents.markReady({ id: 'doc_gone', chunkCount: 1, charCount: 10 })).rejects.toBeInstanceOf(DocumentGoneError);
     const [{ n }] = await handle.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_gone'`;
     expect(n).toBe(0);
+  });
+
+  it('searches only chunks of ready documents', async () => {
+    await documents.insert({ id: 'doc_busy', knowledgeBaseId: kb, title: 'b', source: 'text', mimeType: 'text/plain', checksum: 'busy', metadata: {} });
+    await documents.setStatus('doc_busy', 'processing');
+    const chunk: NewChunk = { id: 'chk_busy', ordinal: 0, text: 'half ingested platypus', lexical: 'half ingested platypus', tokenCount: 3, headingPath: [], charStart: 0, charEnd: 22 };
+    await documents.insertChunks({ id: 'doc_busy', knowledgeBaseId: kb }, [chunk], null);
+    const find = () => search.search({ knowledgeBaseIds: [kb], lexicalQuery: 'platypus', candidates: 20, k: 5 });
+    expect(await find()).toEqual([]);
+    await documents.markReady({ id: 'doc_busy', chunkCount: 1, charCount: 22 });
+    expect((await find()).map((r) => r.id)).toEqual(['chk_busy']);
   });
 
   it('stores heading paths and offsets as given', async () => {
     await documents.insert({ id: 'doc_pos', knowledgeBaseId: kb, title: 'p', source: 'text', mimeType: 'text/plain', checksum: 'pos', metadata: {} });
     const chunk: NewChunk = { id: 'chk_pos', ordinal: 0, text: "it's \"quoted\"", lexical: 'x', tokenCount: 3, headingPath: ['Top', "O'Brien"], charStart: 5, charEnd: 18 };
-    await documents.storeChunks({ id: 'doc_pos', knowledgeBaseId: kb, charCount: 18 }, [chunk], null);
+    await documents.insertChunks({ id: 'doc_pos', knowledgeBaseId: kb }, [chunk], null);
+    await documents.markReady({ id: 'doc_pos', chunkCount: 1, charCount: 18 });
     const rows = await handle.sql.$queryRaw<{ heading_path: string[]; char_start: number; char_end: number; text: string }[]>`
       SELECT heading_path, char_start, char_end, text FROM chunks WHERE id = 'chk_pos'`;
     expect(rows).toEqual([{ heading_path: ['Top', "O'Brien"], char_start: 5, char_end: 18, text: "it's \"quoted\"" }]);
     expect(await documents.find(kb, 'doc_pos')).toMatchObject({ status: 'ready', chunkCount: 1, charCount: 18 });
   });
 
-  it('fails jobs (and their documents) that a stop left queued or running', async () => {
+  it('fails jobs (and their documents) that a stop left queued or running, and drops their chunks', async () => {
     await documents.insert({ id: 'doc_crash', knowledgeBaseId: kb, title: 'c', source: 'text', mimeType: 'text/plain', checksum: 'crash', metadata: {} });
     await documents.setStatus('doc_crash', 'processing');
+    const partial: NewChunk = { id: 'chk_crash', ordinal: 0, text: 'partial', lexical: 'partial', tokenCount: 1, headingPath: [], charStart: 0, charEnd: 7 };
+    await documents.insertChunks({ id: 'doc_crash', knowledgeBaseId: kb }, [partial], null);
     const running = await jobs.insert({ id: 'job_crash', workspaceId: WS, kind: 'ingest_document', result: { documentId: 'doc_crash' } });
     await jobs.start(running.id);
     const queued = await jobs.insert({ id: 'job_queued', workspaceId: WS, kind: 'ingest_document', result: {} });
@@ -117,5 +133,7 @@ describe('rag SQL (database)', () => {
     expect(await jobs.find(WS, queued.id)).toMatchObject({ state: 'failed' });
     expect(await jobs.find(WS, done.id)).toMatchObject({ state: 'succeeded', progress: 1 });
     expect(await documents.find(kb, 'doc_crash')).toMatchObject({ status: 'failed', error: expect.stringMatching(/^interrupted/) });
+    const [{ n }] = await handle.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_crash'`;
+    expect(n).toBe(0);
   });
 });

@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
+import { PageQuery } from '../common/page-query';
 import { MAX_K } from './retrieval.service';
 
 /** Longest document text accepted as JSON (an upload is limited by its file size instead). */
@@ -116,22 +117,7 @@ export class SearchDto {
   filter?: Record<string, string | number | boolean>;
 }
 
-export class ListDocumentsQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ maxLength: 200, description: "the previous page's `nextCursor`" })
-  @IsOptional()
-  @IsString()
-  @IsStorableText()
-  @MaxLength(200)
-  cursor?: string;
-}
+export class ListDocumentsQuery extends PageQuery {}
 
 // Responses: what the OpenAPI document says the routes answer (rag.view.ts builds these shapes).
 

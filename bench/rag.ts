@@ -1,0 +1,199 @@
+/**
+ * `npm run bench:rag` — knowledge-base ingestion and search (issue 18), in process, through
+ * the REST API on loopback, on the embedded database (a fresh PGlite data directory) with the
+ * offline embeddings (deterministic hashed words, no provider):
+ *
+ *   1. ingestion: 200 Markdown documents of about 20 KB posted at once; documents and chunks per
+ *      second from the first POST until the last job has finished (extraction, chunking,
+ *      embedding, storage; two jobs at a time);
+ *   2. search: more documents until the knowledge base holds 10,000 chunks, then sequential
+ *      POST …/search (k = 5) with 2–3-word queries: p50 and p99 latency, hybrid (pgvector HNSW
+ *      and full text, fused) and — on a second app without pgvector — lexical-only.
+ *
+ * Asserts nothing; prints a table (--markdown: Markdown). Options: --quick (fewer documents).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { INestApplication } from '@nestjs/common';
+import { createApp } from '../src/app.factory';
+import { loadConfig } from '../src/config/app-config';
+import { fmt, median, percentile, table } from './lib/stats';
+
+const QUICK = process.argv.includes('--quick');
+const MARKDOWN = process.argv.includes('--markdown');
+const INGEST_DOCS = QUICK ? 40 : 200;
+const DOC_BYTES = 20_000;
+const SEARCH_CHUNKS = QUICK ? 2_000 : 10_000;
+const QUERIES = QUICK ? 100 : 500;
+const TOKEN = 'bench-token';
+
+/** A deterministic pseudo-random source (mulberry32), so every run indexes the same corpus. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const rand = random(18);
+/**
+ * English words with a Zipf-like frequency (the first are common, most are rare), so chunks are
+ * sized by tokens as real prose is and a query's words match some chunks, not all.
+ */
+const VOCABULARY = `the of and to in is that for it as with was on be by this are or from at which an but not have has
+they you were their one all we can her there been if more when will would who so no time people year way day man thing
+woman life child world school state family student group country problem hand part place case week company system
+program question work government number night point home water room mother area money story fact month lot right study
+book eye job word business issue side kind head house service friend father power hour game line end member law car
+city community name president team minute idea kid body information back parent face others level office door health
+person art war history party result change morning reason research girl guy moment air teacher force education
+database index query server client request response token stream event message conversation model provider embedding
+vector search chunk document heading paragraph sentence migration transaction session connection pool cache memory
+budget trace span metric latency throughput benchmark deployment container cluster node replica backup restore
+schema column table row key value policy approval tool argument result error retry timeout cancel resume plan step
+agent prompt context window summary title workspace secret encryption certificate network proxy firewall gateway
+compiler parser lexer syntax grammar function closure module package library framework runtime thread process signal
+garden river mountain forest desert ocean island valley bridge tower castle village harbor market festival orchestra
+violin piano guitar painting sculpture poem novel theater cinema camera lens telescope microscope satellite rocket
+engine turbine battery magnet circuit sensor antenna laser crystal mineral volcano glacier earthquake hurricane
+tomato potato onion garlic pepper lemon orange banana cherry walnut almond coffee tea bread cheese butter honey salt
+zebra giraffe elephant penguin dolphin octopus falcon sparrow beetle butterfly spider lizard turtle salmon trout
+alpha beta gamma delta epsilon lambda sigma omega quantum photon neutron proton electron molecule protein enzyme`
+  .split(/\s+/)
+  .filter(Boolean);
+const word = () => VOCABULARY[Math.floor(VOCABULARY.length * rand() ** 2)];
+const sentence = () => {
+  const words = Array.from({ length: 8 + Math.floor(rand() * 12) }, word);
+  return `${words[0][0].toUpperCase()}${words.join(' ').slice(1)}.`;
+};
+
+/** A Markdown document of about DOC_BYTES: headings at two levels, paragraphs, a code block. */
+function document(i: number): string {
+  const parts = [`# Document ${i}`];
+  let section = 0;
+  while (parts.join('\n\n').length < DOC_BYTES) {
+    section++;
+    parts.push(`## Section ${section}`);
+    for (let p = 0; p < 3; p++) parts.push(Array.from({ length: 4 + Math.floor(rand() * 4) }, sentence).join(' '));
+    if (section % 4 === 0) parts.push(`### Example ${section}\n\n\`\`\`ts\nconst value = ${section};\nconsole.log(value);\n\`\`\``);
+  }
+  return parts.join('\n\n').slice(0, DOC_BYTES);
+}
+
+interface App {
+  app: INestApplication;
+  url: string;
+  close(): Promise<void>;
+}
+
+async function start(embeddedVector: boolean): Promise<App> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'helix-bench-rag-'));
+  const config = loadConfig({ LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', HELIX_API_TOKEN: TOKEN, HELIX_DATA_DIR: dir });
+  const app = await createApp(config, { embeddedVector });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  return {
+    app,
+    url: `http://127.0.0.1:${port}/api/v1`,
+    close: async () => {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function call<T>(app: App, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${app.url}${path}`, {
+    method,
+    headers: { 'X-API-Token': TOKEN, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+interface Job {
+  id: string;
+  state: string;
+  error: string | null;
+  result: { chunks?: number };
+}
+
+/** Posts the documents at once and waits for every job; returns the seconds taken and the chunks made. */
+async function ingest(app: App, kb: string, first: number, count: number): Promise<{ seconds: number; chunks: number }> {
+  const texts = Array.from({ length: count }, (_, i) => document(first + i));
+  const started = performance.now();
+  const jobs = await Promise.all(texts.map((text, i) => call<Job>(app, 'POST', `/knowledge-bases/${kb}/documents`, { title: `Document ${first + i}`, text })));
+  let chunks = 0;
+  for (const posted of jobs) {
+    for (;;) {
+      const job = await call<Job>(app, 'GET', `/jobs/${posted.id}`);
+      if (job.state === 'failed') throw new Error(`job ${job.id} failed: ${job.error}`);
+      if (job.state === 'succeeded') {
+        chunks += job.result.chunks ?? 0;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  return { seconds: (performance.now() - started) / 1000, chunks };
+}
+
+async function searchLatencies(app: App, kb: string): Promise<{ times: number[]; degraded: boolean }> {
+  const query = () => Array.from({ length: 2 + Math.floor(rand() * 2) }, word).join(' ');
+  for (let i = 0; i < 20; i++) await call(app, 'POST', `/knowledge-bases/${kb}/search`, { query: query(), k: 5 }); // warm-up
+  const times: number[] = [];
+  let degraded = false;
+  for (let i = 0; i < QUERIES; i++) {
+    const started = performance.now();
+    const result = await call<{ degraded: boolean }>(app, 'POST', `/knowledge-bases/${kb}/search`, { query: query(), k: 5 });
+    times.push(performance.now() - started);
+    degraded ||= result.degraded;
+  }
+  return { times, degraded };
+}
+
+/** A knowledge base filled to SEARCH_CHUNKS chunks (in rounds of 50 documents), then searched. */
+async function searchBench(app: App, kb: string, have: number, nextDoc: number) {
+  let chunks = have;
+  for (let doc = nextDoc; chunks < SEARCH_CHUNKS; doc += 50) chunks += (await ingest(app, kb, doc, 50)).chunks;
+  return { chunks, ...(await searchLatencies(app, kb)) };
+}
+
+async function main() {
+  const rows = [['measure', 'value']];
+  const hybridApp = await start(true);
+  try {
+    const kb = (await call<{ id: string }>(hybridApp, 'POST', '/knowledge-bases', { name: 'bench' })).id;
+    const ingestion = await ingest(hybridApp, kb, 0, INGEST_DOCS);
+    rows.push(
+      [`ingestion: ${INGEST_DOCS} Markdown documents of ${DOC_BYTES / 1000} KB`, `${fmt(ingestion.seconds, 1)} s, ${ingestion.chunks.toLocaleString('en-US')} chunks`],
+      ['ingestion rate (documents/s)', fmt(INGEST_DOCS / ingestion.seconds, 1)],
+      ['ingestion rate (chunks/s)', fmt(ingestion.chunks / ingestion.seconds, 0)],
+    );
+    const hybrid = await searchBench(hybridApp, kb, ingestion.chunks, INGEST_DOCS);
+    rows.push([`hybrid search, ${hybrid.chunks.toLocaleString('en-US')} chunks, k = 5: p50 / p99 (ms)`, `${fmt(median(hybrid.times), 1)} / ${fmt(percentile(hybrid.times, 99), 1)}${hybrid.degraded ? ' (degraded!)' : ''}`]);
+  } finally {
+    await hybridApp.close();
+  }
+  const lexicalApp = await start(false);
+  try {
+    const kb = (await call<{ id: string }>(lexicalApp, 'POST', '/knowledge-bases', { name: 'bench' })).id;
+    const lexical = await searchBench(lexicalApp, kb, 0, 0);
+    rows.push([`lexical-only search (no pgvector), ${lexical.chunks.toLocaleString('en-US')} chunks: p50 / p99 (ms)`, `${fmt(median(lexical.times), 1)} / ${fmt(percentile(lexical.times, 99), 1)}`]);
+  } finally {
+    await lexicalApp.close();
+  }
+  process.stdout.write(`Knowledge bases on embedded PGlite, offline embeddings (node ${process.version}, ${os.cpus().length} CPUs)\n\n`);
+  process.stdout.write(`${table(rows, MARKDOWN)}\n`);
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,22 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsStorableText } from './is-storable-text';
+
+/** `?limit&cursor` of a keyset-paged list (pagination.ts). */
+export class PageQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ maxLength: 200, description: "the previous page's `nextCursor`" })
+  @IsOptional()
+  @IsString()
+  @IsStorableText()
+  @MaxLength(200)
+  cursor?: string;
+}
