@@ -29,6 +29,11 @@ export class KnowledgeBaseService {
     return kb;
   }
 
+  /** Which of `ids` are knowledge bases of the workspace. */
+  existing(workspaceId: string, ids: string[]): Promise<Set<string>> {
+    return this.knowledgeBases.existing(workspaceId, ids);
+  }
+
   /** 404 naming the first of `ids` that is not a knowledge base of the caller's workspace. */
   async requireAll(auth: AuthContext, ids: string[]): Promise<void> {
     const found = await this.knowledgeBases.existing(auth.workspaceId, ids);

@@ -30,13 +30,27 @@ export class RetrievalService {
   /** 404 naming the first knowledge base that is not the caller's workspace's. */
   async search(auth: AuthContext, request: SearchRequest): Promise<SearchResult> {
     const ids = [...new Set(request.knowledgeBaseIds)];
+    await this.knowledgeBases.requireAll(auth, ids);
+    return this.searchIn(auth.workspaceId, { ...request, knowledgeBaseIds: ids });
+  }
+
+  /**
+   * For a run of the workspace, whose settings name the knowledge bases: those deleted since
+   * (or never the workspace's) are skipped, so a stale setting never fails a run.
+   */
+  async searchForRun(workspaceId: string, request: SearchRequest): Promise<SearchResult> {
+    const found = await this.knowledgeBases.existing(workspaceId, [...new Set(request.knowledgeBaseIds)]);
+    return this.searchIn(workspaceId, { ...request, knowledgeBaseIds: [...found] });
+  }
+
+  private async searchIn(workspaceId: string, request: SearchRequest): Promise<SearchResult> {
+    const ids = request.knowledgeBaseIds;
     const query = request.query.trim();
     if (!query) throw new BadRequestException('query must not be empty');
     if (!Number.isInteger(request.k) || request.k < 1 || request.k > MAX_K) throw new BadRequestException(`k must be an integer from 1 to ${MAX_K}`);
-    await this.knowledgeBases.requireAll(auth, ids);
     if (!ids.length) return { items: [], degraded: false };
 
-    const vector = await this.queryVector(auth.workspaceId, query);
+    const vector = await this.queryVector(workspaceId, query);
     const rows = await this.chunks.search({
       knowledgeBaseIds: ids,
       lexicalQuery: lexicalQuery(query),

@@ -12,7 +12,7 @@ function hit(id: string, text: string, score = 1): SearchHit {
 class FakeRetrieval {
   requests: SearchRequest[] = [];
   result: SearchResult | Error = { items: [], degraded: false };
-  async search(_auth: unknown, request: SearchRequest): Promise<SearchResult> {
+  async searchForRun(_workspaceId: string, request: SearchRequest): Promise<SearchResult> {
     this.requests.push(request);
     if (this.result instanceof Error) throw this.result;
     return this.result;

@@ -75,7 +75,7 @@ export class RunRetrieval extends StepRetriever {
   private async search(workspaceId: string, knowledgeBaseIds: string[], question: string, modelId: string): Promise<Prefetch | undefined> {
     if (!question.trim()) return undefined;
     try {
-      const result = await this.retrieval.search({ workspaceId, role: 'member' }, { knowledgeBaseIds, query: question, k: PREFETCH_K });
+      const result = await this.retrieval.searchForRun(workspaceId, { knowledgeBaseIds, query: question, k: PREFETCH_K });
       const hits = this.withinBudget(result.items, modelId);
       if (!hits.length) return undefined;
       const numbered = hits.map((hit, i) => ({ n: i + 1, hit }));

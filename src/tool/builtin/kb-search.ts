@@ -39,10 +39,7 @@ export class KbSearchTool implements ToolDefinition {
     const query = String(args.query).trim();
     if (!query) return { ok: false, error: 'query must not be blank' };
     const k = typeof args.k === 'number' ? args.k : KB_SEARCH_DEFAULT_K;
-    const result = await this.retrieval.search(
-      { workspaceId: context.workspaceId, role: 'member' },
-      { knowledgeBaseIds: context.settings.knowledgeBaseIds ?? [], query, k },
-    );
+    const result = await this.retrieval.searchForRun(context.workspaceId, { knowledgeBaseIds: context.settings.knowledgeBaseIds ?? [], query, k });
     if (!result.items.length) return { ok: true, output: `No passage of the knowledge bases matches "${query}".`, sources: [] };
     const cited = result.items.map((hit, i) => {
       const draft: SourceDraft = { id: hit.id, documentId: hit.documentId, title: hit.title, source: hit.source, snippet: hit.snippet, score: hit.score };
