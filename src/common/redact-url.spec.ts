@@ -1,4 +1,4 @@
-import { redactUrl } from './redact-url';
+import { redactQuery, redactUrl } from './redact-url';
 
 describe('redactUrl', () => {
   it.each([
@@ -20,5 +20,17 @@ describe('redactUrl', () => {
   it('keeps the path alone when asked to drop the query', () => {
     expect(redactUrl('/api/v1/nope?token=secret&after=1', { withQuery: false })).toBe('/api/v1/nope');
     expect(redactUrl('/api/v1/nope', { withQuery: false })).toBe('/api/v1/nope');
+  });
+});
+
+describe('redactQuery', () => {
+  it('redacts the values of credential parameters of a parsed query, and only those', () => {
+    expect(redactQuery({ token: 'a', Access_Token: 'b', after: '3', key: ['c', 'd'], keys: 'keep' })).toEqual({
+      token: '[redacted]',
+      Access_Token: '[redacted]',
+      after: '3',
+      key: '[redacted]',
+      keys: 'keep',
+    });
   });
 });

@@ -7,6 +7,9 @@ const SECRET_PARAMS = new Set(['token', 'api_key', 'apikey', 'api-key', 'key', '
 
 export const REDACTED_PARAM = '[redacted]';
 
+/** Whether a query parameter of this name (as written in the URL, or decoded) holds a credential. */
+export const isSecretParam = (name: string): boolean => SECRET_PARAMS.has(paramName(name));
+
 function paramName(raw: string): string {
   try {
     return decodeURIComponent(raw.replace(/\+/g, ' ')).trim().toLowerCase();
@@ -34,8 +37,13 @@ export function redactUrl(url: string, options: { withQuery?: boolean } = {}): s
     .map((pair) => {
       const eq = pair.indexOf('=');
       const name = eq < 0 ? pair : pair.slice(0, eq);
-      return SECRET_PARAMS.has(paramName(name)) ? `${name}=${REDACTED_PARAM}` : pair;
+      return isSecretParam(name) ? `${name}=${REDACTED_PARAM}` : pair;
     })
     .join('&');
   return `${path}?${query}`;
+}
+
+/** A parsed query (as logged beside the URL) with the credential parameters' values redacted. */
+export function redactQuery(query: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).map(([name, value]) => [name, isSecretParam(name) ? REDACTED_PARAM : value]));
 }
