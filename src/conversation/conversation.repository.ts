@@ -121,7 +121,6 @@ export class ConversationRepository {
     return rows.map(toRecord);
   }
 
-  /** A conversation of the workspace that is not deleted. */
   /** The workspace of a conversation that is not deleted (the access check's lookup). */
   async workspaceOf(id: string): Promise<string | undefined> {
     const [row] = await this.sql.$queryRaw<{ workspace_id: string }[]>`
@@ -129,6 +128,7 @@ export class ConversationRepository {
     return row?.workspace_id;
   }
 
+  /** A conversation of the workspace that is not deleted. */
   async find(workspaceId: string, id: string): Promise<ConversationRecord | undefined> {
     const [row] = await this.sql.$queryRaw<ConversationRow[]>`
       SELECT ${COLUMNS} FROM conversations WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL`;
