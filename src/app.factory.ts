@@ -15,6 +15,7 @@ import { SharedShapeExpressAdapter } from './common/express-adapter';
 import { HttpErrorFilter, validationExceptionFactory } from './common/http-errors';
 import { logDestination } from './common/log-destination';
 import { setupOpenApi } from './common/openapi';
+import { applyBrowserPolicy } from './security/browser-policy';
 import { StorableParamsPipe } from './common/storable-params.pipe';
 
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
@@ -39,6 +40,7 @@ export async function createApp(
   }
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  applyBrowserPolicy(app, config);
   app.useBodyParser('json', { limit: '1mb' });
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [

@@ -2,6 +2,7 @@ import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Options } from 'pino-http';
 import { logDestination } from './common/log-destination';
+import { redactQuery, redactUrl } from './common/redact-url';
 import { requestId } from './common/request-id';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -36,11 +37,12 @@ export class AppModule {
             },
             // probes and scrapes, every few seconds, would drown the lines that matter
             autoLogging: { ignore: (request) => request.url === '/health' || request.url === '/metrics' },
-            redact: ['req.headers.authorization', 'req.headers["x-api-token"]', 'req.query.token'],
-            // the URL carries the stream token too (`?token=`): the logged one shows it redacted
+            redact: ['req.headers.authorization', 'req.headers["x-api-token"]', 'req.headers.cookie'],
+            // the URL carries the stream token too (`?token=`), or a key a client put there: redacted
             serializers: {
-              req: (req: { url?: string }) => {
-                if (req.url?.includes('token=')) req.url = req.url.replace(/([?&]token=)[^&#]*/g, '$1[Redacted]');
+              req: (req: { url?: string; query?: Record<string, unknown> }) => {
+                if (req.url) req.url = redactUrl(req.url);
+                if (req.query) req.query = redactQuery(req.query);
                 return req;
               },
             },

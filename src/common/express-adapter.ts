@@ -1,6 +1,7 @@
 import { NotFoundException, type NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express, NextFunction, Request, Response } from 'express';
+import { redactUrl } from './redact-url';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 
 /**
@@ -45,7 +46,7 @@ export class SharedShapeExpressAdapter extends ExpressAdapter {
    */
   override setNotFoundHandler(): void {
     this.use((request: Request, _response: Response, next: NextFunction) => {
-      next(new NotFoundException(`Cannot ${request.method} ${request.originalUrl.split('?')[0]}`));
+      next(new NotFoundException(`Cannot ${request.method} ${redactUrl(request.originalUrl, { withQuery: false })}`));
     });
   }
 }

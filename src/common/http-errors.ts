@@ -9,6 +9,7 @@ import {
   ValidationError,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { redactUrl } from './redact-url';
 import { requestId } from './request-id';
 
 /** Flattens class-validator errors into one readable line naming each field (`settings.maxSteps …`). */
@@ -76,8 +77,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       const request = host.switchToHttp().getRequest<Request>();
       const id = requestId(request);
       response.setHeader('X-Request-Id', id);
-      // the path alone: the query string may hold a stream token
-      this.logger.log(`${request.method} ${request.originalUrl.split('?')[0]} ${status} (request ${id}): ${message}`);
+      this.logger.log(`${request.method} ${redactUrl(request.originalUrl)} ${status} (request ${id}): ${message}`);
     }
     response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message });
   }

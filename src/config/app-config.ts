@@ -76,6 +76,29 @@ export class AppConfig {
   })
   HELIX_MASTER_KEY?: string;
 
+  /** the master key being replaced: secrets it encrypted still decrypt until `npm run secrets:rotate` */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, {
+    message: 'HELIX_MASTER_KEY_PREVIOUS must be 32 bytes encoded as base64 (44 characters)',
+  })
+  HELIX_MASTER_KEY_PREVIOUS?: string;
+
+  /** how long a run's stream token (`?token=` on its events) stays valid */
+  @Transform(toInt)
+  @IsInt({ message: 'HELIX_STREAM_TOKEN_TTL_SECONDS must be an integer between 10 and 86400' })
+  @Min(10, { message: 'HELIX_STREAM_TOKEN_TTL_SECONDS must be an integer between 10 and 86400' })
+  @Max(86400, { message: 'HELIX_STREAM_TOKEN_TTL_SECONDS must be an integer between 10 and 86400' })
+  HELIX_STREAM_TOKEN_TTL_SECONDS = 3600;
+
+  /** comma-separated exact origins (`https://chat.example.com`) a browser may call the API from */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^\s*https?:\/\/[^\s,/]+\s*(,\s*https?:\/\/[^\s,/]+\s*)*$/, {
+    message: 'HELIX_CORS_ORIGINS must be a comma-separated list of origins such as https://chat.example.com (scheme, host and port; no path)',
+  })
+  HELIX_CORS_ORIGINS?: string;
+
   @Transform(toInt)
   @IsInt({ message: 'HELIX_MAX_STEPS must be an integer between 1 and 1000' })
   @Min(1, { message: 'HELIX_MAX_STEPS must be an integer between 1 and 1000' })
@@ -115,6 +138,11 @@ export class AppConfig {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  /** HELIX_CORS_ORIGINS as a list (empty: no browser origin is allowed) */
+  get corsOrigins(): string[] {
+    return (this.HELIX_CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+  }
+
   get fakeModel(): boolean {
     return this.HELIX_FAKE_MODEL === '1' || this.HELIX_FAKE_MODEL === 'true';
   }
@@ -136,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig()).concat([
     'DATABASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'HELIX_DEFAULT_MODEL', 'HELIX_FAKE_MODEL',
     'HELIX_API_TOKEN', 'HELIX_MASTER_KEY', 'REDIS_URL', 'HELIX_METRICS_TOKEN',
+    'HELIX_MASTER_KEY_PREVIOUS', 'HELIX_CORS_ORIGINS',
   ]);
   const picked: Record<string, string> = {};
   for (const key of known) {

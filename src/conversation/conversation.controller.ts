@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiController, ApiErrors } from '../common/openapi';
 import { Auth, type AuthContext } from '../security/auth-context';
+import { Access } from '../security/access';
 import {
   ConversationPageResponse,
   ConversationResponse,
@@ -35,6 +36,7 @@ export class ConversationController {
     return this.conversations.list(auth, query.limit, query.cursor);
   }
 
+  @Access('conversation')
   @Get(':id')
   @ApiOperation({ summary: 'Read a conversation' })
   @ApiOkResponse({ type: ConversationResponse })
@@ -43,6 +45,7 @@ export class ConversationController {
     return this.conversations.get(auth, id);
   }
 
+  @Access('conversation')
   @Patch(':id')
   @ApiOperation({ summary: "Change a conversation's title, model or settings" })
   @ApiOkResponse({ type: ConversationResponse })
@@ -51,6 +54,7 @@ export class ConversationController {
     return this.conversations.update(auth, id, dto);
   }
 
+  @Access('conversation')
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a conversation (soft: its messages are kept)' })
@@ -60,6 +64,7 @@ export class ConversationController {
     await this.conversations.remove(auth, id);
   }
 
+  @Access('conversation')
   @Post(':id/fork')
   @ApiOperation({ summary: "A new conversation with a copy of this one's messages (up to `fromMessageId`), model and settings; not its runs" })
   @ApiCreatedResponse({ type: ConversationResponse })
@@ -68,6 +73,7 @@ export class ConversationController {
     return this.conversations.fork(auth, id, dto.fromMessageId);
   }
 
+  @Access('conversation')
   @Get(':id/messages')
   @ApiOperation({ summary: "A conversation's messages, in seq order" })
   @ApiOkResponse({ type: MessagePageResponse })

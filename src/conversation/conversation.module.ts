@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { AccessService } from '../security/access';
 import { ConversationController } from './conversation.controller';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationService } from './conversation.service';
@@ -13,4 +14,14 @@ import { WorkspaceService } from './workspace.service';
   providers: [ConversationService, ConversationRepository, MessageRepository, WorkspaceService, WorkspaceRepository, WorkspaceResolver],
   exports: [ConversationService, WorkspaceService],
 })
-export class ConversationModule {}
+export class ConversationModule implements OnModuleInit {
+  constructor(
+    private readonly access: AccessService,
+    private readonly conversations: ConversationRepository,
+  ) {}
+
+  /** Every route naming a conversation is checked against its workspace (security/access.ts). */
+  onModuleInit(): void {
+    this.access.register('conversation', (id) => this.conversations.workspaceOf(id));
+  }
+}

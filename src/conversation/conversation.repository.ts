@@ -121,6 +121,13 @@ export class ConversationRepository {
     return rows.map(toRecord);
   }
 
+  /** The workspace of a conversation that is not deleted (the access check's lookup). */
+  async workspaceOf(id: string): Promise<string | undefined> {
+    const [row] = await this.sql.$queryRaw<{ workspace_id: string }[]>`
+      SELECT workspace_id FROM conversations WHERE id = ${id} AND deleted_at IS NULL`;
+    return row?.workspace_id;
+  }
+
   /** A conversation of the workspace that is not deleted. */
   async find(workspaceId: string, id: string): Promise<ConversationRecord | undefined> {
     const [row] = await this.sql.$queryRaw<ConversationRow[]>`

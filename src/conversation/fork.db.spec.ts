@@ -14,8 +14,8 @@ import { forkLength, forkTitle } from './fork-point';
 import { MessageRepository } from './message.repository';
 import { WorkspaceRepository } from './workspace.repository';
 
-const AUTH: AuthContext = { workspaceId: 'ws_fork', role: 'member' };
-const OTHER: AuthContext = { workspaceId: 'ws_fork_other', role: 'member' };
+const AUTH: AuthContext = { kind: 'key', workspaceId: 'ws_fork', role: 'member', keyId: 'key_fork' };
+const OTHER: AuthContext = { kind: 'key', workspaceId: 'ws_fork_other', role: 'member', keyId: 'key_fork_other' };
 
 describe('forking a conversation (database)', () => {
   let db: Awaited<ReturnType<typeof openTestDatabase>>;

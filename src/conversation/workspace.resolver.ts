@@ -1,6 +1,6 @@
 import { ForbiddenException } from '@nestjs/common';
 import { Args, ID, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { Auth, type AuthContext } from '../security/auth-context';
+import { Auth, type AuthContext, isBootstrap } from '../security/auth-context';
 import { PromptType, WorkspaceSettingsInput, WorkspaceSettingsType, WorkspaceType } from './workspace.graphql';
 import type { WorkspaceRecord } from './workspace.repository';
 import { newStdioServers } from '../tool/mcp/mcp-config';
@@ -35,7 +35,7 @@ export class WorkspaceResolver {
   ): Promise<WorkspaceRecord> {
     const { mcpServers, ...rest } = input;
     const servers = mcpServers && mcpServers.map(mcpServerConfig);
-    if (servers && !auth.bootstrap) {
+    if (servers && !isBootstrap(auth)) {
       const added = newStdioServers(servers, (await this.service.get(auth, id)).settings.mcpServers);
       if (added.length) {
         throw new ForbiddenException(`Only the bootstrap admin may add or change stdio MCP servers (they run a command on the Helix host): ${added.join(', ')}`);

@@ -3,7 +3,7 @@ import { newId } from '../common/ids';
 import { textArg } from '../common/text-arg';
 import type { Sql } from '../database/sql-client';
 import { adminWorkspace } from '../security/admin-scope';
-import { DEFAULT_WORKSPACE_ID, type AuthContext } from '../security/auth-context';
+import { DEFAULT_WORKSPACE_ID, type AuthContext, isBootstrap } from '../security/auth-context';
 import { ConfigHistory } from '../security/config-history';
 import { readWorkspaceSettings, type WorkspaceSettings } from './conversation.records';
 import { MAX_PROMPT_LENGTH, PROMPT_KEY } from './workspace.graphql';
@@ -51,13 +51,13 @@ export class WorkspaceService implements OnModuleInit {
 
   /** Every workspace for the bootstrap admin; a workspace admin sees its own. */
   async list(auth: AuthContext): Promise<WorkspaceRecord[]> {
-    if (auth.bootstrap) return this.workspaces.list();
+    if (isBootstrap(auth)) return this.workspaces.list();
     return [await this.get(auth)];
   }
 
   /** A new, empty workspace: only the bootstrap admin creates workspaces. */
   async create(auth: AuthContext, name: string): Promise<WorkspaceRecord> {
-    if (!auth.bootstrap) throw new ForbiddenException('Only the bootstrap admin (HELIX_API_TOKEN) creates workspaces');
+    if (!isBootstrap(auth)) throw new ForbiddenException('Only the bootstrap admin (HELIX_API_TOKEN) creates workspaces');
     const checked = textArg('name', name, 200);
     return this.history.change(auth, async (tx) => {
       const workspace = await this.workspaces.create(tx, newId('ws'), checked);

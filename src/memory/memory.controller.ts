@@ -2,6 +2,7 @@ import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
 import { ApiController, ApiErrors } from '../common/openapi';
 import { Auth, type AuthContext } from '../security/auth-context';
+import { Access } from '../security/access';
 import { CompactionService } from './compaction.service';
 
 export class SummaryResponse {
@@ -18,6 +19,7 @@ export class SummaryResponse {
 export class MemoryController {
   constructor(private readonly compaction: CompactionService) {}
 
+  @Access('conversation')
   @Post(':id/compact')
   @HttpCode(200)
   @ApiOperation({

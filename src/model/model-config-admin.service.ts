@@ -2,7 +2,7 @@ import { BadRequestException, ForbiddenException, Inject, Injectable, NotFoundEx
 import { isRecord } from '../common/json-record';
 import { textArg } from '../common/text-arg';
 import { adminWorkspace } from '../security/admin-scope';
-import type { AuthContext } from '../security/auth-context';
+import { type AuthContext, isBootstrap } from '../security/auth-context';
 import { ConfigHistory } from '../security/config-history';
 import { SecretRepository } from '../security/secret.repository';
 import { ModelCatalog } from './model-catalog';
@@ -105,9 +105,9 @@ export class ModelConfigAdmin {
   /** Deletes a row (a version with no content); returns it as it was. */
   async delete(auth: AuthContext, id: string): Promise<ModelConfigType> {
     const row = await this.repository.findById(textArg('id', id, 100));
-    const visible = row && (row.workspaceId === null || row.workspaceId === auth.workspaceId || auth.bootstrap);
+    const visible = row && (row.workspaceId === null || row.workspaceId === auth.workspaceId || isBootstrap(auth));
     if (!row || !visible) throw new NotFoundException(`Model config ${id} not found`);
-    if (row.workspaceId === null && !auth.bootstrap) {
+    if (row.workspaceId === null && !isBootstrap(auth)) {
       throw new ForbiddenException('Global model configs are changed by the bootstrap admin (HELIX_API_TOKEN) only');
     }
     const deleted = await this.apply(auth, row.workspaceId, row.provider, row.modelId, (current) => {
@@ -122,7 +122,7 @@ export class ModelConfigAdmin {
   private scope(auth: AuthContext, input: ModelConfigInput): string | null {
     if (!input.global) return adminWorkspace(auth, input.workspaceId);
     if (input.workspaceId) throw new BadRequestException('global: a global config belongs to no workspace; omit workspaceId');
-    if (!auth.bootstrap) throw new ForbiddenException('global: global model configs are changed by the bootstrap admin (HELIX_API_TOKEN) only');
+    if (!isBootstrap(auth)) throw new ForbiddenException('global: global model configs are changed by the bootstrap admin (HELIX_API_TOKEN) only');
     return null;
   }
 

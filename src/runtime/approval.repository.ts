@@ -57,6 +57,14 @@ export type NewApproval = Pick<ApprovalRecord, 'id' | 'runId' | 'toolCallId' | '
 export class ApprovalRepository {
   constructor(private readonly sql: SqlClient) {}
 
+  /** The workspace of an approval whose run's conversation is not deleted (the access check's lookup). */
+  async workspaceOf(id: string): Promise<string | undefined> {
+    const [row] = await this.sql.$queryRaw<{ workspace_id: string }[]>`
+      SELECT c.workspace_id FROM approvals a JOIN runs r ON r.id = a.run_id JOIN conversations c ON c.id = r.conversation_id
+      WHERE a.id = ${id} AND c.deleted_at IS NULL`;
+    return row?.workspace_id;
+  }
+
   async forCall(runId: string, toolCallId: string): Promise<ApprovalRecord | undefined> {
     const [row] = await this.sql.$queryRaw<ApprovalRow[]>`
       SELECT ${COLUMNS} FROM approvals WHERE run_id = ${runId} AND tool_call_id = ${toolCallId}`;

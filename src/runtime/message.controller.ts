@@ -11,6 +11,7 @@ import {
 } from '@nestjs/swagger';
 import { ApiController, ApiErrors } from '../common/openapi';
 import { Auth, type AuthContext } from '../security/auth-context';
+import { Access } from '../security/access';
 import { EventLog } from './event-log';
 import { PostedMessageResponse, PostMessageDto, RunResponse } from './run.dto';
 import { RunService } from './run.service';
@@ -33,6 +34,7 @@ export class MessageController {
    * its ids in `Location`, `X-Run-Id`, `X-Message-Id` and `X-Stream-Token`. Errors are JSON
    * either way, answered before anything is streamed.
    */
+  @Access('conversation')
   @Post(':id/messages')
   @ApiOperation({
     summary: 'Post a message: store it and start a run',
@@ -74,6 +76,7 @@ export class MessageController {
     });
   }
 
+  @Access('conversation')
   @Get(':id/runs/latest')
   @ApiOperation({ summary: "The conversation's newest run" })
   @ApiOkResponse({ type: RunResponse })

@@ -4,7 +4,7 @@ import type { ConnectionShape } from '../graphql/connection';
 import { pageSize, toConnection } from '../graphql/connection';
 import { WorkspaceService } from '../conversation/workspace.service';
 import { adminWorkspace } from '../security/admin-scope';
-import type { AuthContext } from '../security/auth-context';
+import { type AuthContext, isBootstrap } from '../security/auth-context';
 import { ConfigHistory } from '../security/config-history';
 import { RunEventRepository } from './run-event.repository';
 import type { RunEvent } from './run-events';
@@ -90,7 +90,7 @@ export class RunAdminService {
   /** The run, if the caller may see it (404 for an unknown id and for another workspace's run). */
   async get(auth: AuthContext, runId: string): Promise<RunType> {
     const run = await this.queries.find(runId);
-    if (!run || (run.workspaceId !== auth.workspaceId && !auth.bootstrap)) throw new NotFoundException(`Run ${runId} not found`);
+    if (!run || (run.workspaceId !== auth.workspaceId && !isBootstrap(auth))) throw new NotFoundException(`Run ${runId} not found`);
     return toRunType(run);
   }
 
@@ -104,7 +104,7 @@ export class RunAdminService {
   async cancel(auth: AuthContext, runId: string): Promise<RunType> {
     const before = await this.get(auth, runId);
     // the bootstrap admin acts in the run's workspace, whichever it is
-    const actor = auth.bootstrap ? { ...auth, workspaceId: before.workspaceId } : auth;
+    const actor = isBootstrap(auth) ? { ...auth, workspaceId: before.workspaceId } : auth;
     await this.runs.cancel(actor, runId);
     const after = await this.get(auth, runId);
     await this.history.record(auth, {

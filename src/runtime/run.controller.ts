@@ -4,6 +4,7 @@ import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ge
 import { ApiController, ApiErrors } from '../common/openapi';
 import { requestId } from '../common/request-id';
 import { AllowStreamToken, Auth, type AuthContext } from '../security/auth-context';
+import { Access } from '../security/access';
 import { ToolResultsDto } from './client-tools.dto';
 import { EventLog } from './event-log';
 import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunResponse } from './run.dto';
@@ -32,6 +33,7 @@ export class RunController {
     private readonly sse: SseWriter,
   ) {}
 
+  @Access('run')
   @Get(':id')
   @ApiOperation({ summary: 'Read a run' })
   @ApiOkResponse({ type: RunResponse })
@@ -41,6 +43,7 @@ export class RunController {
   }
 
   /** SSE from `?after=` or Last-Event-ID; `Accept: application/json` returns a page instead. */
+  @Access('run')
   @Get(':id/events')
   @AllowStreamToken()
   @ApiOperation({
@@ -65,13 +68,11 @@ export class RunController {
   })
   @ApiErrors(400, 404)
   async events_(
-    @Auth() auth: AuthContext,
     @Param('id') id: string,
     @Query() query: EventsQuery,
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    await this.runs.assertVisible(auth, id);
     const after = resumePoint(query, request);
     if (wantsJson(request)) {
       const events = await this.events.page(id, after, query.limit);
@@ -83,6 +84,7 @@ export class RunController {
     this.sse.stream(response, this.events.subscribe(id, after));
   }
 
+  @Access('run')
   @Post(':id/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a live run (its model stream is aborted at once)' })
@@ -92,6 +94,7 @@ export class RunController {
     return this.runs.cancel(auth, id);
   }
 
+  @Access('run')
   @Post(':id/resume')
   @HttpCode(200)
   @ApiOperation({ summary: 'Approve (optionally edited) or reject the plan of a run in AWAIT_APPROVAL' })
@@ -101,6 +104,8 @@ export class RunController {
     return this.runs.resume(auth, id, dto);
   }
 
+  @Access('run')
+  @Access('approval', 'approvalId')
   @Post(':id/approvals/:approvalId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Approve or reject a tool call waiting for approval (the `approval` event)' })
@@ -110,6 +115,7 @@ export class RunController {
     return this.runs.decide(auth, id, approvalId, dto);
   }
 
+  @Access('run')
   @Post(':id/reply')
   @HttpCode(200)
   @ApiOperation({ summary: "Answer the model's ask_user question (a run in AWAIT_USER)" })
@@ -119,6 +125,7 @@ export class RunController {
     return this.runs.reply(auth, id, dto);
   }
 
+  @Access('run')
   @Post(':id/tool-results')
   @HttpCode(200)
   @ApiOperation({ summary: 'Answer the client-side tool calls a run waits for (the `tool.client` events; a run in AWAIT_USER)' })

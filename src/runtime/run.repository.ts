@@ -131,6 +131,14 @@ export interface RunInsert {
 export class RunRepository {
   constructor(private readonly sql: SqlClient) {}
 
+  /** The workspace of a run whose conversation is not deleted (the access check's lookup). */
+  async workspaceOf(id: string): Promise<string | undefined> {
+    const [row] = await this.sql.$queryRaw<{ workspace_id: string }[]>`
+      SELECT c.workspace_id FROM runs r JOIN conversations c ON c.id = r.conversation_id
+      WHERE r.id = ${id} AND c.deleted_at IS NULL`;
+    return row?.workspace_id;
+  }
+
   async find(runId: string): Promise<RunRecord | undefined> {
     const [row] = await this.sql.$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ${runId}`;
     return row && toRunRecord(row);

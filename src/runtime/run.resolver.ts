@@ -1,6 +1,7 @@
 import { Args, Context, ID, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { type ConnectionShape, PAGE_ARGS_COMPLEXITY } from '../graphql/connection';
 import { requestLoader } from '../graphql/request-loader';
+import { Access } from '../security/access';
 import { Auth, type AuthContext } from '../security/auth-context';
 import { eventPage, RunAdminService } from './run-admin.service';
 import { RunConnection, RunEventType, RunFilterInput, RunType } from './run.graphql';
@@ -21,11 +22,13 @@ export class RunResolver {
   }
 
   @Query(() => RunType, { description: 'A run of the workspace (any workspace for the bootstrap admin).' })
+  @Access('run')
   run(@Auth() auth: AuthContext, @Args('id', { type: () => ID }) id: string): Promise<RunType> {
     return this.service.get(auth, id);
   }
 
   @Mutation(() => RunType, { description: 'Cancels a live run wherever it is (running, queued or waiting); audited as `cancelRun`.' })
+  @Access('run')
   cancelRun(@Auth() auth: AuthContext, @Args('id', { type: () => ID }) id: string): Promise<RunType> {
     return this.service.cancel(auth, id);
   }

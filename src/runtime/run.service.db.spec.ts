@@ -11,7 +11,7 @@ import type { AuthContext } from '../security/auth-context';
 import { AUTH, deferred, toolCall, useCore } from '../../test/support/core-harness';
 import { ApprovalRepository } from './approval.repository';
 
-const OTHER: AuthContext = { workspaceId: 'ws_other_tenant', role: 'admin' };
+const OTHER: AuthContext = { kind: 'key', workspaceId: 'ws_other_tenant', role: 'admin', keyId: 'key_other' };
 const DB_DOWN = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
 
 describe('run service use cases (database, scripted model)', () => {
@@ -94,8 +94,9 @@ describe('run service use cases (database, scripted model)', () => {
       expect(view).toMatchObject({ id: runId, conversationId, state: 'SUCCEEDED', mode: 'react', step: 1, plan: null, error: null });
       await expect(h.runs.get(AUTH, 'run_missing')).rejects.toBeInstanceOf(NotFoundException);
       await expect(h.runs.get(OTHER, runId)).rejects.toThrow(new NotFoundException(`Run ${runId} not found`));
-      // a stream token for this run is enough to read it
-      await expect(h.runs.get({ ...OTHER, streamRunId: runId }, runId)).resolves.toMatchObject({ id: runId });
+      // a stream token of the run's workspace reads it; one signed for another workspace does not
+      await expect(h.runs.get({ kind: 'stream', workspaceId: AUTH.workspaceId, runId, role: 'member' }, runId)).resolves.toMatchObject({ id: runId });
+      await expect(h.runs.get({ kind: 'stream', workspaceId: OTHER.workspaceId, runId, role: 'member' }, runId)).rejects.toThrow(NotFoundException);
     });
 
     it('latest: the newest run of the conversation; 404 without runs or for an unknown conversation', async () => {
@@ -133,7 +134,6 @@ describe('run service use cases (database, scripted model)', () => {
         () => h.runs.decide(AUTH, runId, 'appr_x', { decision: 'approve' }),
         () => h.runs.reply(AUTH, runId, { text: 'x' }),
         () => h.runs.latest(AUTH, conversationId),
-        () => h.runs.assertVisible(AUTH, runId),
       ]) {
         const error = DB_DOWN();
         const spy = jest.spyOn(h.sql, '$queryRaw').mockRejectedValueOnce(error);

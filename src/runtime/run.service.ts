@@ -1,5 +1,4 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException, OnModuleDestroy } from '@nestjs/common';
-import { Subscription } from 'rxjs';
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConversationService } from '../conversation/conversation.service';
 import { type MessageView, toMessageView } from '../conversation/conversation.view';
 import { SqlClient } from '../database/sql-client';
@@ -29,15 +28,7 @@ export interface PostedMessage {
 
 /** The runtime's use cases: post a message (start a run), read, cancel, resume, approve, reply. */
 @Injectable()
-export class RunService implements OnModuleDestroy {
-  /**
-   * Runs this process created and is driving, with their workspace: their event streams are
-   * authorised without a query (clients open one right after posting). Until the run ends, a
-   * stream stays authorised even if its conversation is deleted meanwhile.
-   */
-  private readonly ownRuns = new Map<string, string>();
-  private readonly endedSubscription: Subscription;
-
+export class RunService {
   constructor(
     private readonly conversations: ConversationService,
     private readonly starter: RunStarter,
@@ -50,33 +41,19 @@ export class RunService implements OnModuleDestroy {
     private readonly toolPolicies: ToolPolicyAdmin,
     private readonly tools: ToolHub,
     private readonly sql: SqlClient,
-  ) {
-    this.endedSubscription = this.runs.ended$.subscribe(({ runId }) => this.ownRuns.delete(runId));
-  }
-
-  onModuleDestroy(): void {
-    this.endedSubscription.unsubscribe();
-  }
+  ) {}
 
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
     const clientTools = checkClientTools(dto.clientTools, (name) => this.tools.get(name) !== undefined);
     const started = await this.starter.start(auth, conversationId, { text: dto.text, mode: dto.mode ?? 'react', modelOverride: dto.modelOverride, clientTools });
-    if (started.kind === 'started') this.ownRuns.set(started.runId, auth.workspaceId);
-    else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));
+    if (started.kind !== 'started' && started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));
     // enqueue: the executor starts it when the live run ends
     // the answer describes the run as created (the pinned contract), even one already executing
-    return { message: toMessageView(started.message), run: { id: started.runId, state: 'CREATED', streamToken: this.streamTokens.issue(started.runId) } };
+    return { message: toMessageView(started.message), run: { id: started.runId, state: 'CREATED', streamToken: this.streamTokens.issue({ runId: started.runId, workspaceId: auth.workspaceId }) } };
   }
 
   async get(auth: AuthContext, runId: string): Promise<RunView> {
     return toRunView(await this.find(auth, runId));
-  }
-
-  /** 404 unless the caller may read the run's events. Streams connect by the thousand: runs driven here need no query. */
-  async assertVisible(auth: AuthContext, runId: string): Promise<void> {
-    const owner = this.ownRuns.get(runId);
-    if (owner !== undefined && (auth.streamRunId === runId || owner === auth.workspaceId)) return;
-    await this.find(auth, runId);
   }
 
   async latest(auth: AuthContext, conversationId: string): Promise<RunView> {
@@ -126,7 +103,7 @@ export class RunService implements OnModuleDestroy {
     const decided = await this.approvals.decide(approvalId, {
       status: dto.decision === 'approve' ? 'approved' : 'rejected',
       reason: dto.reason ?? null,
-      decidedBy: auth.keyId ?? 'admin',
+      decidedBy: auth.kind === 'key' ? auth.keyId : 'admin',
     });
     if (!decided) throw new ConflictException(`Approval ${approvalId} was decided meanwhile`);
     const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: null });
@@ -200,7 +177,6 @@ export class RunService implements OnModuleDestroy {
    */
   private async find(auth: AuthContext, runId: string): Promise<RunRecord> {
     const run = await this.runs.load(runId);
-    if (auth.streamRunId === runId) return run;
     try {
       await this.conversations.find(auth, run.conversationId);
     } catch (error) {

@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { AccessService } from '../security/access';
 import { ConversationModule } from '../conversation/conversation.module';
 import { MemoryModule } from '../memory/memory.module';
 import { ModelModule } from '../model/model.module';
@@ -70,4 +71,16 @@ import { ToolStep } from './tool-step';
   ],
   exports: [EventLog],
 })
-export class RuntimeModule {}
+export class RuntimeModule implements OnModuleInit {
+  constructor(
+    private readonly access: AccessService,
+    private readonly runs: RunRepository,
+    private readonly approvals: ApprovalRepository,
+  ) {}
+
+  /** Routes naming a run or an approval are checked against its workspace (security/access.ts). */
+  onModuleInit(): void {
+    this.access.register('run', (id) => this.runs.workspaceOf(id));
+    this.access.register('approval', (id) => this.approvals.workspaceOf(id));
+  }
+}

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Observable, Observer, Subscription } from 'rxjs';
+import { redactUrl } from '../common/redact-url';
 import { requestId } from '../common/request-id';
 import type { RunEvent } from './run-events';
 import { RunObserver } from './run-observer';
@@ -138,13 +139,11 @@ export class SseWriter implements BeforeApplicationShutdown {
       this.heartbeat = undefined;
     }
     if (!response.writableEnded) response.end();
-    const url = response.req.originalUrl;
-    const query = url.indexOf('?');
     // Shaped like pino-http's line for other requests (its serializers turn `res` into
-    // {statusCode, headers}); the path only, as the query may hold a stream token.
+    // {statusCode, headers}); the query's stream token redacted.
     this.logger.log(
       {
-        req: { id: stream.id, method: response.req.method, url: query < 0 ? url : url.slice(0, query) },
+        req: { id: stream.id, method: response.req.method, url: redactUrl(response.req.originalUrl) },
         res: response,
         responseTime: Date.now() - stream.startedAt,
       },

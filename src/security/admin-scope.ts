@@ -1,5 +1,5 @@
 import { NotFoundException } from '@nestjs/common';
-import type { AuthContext } from './auth-context';
+import { type AuthContext, isBootstrap } from './auth-context';
 
 /**
  * The workspace an admin call acts on: the one named (when the caller may see it) or the
@@ -8,6 +8,6 @@ import type { AuthContext } from './auth-context';
  */
 export function adminWorkspace(auth: AuthContext, workspaceId?: string | null): string {
   if (workspaceId === undefined || workspaceId === null || workspaceId === auth.workspaceId) return auth.workspaceId;
-  if (auth.bootstrap) return workspaceId;
+  if (isBootstrap(auth)) return workspaceId;
   throw new NotFoundException(`Workspace ${workspaceId} not found`);
 }

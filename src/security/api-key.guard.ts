@@ -1,14 +1,17 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
 import type { GqlContextType } from '@nestjs/graphql';
 import { Reflector } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppConfig } from '../config/app-config';
 import { ApiKeyRepository } from './api-key.repository';
-import { ALLOWS_STREAM_TOKEN, AuthContext, DEFAULT_WORKSPACE_ID, IS_PUBLIC, RequestWithAuth, requestOf } from './auth-context';
+import { ALLOWS_STREAM_TOKEN, type AuthContext, bootstrapAuth, IS_PUBLIC, type RequestWithAuth, requestOf } from './auth-context';
 import { StreamTokenService } from './stream-token.service';
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/** last_used_at is written at most this often per key (and instance): a busy key costs no write per request. */
+export const LAST_USED_INTERVAL_MS = 60_000;
 
 /** The token of an `Authorization: Bearer <token>` header. */
 export function bearerToken(request: Request): string | undefined {
@@ -25,10 +28,15 @@ function presentedToken(request: Request): string | undefined {
  * Authenticates every route except @Public() ones. With HELIX_API_TOKEN set, callers present it
  * (or an API key from the api_keys table) as `X-API-Token` or `Authorization: Bearer`. With no
  * token configured Helix runs open (main.ts then binds to loopback only) as the default admin.
+ * Keys are looked up by their SHA-256 on every request, so a revocation or an expiry holds at
+ * once on every instance; what the caller may touch is AccessGuard's business (access.ts).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
+  private readonly logger = new Logger('ApiKeyGuard');
   private readonly bootstrapHash?: Buffer;
+  /** when this instance last wrote each key's last_used_at */
+  private readonly lastUsedWrites = new Map<string, number>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -51,8 +59,9 @@ export class ApiKeyGuard implements CanActivate {
     const streamToken = typeof request.query.token === 'string' ? request.query.token : undefined;
     const runId = typeof request.params?.id === 'string' ? request.params.id : undefined;
     if (streamToken && runId && !presentedToken(request) && this.reflector.get<boolean>(ALLOWS_STREAM_TOKEN, context.getHandler())) {
-      if (!this.streamTokens.verify(runId, streamToken)) throw new UnauthorizedException('Invalid or expired stream token');
-      request.auth = { workspaceId: '', role: 'member', streamRunId: runId };
+      const grant = this.streamTokens.verify(runId, streamToken);
+      if (!grant) throw new UnauthorizedException('Invalid or expired stream token');
+      request.auth = { kind: 'stream', workspaceId: grant.workspaceId, runId: grant.runId, role: 'member' };
       return true;
     }
     request.auth = await this.authenticate(request);
@@ -71,20 +80,29 @@ export class ApiKeyGuard implements CanActivate {
 
   /** Who presents the request's API token; 401 without a valid one (when a token is configured). */
   async authenticate(request: Request): Promise<AuthContext> {
+    if (!this.bootstrapHash) return bootstrapAuth('open');
     const token = presentedToken(request);
-    if (!this.bootstrapHash) {
-      return { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin', bootstrap: true };
-    }
     if (!token) {
       throw new UnauthorizedException('Missing API token: send X-API-Token or Authorization: Bearer');
     }
+    // digests of equal length, compared in constant time; keys are found by their digest alone
     const hash = sha256(token);
-    if (timingSafeEqual(hash, this.bootstrapHash)) {
-      return { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin', bootstrap: true };
-    }
+    if (timingSafeEqual(hash, this.bootstrapHash)) return bootstrapAuth('token');
     const key = await this.apiKeys.findByHash(hash.toString('hex'));
     if (!key || key.revokedAt) throw new UnauthorizedException('Invalid API token');
     if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw new UnauthorizedException('The API key has expired');
-    return { workspaceId: key.workspaceId, role: key.role, keyId: key.id };
+    this.noteUse(key.id);
+    return { kind: 'key', workspaceId: key.workspaceId, role: key.role, keyId: key.id };
+  }
+
+  /** Records the key's use, at most once a minute, without holding up the request. */
+  private noteUse(keyId: string, now = Date.now()): void {
+    const last = this.lastUsedWrites.get(keyId);
+    if (last !== undefined && now - last < LAST_USED_INTERVAL_MS) return;
+    this.lastUsedWrites.set(keyId, now);
+    this.apiKeys.touch(keyId, LAST_USED_INTERVAL_MS).catch((error: unknown) => {
+      this.lastUsedWrites.delete(keyId);
+      this.logger.warn(`Could not record the use of API key ${keyId}: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 }

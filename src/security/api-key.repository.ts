@@ -64,6 +64,16 @@ export class ApiKeyRepository {
     return rows[0];
   }
 
+  /**
+   * Sets last_used_at to now unless another instance did within `intervalMs`: the condition
+   * keeps a fleet of instances from writing the row on every request.
+   */
+  async touch(id: string, intervalMs: number): Promise<void> {
+    await this.prisma.$executeRaw`
+      UPDATE api_keys SET last_used_at = now()
+      WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${intervalMs / 1000}))`;
+  }
+
   /** Revokes the key (once: a revoked key keeps its first revocation time). */
   async revoke(tx: Sql, id: string): Promise<ApiKeyRecord | undefined> {
     const rows = await tx.$queryRaw<ApiKeyRecord[]>`

@@ -5,7 +5,7 @@ import { textArg } from '../common/text-arg';
 import { adminWorkspace } from './admin-scope';
 import { sha256 } from './api-key.guard';
 import { type ApiKeyRecord, ApiKeyRepository } from './api-key.repository';
-import type { AuthContext, Role } from './auth-context';
+import { type AuthContext, type Role, isBootstrap } from './auth-context';
 import { ConfigHistory } from './config-history';
 
 /** Keys are recognisable (`hx_`) and carry 256 random bits. */
@@ -62,7 +62,7 @@ export class ApiKeyService {
   /** Revokes at once on every instance (each request looks its key up). Revoking twice is a no-op. */
   async revoke(auth: AuthContext, id: string): Promise<ApiKeyRecord> {
     const existing = await this.keys.findById(id);
-    if (!existing || (!auth.bootstrap && existing.workspaceId !== auth.workspaceId)) throw new NotFoundException(`API key ${id} not found`);
+    if (!existing || (!isBootstrap(auth) && existing.workspaceId !== auth.workspaceId)) throw new NotFoundException(`API key ${id} not found`);
     if (existing.revokedAt) return existing;
     return this.history.audited(auth, async (tx) => {
       const revoked = await this.keys.revoke(tx, id);

@@ -3,20 +3,46 @@ import { type GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
 
 export type Role = 'admin' | 'member';
 
-/** Who is calling: every service method takes this first and scopes its queries to the workspace. */
-export interface AuthContext {
-  workspaceId: string;
-  role: Role;
-  /** the API key used; absent for the bootstrap token and for open (no-key) mode */
-  keyId?: string;
-  /** HELIX_API_TOKEN or open mode: an admin of every workspace, not only its own */
-  bootstrap?: true;
-  /** set when a signed stream token (not an API key) authenticated the request: this run only */
-  streamRunId?: string;
-}
-
 /** The workspace seeded at start-up; the bootstrap token and open mode act in it. */
 export const DEFAULT_WORKSPACE_ID = 'ws_default';
+
+/** An API key from the api_keys table: its workspace and role, nothing more. */
+export interface KeyAuth {
+  kind: 'key';
+  workspaceId: string;
+  role: Role;
+  keyId: string;
+}
+
+/**
+ * HELIX_API_TOKEN (`via: 'token'`) or open mode, no token configured and loopback only
+ * (`via: 'open'`): the admin of the default workspace on the chat API, of every workspace on the
+ * admin API.
+ */
+export interface BootstrapAuth {
+  kind: 'bootstrap';
+  workspaceId: string;
+  role: 'admin';
+  via: 'token' | 'open';
+}
+
+/** A signed stream token (`?token=`): reads the events of one run of one workspace, nothing else. */
+export interface StreamAuth {
+  kind: 'stream';
+  workspaceId: string;
+  runId: string;
+  role: 'member';
+}
+
+/** Who is calling: every service method takes this first and scopes its queries to the workspace. */
+export type AuthContext = KeyAuth | BootstrapAuth | StreamAuth;
+
+export const isBootstrap = (auth: AuthContext): auth is BootstrapAuth => auth.kind === 'bootstrap';
+
+export const bootstrapAuth = (via: BootstrapAuth['via']): BootstrapAuth => ({ kind: 'bootstrap', workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin', via });
+
+/** Who acted, as audit rows, version history and decided approvals record it. */
+export const actorOf = (auth: AuthContext): string => (auth.kind === 'key' ? auth.keyId : auth.kind === 'stream' ? `stream:${auth.runId}` : 'bootstrap');
 
 export interface RequestWithAuth {
   auth?: AuthContext;

@@ -11,7 +11,7 @@ describe('ConfigHistory (against the test database)', () => {
   let sql: SqlClient;
   let close: () => Promise<void>;
   let history: ConfigHistory;
-  const admin: AuthContext = { workspaceId: 'ws_h', role: 'admin', keyId: 'key_h' };
+  const admin: AuthContext = { kind: 'key', workspaceId: 'ws_h', role: 'admin', keyId: 'key_h' };
 
   beforeAll(async () => {
     ({ prisma, sql, close } = await openTestDatabase());

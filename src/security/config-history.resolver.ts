@@ -5,7 +5,7 @@ import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, pageSize, toConnection } fr
 import { adminWorkspace } from './admin-scope';
 import type { AuditRecord } from './audit.repository';
 import { AuditRepository } from './audit.repository';
-import { Auth, type AuthContext } from './auth-context';
+import { Auth, type AuthContext, isBootstrap } from './auth-context';
 import { ConfigHistory } from './config-history';
 import { AuditConnection, AuditEntryType, ConfigVersionType } from './config-history.graphql';
 import type { ConfigVersionRecord } from './config-version.repository';
@@ -55,7 +55,7 @@ export class ConfigHistoryResolver {
   ): Promise<ConnectionShape<AuditEntryType>> {
     const limit = pageSize(first);
     const cursor = after === undefined || after === null ? undefined : decodeCursor(after, 'after');
-    const rows = await this.audit.page(auth.bootstrap ? undefined : auth.workspaceId, limit + 1, cursor && { at: cursor.createdAt, id: cursor.id });
+    const rows = await this.audit.page(isBootstrap(auth) ? undefined : auth.workspaceId, limit + 1, cursor && { at: cursor.createdAt, id: cursor.id });
     const cursorOf = (entry: AuditRecord) => encodeCursor({ createdAt: entry.at, id: entry.id });
     const page = keysetPage(rows, limit, cursorOf);
     return toConnection(page.items, cursorOf, page.nextCursor);
@@ -65,7 +65,7 @@ export class ConfigHistoryResolver {
 /** The workspace whose configuration is meant: null for instance-wide (bootstrap only). */
 function scope(auth: AuthContext, workspaceId: string | undefined, global: boolean | undefined): string | null {
   if (global) {
-    if (!auth.bootstrap) throw new ForbiddenException('global configuration is the bootstrap admin’s only');
+    if (!isBootstrap(auth)) throw new ForbiddenException('global configuration is the bootstrap admin’s only');
     return null;
   }
   return adminWorkspace(auth, workspaceId);

@@ -1,7 +1,7 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { SqlClient, type Sql } from '../database/sql-client';
 import { AuditRepository, type NewAuditEntry } from './audit.repository';
-import type { AuthContext } from './auth-context';
+import { actorOf, type AuthContext } from './auth-context';
 import { type ConfigVersionRecord, ConfigVersionRepository } from './config-version.repository';
 
 /** What one admin mutation changed: `after` is the new content (null when deleted). */
@@ -36,8 +36,6 @@ export function configKey(key: string): string {
 
 const kindOf = (key: string) => (key.includes(':') ? key.slice(0, key.indexOf(':')) : key);
 
-/** Who is acting, as the audit log and version history record it. */
-export const actorOf = (auth: AuthContext): string => auth.keyId ?? 'bootstrap';
 
 /**
  * Configuration history and the audit log. Every admin mutation of configuration goes through

@@ -2,7 +2,7 @@ import { BadRequestException, ForbiddenException, Injectable } from '@nestjs/com
 import { textArg } from '../common/text-arg';
 import { isStorableText } from '../common/storable-text';
 import { adminWorkspace } from './admin-scope';
-import type { AuthContext } from './auth-context';
+import { type AuthContext, isBootstrap } from './auth-context';
 import { ConfigHistory } from './config-history';
 import { type SecretInfo, SecretRepository } from './secret.repository';
 import { SecretService } from './secret.service';
@@ -33,7 +33,7 @@ export class SecretAdmin {
     if (!value) throw new BadRequestException('value must not be empty');
     if (Buffer.byteLength(value) > MAX_SECRET_BYTES) throw new BadRequestException(`value must be at most ${MAX_SECRET_BYTES} bytes`);
     if (!isStorableText(value)) throw new BadRequestException('value must not contain NUL or unpaired surrogate characters');
-    if (scope.global && !auth.bootstrap) throw new ForbiddenException('global secrets are set by the bootstrap admin only');
+    if (scope.global && !isBootstrap(auth)) throw new ForbiddenException('global secrets are set by the bootstrap admin only');
     const workspaceId = scope.global ? null : adminWorkspace(auth, scope.workspaceId);
     const ciphertext = this.secrets.encrypt(value);
     return this.history.audited(auth, async (tx) => {

@@ -42,6 +42,18 @@ export class SecretRepository {
     return row ? toSecretRecord(row) : undefined;
   }
 
+  /** Every secret of every workspace (the key rotation walks them all). */
+  async all(): Promise<SecretRecord[]> {
+    const rows = await this.prisma.secret.findMany({ orderBy: { id: 'asc' } });
+    return rows.map(toSecretRecord);
+  }
+
+  /** Replaces the ciphertext unless the secret was set anew meanwhile (then that value stands); whether it did. */
+  async replaceCiphertext(id: string, from: string, to: string): Promise<boolean> {
+    const { count } = await this.prisma.secret.updateMany({ where: { id, ciphertext: from }, data: { ciphertext: to } });
+    return count === 1;
+  }
+
   /** The secrets a workspace can use, its own and the global ones, by name. */
   async list(workspaceId: string): Promise<SecretInfo[]> {
     return this.prisma.secret.findMany({

@@ -104,4 +104,26 @@ describe('SecretService', () => {
       expect(table).toHaveLength(2);
     });
   });
+
+  describe('rotation', () => {
+    const oldKey = randomBytes(32).toString('base64');
+    const newKey = randomBytes(32).toString('base64');
+
+    it('decrypts with HELIX_MASTER_KEY_PREVIOUS what the current key does not open', () => {
+      const old = serviceFor({ HELIX_MASTER_KEY: oldKey }).encrypt('from before');
+      expect(() => serviceFor({ HELIX_MASTER_KEY: newKey }).decrypt(old)).toThrow(SecretError);
+      expect(serviceFor({ HELIX_MASTER_KEY: newKey, HELIX_MASTER_KEY_PREVIOUS: oldKey }).decrypt(old)).toBe('from before');
+    });
+
+    it('re-encrypts what the previous key encrypted, and leaves what the current one did', () => {
+      const rotating = serviceFor({ HELIX_MASTER_KEY: newKey, HELIX_MASTER_KEY_PREVIOUS: oldKey });
+      const old = serviceFor({ HELIX_MASTER_KEY: oldKey }).encrypt('value');
+      const fresh = rotating.reencrypt(old);
+      expect(fresh).toBeDefined();
+      expect(serviceFor({ HELIX_MASTER_KEY: newKey }).decrypt(fresh!)).toBe('value');
+      expect(rotating.reencrypt(fresh!)).toBeUndefined();
+      // opened by neither key
+      expect(() => rotating.reencrypt(serviceFor({ HELIX_MASTER_KEY: randomBytes(32).toString('base64') }).encrypt('x'))).toThrow(SecretError);
+    });
+  });
 });

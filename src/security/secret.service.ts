@@ -15,13 +15,15 @@ export class SecretError extends Error {}
  * Secrets at rest (provider API keys, user secrets): AES-256-GCM, stored as base64 of
  * iv | tag | ciphertext. The master key is HELIX_MASTER_KEY, or a key generated once into
  * `$HELIX_DATA_DIR/master.key` (mode 0600) and reused, so a single-node install is encrypted
- * without any setup. Secrets are write-only: no API returns them; only `reveal` (for the code
+ * without any setup; HELIX_MASTER_KEY_PREVIOUS still decrypts while `npm run secrets:rotate`
+ * re-encrypts with the new one. Secrets are write-only: no API returns them; only `reveal` (for the code
  * that calls a provider) decrypts.
  */
 @Injectable()
 export class SecretService {
   private readonly logger = new Logger('SecretService');
   private key?: Buffer;
+  private previous?: Buffer;
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -35,17 +37,25 @@ export class SecretService {
     return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
   }
 
+  /**
+   * The plaintext of a ciphertext: encrypted with the master key, or, while keys are being
+   * rotated, with HELIX_MASTER_KEY_PREVIOUS (GCM's tag tells which key fits).
+   */
   decrypt(ciphertext: string): string {
-    const raw = Buffer.from(ciphertext, 'base64');
-    if (raw.length < IV_BYTES + TAG_BYTES) throw new SecretError('The stored secret is malformed.');
-    const decipher = createDecipheriv('aes-256-gcm', this.masterKey(), raw.subarray(0, IV_BYTES));
-    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    try {
-      return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
-    } catch {
-      // GCM authentication failed: the ciphertext was altered or the master key changed
-      throw new SecretError('A stored secret could not be decrypted; was HELIX_MASTER_KEY changed?');
-    }
+    const previous = this.previousKey();
+    const plain = decryptWith(this.masterKey(), ciphertext) ?? (previous ? decryptWith(previous, ciphertext) : undefined);
+    // GCM authentication failed: the ciphertext was altered or the master key changed
+    if (plain === undefined) throw new SecretError('A stored secret could not be decrypted; was HELIX_MASTER_KEY changed? (the old key goes in HELIX_MASTER_KEY_PREVIOUS)');
+    return plain;
+  }
+
+  /**
+   * The ciphertext re-encrypted with the current master key, or undefined when it already is
+   * (the rotation command skips those). Throws SecretError when neither key opens it.
+   */
+  reencrypt(ciphertext: string): string | undefined {
+    if (decryptWith(this.masterKey(), ciphertext) !== undefined) return undefined;
+    return this.encrypt(this.decrypt(ciphertext));
   }
 
   /**
@@ -71,6 +81,11 @@ export class SecretService {
     return Buffer.from(hkdfSync('sha256', this.masterKey(), Buffer.alloc(0), `helix:${purpose}`, KEY_BYTES));
   }
 
+  private previousKey(): Buffer | undefined {
+    if (this.config.HELIX_MASTER_KEY_PREVIOUS) this.previous ??= decodeKey(this.config.HELIX_MASTER_KEY_PREVIOUS, 'HELIX_MASTER_KEY_PREVIOUS');
+    return this.previous;
+  }
+
   private masterKey(): Buffer {
     if (this.key) return this.key;
     if (this.config.HELIX_MASTER_KEY) {
@@ -82,6 +97,19 @@ export class SecretService {
       this.key = loadOrCreateKeyFile(join(resolve(this.config.HELIX_DATA_DIR), 'master.key'), this.logger);
     }
     return this.key;
+  }
+}
+
+/** The plaintext, or undefined when `key` is not the key that encrypted it (or it was altered). */
+function decryptWith(key: Buffer, ciphertext: string): string | undefined {
+  const raw = Buffer.from(ciphertext, 'base64');
+  if (raw.length < IV_BYTES + TAG_BYTES) throw new SecretError('The stored secret is malformed.');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+  decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  try {
+    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AccessGuard, AccessService } from './access';
 import { AccessResolver } from './access.resolver';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyRepository } from './api-key.repository';
@@ -22,6 +23,9 @@ import { StreamTokenService } from './stream-token.service';
   providers: [
     ApiKeyGuard,
     { provide: APP_GUARD, useExisting: ApiKeyGuard },
+    // after authentication (global guards run in the order they are provided)
+    AccessService,
+    { provide: APP_GUARD, useClass: AccessGuard },
     ApiKeyRepository,
     SecretRepository,
     SecretService,
@@ -35,6 +39,6 @@ import { StreamTokenService } from './stream-token.service';
     AccessResolver,
   ],
   // ApiKeyGuard: routes with a guard of their own (GET /metrics) fall back to the API's
-  exports: [ApiKeyGuard, SecretService, SecretRepository, StreamTokenService, ConfigHistory],
+  exports: [ApiKeyGuard, AccessService, SecretService, SecretRepository, StreamTokenService, ConfigHistory],
 })
 export class SecurityModule {}

@@ -1,4 +1,5 @@
 import { Args, ID, Mutation, Query, Resolver } from '@nestjs/graphql';
+import { Access } from '../security/access';
 import { Auth, type AuthContext } from '../security/auth-context';
 import { ToolDefinitionType, ToolPolicyModeEnum, ToolPolicyType } from './tool.graphql';
 import { ToolPolicyAdmin } from './tool-policy-admin.service';
@@ -19,6 +20,7 @@ export class ToolResolver {
   @Query(() => [ToolPolicyType], {
     description: "The rules of a workspace (the caller's by default), workspace-wide and per conversation; or one conversation's own rules.",
   })
+  @Access('conversation', 'conversationId')
   toolPolicies(
     @Auth() auth: AuthContext,
     @Args('conversationId', { type: () => ID, nullable: true }) conversationId?: string,
@@ -30,6 +32,7 @@ export class ToolResolver {
   @Mutation(() => ToolPolicyType, {
     description: 'Sets the rule of a tool in the workspace, or in one conversation (which wins over the workspace’s). Applies to the next call.',
   })
+  @Access('conversation', 'conversationId')
   setToolPolicy(
     @Auth() auth: AuthContext,
     @Args('tool') tool: string,
@@ -41,6 +44,7 @@ export class ToolResolver {
   }
 
   @Mutation(() => Boolean, { description: 'Removes the rule of a tool (the default or the workspace’s rule applies again); false when there was none.' })
+  @Access('conversation', 'conversationId')
   clearToolPolicy(
     @Auth() auth: AuthContext,
     @Args('tool') tool: string,

@@ -22,7 +22,7 @@ import { ModelGateway } from '../../src/model/model-gateway';
 import { ModelRouter } from '../../src/model/model-router';
 import type { ChatMessage, ModelChunk, ModelRequest, ModelResult, ToolCall, ToolSpec, Usage } from '../../src/model/model.types';
 import { modelError } from '../../src/model/provider-errors';
-import { DEFAULT_WORKSPACE_ID, type AuthContext } from '../../src/security/auth-context';
+import { bootstrapAuth, DEFAULT_WORKSPACE_ID, type AuthContext } from '../../src/security/auth-context';
 import { EventLog } from '../../src/runtime/event-log';
 import type { RunEvent } from '../../src/runtime/run-events';
 import { RunExecutor } from '../../src/runtime/run-executor';
@@ -272,7 +272,7 @@ export const TERMINAL: RunState[] = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'BUDGET
 /** where a run's driver stops: finished, or waiting for a person */
 export const SETTLED: RunState[] = [...TERMINAL, 'AWAIT_APPROVAL', 'AWAIT_USER'];
 
-export const AUTH: AuthContext = { workspaceId: DEFAULT_WORKSPACE_ID, role: 'admin' };
+export const AUTH: AuthContext = bootstrapAuth('token');
 
 /** An event as tests compare it: type and payload. */
 export type EventView = Pick<RunEvent, 'type' | 'data'> & { seq: number };
