@@ -12,6 +12,7 @@ import { AdminGraphQLModule } from './graphql/graphql.module';
 import { HealthModule } from './health/health.module';
 import { ObserveModule } from './observe/observe.module';
 import { RuntimeModule } from './runtime/runtime.module';
+import { LimitsModule } from './security/limits/limits.module';
 import { SecurityModule } from './security/security.module';
 
 @Module({})
@@ -47,6 +48,8 @@ export class AppModule {
         }),
         DatabaseModule.forRoot(database),
         SecurityModule,
+        // after SecurityModule: its rate-limit guard runs once ApiKeyGuard has named the caller
+        LimitsModule,
         ObserveModule,
         HealthModule,
         ConversationModule,

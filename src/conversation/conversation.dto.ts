@@ -16,6 +16,7 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
+import { MAX_INT4 } from '../common/pagination';
 import { CONFIRMATION_POLICIES, type ConfirmationPolicy, MULTITASK_POLICIES, type MultitaskPolicy } from './conversation.records';
 
 /** A model reference, as in `{ "provider": "openai", "modelId": "gpt-4o-mini" }`. */
@@ -165,11 +166,12 @@ export class ListConversationsQuery {
 
 export class ListMessagesQuery {
   /** messages with seq greater than this */
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: 'messages with a seq greater than this' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_INT4, default: 0, description: 'messages with a seq greater than this' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(MAX_INT4)
   after?: number;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500 })

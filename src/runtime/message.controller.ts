@@ -11,6 +11,7 @@ import {
 } from '@nestjs/swagger';
 import { ApiController, ApiErrors } from '../common/openapi';
 import { Auth, type AuthContext } from '../security/auth-context';
+import { StreamLimiter } from '../security/limits/stream-limiter';
 import { EventLog } from './event-log';
 import { PostedMessageResponse, PostMessageDto, RunResponse } from './run.dto';
 import { RunService } from './run.service';
@@ -25,6 +26,7 @@ export class MessageController {
     private readonly runs: RunService,
     private readonly events: EventLog,
     private readonly sse: SseWriter,
+    private readonly streams: StreamLimiter,
   ) {}
 
   /**
@@ -57,8 +59,11 @@ export class MessageController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
+    const streaming = acceptsEventStream(request);
+    // a stream beyond the caller's limit is refused before the message is stored
+    if (streaming) this.streams.admit(request, response);
     const posted = await this.runs.postMessage(auth, id, dto);
-    if (!acceptsEventStream(request)) {
+    if (!streaming) {
       response.status(201).json(posted);
       return;
     }

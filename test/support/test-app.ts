@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { GENEROUS_LIMITS } from './limits';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export interface TestApp {
@@ -18,7 +19,7 @@ export interface TestApp {
 /** Starts the real application on an ephemeral loopback port against a fresh database. */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
-  const config = loadConfig({ LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', ...database.env, ...env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', ...GENEROUS_LIMITS, ...database.env, ...env });
   const app = await createApp(config);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
