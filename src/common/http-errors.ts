@@ -10,6 +10,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { databaseErrorAnswer } from './database-errors';
+import { BodyRejected } from './json-body';
 import { LimitExceeded } from './limit-exceeded';
 import { requestId } from './request-id';
 
@@ -103,6 +104,8 @@ interface BodyParserError {
 
 /** body-parser's own messages repeat what it read; these say what is wrong instead. */
 function parserMessage(error: BodyParserError): string {
+  // a check of json-body.ts (body-parser strips its type when the JSON reviver throws it)
+  if (error instanceof BodyRejected) return error.message;
   if (error.type === 'entity.parse.failed') return 'Request body is not valid JSON';
   if (error.type === 'entity.too.large') {
     return `Request body is too large${typeof error.limit === 'number' ? ` (the limit is ${error.limit} bytes, HELIX_BODY_LIMIT)` : ''}`;
