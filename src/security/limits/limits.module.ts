@@ -25,7 +25,7 @@ import { StreamLimiter } from './stream-limiter';
       inject: [AppConfig],
       useFactory: (config: AppConfig) =>
         config.REDIS_URL
-          ? new RedisThrottlerStorage(new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }))
+          ? new RedisThrottlerStorage(new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }))
           : new ThrottlerStorageService(),
     },
     RateLimitGuard,

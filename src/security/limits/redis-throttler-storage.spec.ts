@@ -4,6 +4,7 @@
  * atomic under concurrent requests and shared by every instance.
  */
 import { randomBytes } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { redisReachable, TEST_REDIS_URL } from '../../../test/support/redis';
 import { RedisThrottlerStorage } from './redis-throttler-storage';
@@ -67,13 +68,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 });
 
 describe('RedisThrottlerStorage without Redis', () => {
-  it('lets requests through rather than failing them', async () => {
+  it('lets requests through rather than failing them, and says so in the log', async () => {
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const client = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
     const s = new RedisThrottlerStorage(client);
     try {
       expect(await s.increment('anyone', 60_000, 1, 60_000, 'default')).toEqual({ totalHits: 0, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
+      expect(String(warned.mock.calls[0]?.[0])).toContain('Rate limits are not enforced while Redis does not answer');
     } finally {
       client.disconnect();
+      warned.mockRestore();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 
@@ -42,7 +42,7 @@ const seconds = (ms: number) => Math.ceil(ms / 1000);
  * count and its expiry are never split. If Redis cannot be reached the request is let through
  * (logged at most once a minute): the limiter failing must not take the API down with it.
  */
-export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
+export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RedisThrottlerStorage.name);
   private readonly redis: RedisWithIncrement;
   private lastWarning = 0;
@@ -57,6 +57,15 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
     this.redis = redis as RedisWithIncrement;
   }
 
+  /**
+   * Connects before the server listens, so the first requests are counted too (commands are not
+   * queued while disconnected: they fail at once and the request is let through).
+   */
+  async onModuleInit(): Promise<void> {
+    if (this.redis.status !== 'wait') return;
+    await this.redis.connect().catch((error: unknown) => this.warn(error));
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
@@ -67,11 +76,14 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
       const [totalHits, windowLeft, blocked, blockLeft] = await this.redis.helixThrottle(`${base}:hits`, `${base}:block`, ttl, limit, blockDuration);
       return { totalHits, timeToExpire: seconds(windowLeft), isBlocked: blocked === 1, timeToBlockExpire: seconds(blockLeft) };
     } catch (error) {
-      if (Date.now() - this.lastWarning > 60_000) {
-        this.lastWarning = Date.now();
-        this.logger.warn(`Rate limits are not enforced: Redis did not answer (${error instanceof Error ? error.message : String(error)})`);
-      }
+      this.warn(error);
       return { totalHits: 0, timeToExpire: seconds(ttl), isBlocked: false, timeToBlockExpire: 0 };
     }
+  }
+
+  private warn(error: unknown): void {
+    if (Date.now() - this.lastWarning < 60_000) return;
+    this.lastWarning = Date.now();
+    this.logger.warn(`Rate limits are not enforced while Redis does not answer (${error instanceof Error ? error.message : String(error)})`);
   }
 }
