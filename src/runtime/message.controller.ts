@@ -51,7 +51,7 @@ export class MessageController {
       'text/event-stream': { schema: { type: 'string', description: 'SSE: `id:` seq, `event:` name, `data:` JSON payload' } },
     },
   })
-  @ApiErrors(400, 404, 409)
+  @ApiErrors(400, 404, 409, 413, 429)
   async post(
     @Auth() auth: AuthContext,
     @Param('id') id: string,

@@ -65,7 +65,7 @@ export class RunController {
       'application/json': { schema: { $ref: getSchemaPath(RunEventPageResponse) } },
     },
   })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 429)
   async events_(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
