@@ -10,8 +10,7 @@
  */
 import { FUZZ_ENDPOINTS, type FuzzFixtures } from './support/fuzz-endpoints';
 import { answerProblems, Fuzzer, type FuzzRequest } from './support/fuzz';
-import { HelixApi } from './support/sse-client';
-import { startTestApp, type TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const TOKEN = 'fuzz-test-token';
 const SEED = Number(process.env.HELIX_FUZZ_SEED ?? 19);
@@ -49,13 +48,11 @@ async function send(baseUrl: string, request: FuzzRequest): Promise<Answer> {
 }
 
 describe('fuzz: malformed requests to every endpoint', () => {
-  let t: TestApp;
-  let api: HelixApi;
+  const app = useTestApp(TOKEN);
   let fixtures: FuzzFixtures;
 
   beforeAll(async () => {
-    t = await startTestApp({ HELIX_API_TOKEN: TOKEN });
-    api = new HelixApi(t.baseUrl, TOKEN);
+    const { api } = app;
     const conversation = await api.createConversation({ title: 'fuzzed' });
     await api.createConversation({ title: 'second, for a cursor' });
     const posted = await api.postMessage(conversation, { text: 'hello there' });
@@ -71,9 +68,9 @@ describe('fuzz: malformed requests to every endpoint', () => {
       cursor: page.body.nextCursor,
     };
   });
-  afterAll(() => t?.close());
 
   it(`${REQUESTS} seeded malformed requests: no 5xx, nothing internal in any answer; the server still works`, async () => {
+    const { t, api } = app;
     const fuzzer = new Fuzzer(SEED, fixtures);
     const requests = Array.from({ length: REQUESTS }, (_, i) => fuzzer.next(FUZZ_ENDPOINTS[i % FUZZ_ENDPOINTS.length]));
     const failures: string[] = [];

@@ -5,8 +5,8 @@
  * writes nothing.
  */
 import { useMockApp } from './support/mock-app';
-import { HelixApi, sleep } from './support/sse-client';
-import { startTestApp, type TestApp } from './support/test-app';
+import { sleep } from './support/sse-client';
+import { useTestApp } from './support/test-app';
 
 jest.setTimeout(180_000);
 
@@ -18,26 +18,19 @@ const expect429Naming = (res: { status: number; body: any; headers: Record<strin
 
 describe('rate limits and body size', () => {
   const TOKEN = 'limits-rate-token';
-  let t: TestApp;
-  let api: HelixApi;
-  const graphql = (query: string, token = TOKEN) => t.http().post('/graphql').set('X-API-Token', token).send({ query });
-
-  beforeAll(async () => {
-    t = await startTestApp({ HELIX_API_TOKEN: TOKEN, HELIX_RATE_LIMIT_PER_KEY: '7', HELIX_RATE_LIMIT_PER_IP: '3', HELIX_BODY_LIMIT: '2kb' });
-    api = new HelixApi(t.baseUrl, TOKEN);
-  });
-  afterAll(() => t?.close());
+  const app = useTestApp(TOKEN, { HELIX_RATE_LIMIT_PER_KEY: '7', HELIX_RATE_LIMIT_PER_IP: '3', HELIX_BODY_LIMIT: '2kb' });
+  const graphql = (query: string, token = TOKEN) => app.t.http().post('/graphql').set('X-API-Token', token).send({ query });
 
   it('a body over HELIX_BODY_LIMIT is a JSON 413 naming the limit, and nothing is created', async () => {
-    const res = await api.post('/conversations', { title: 'x'.repeat(3000) });
+    const res = await app.api.post('/conversations', { title: 'x'.repeat(3000) });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ statusCode: 413, error: 'Payload Too Large', message: 'Request body is too large (the limit is 2048 bytes, HELIX_BODY_LIMIT)' });
   });
 
   it('per key: the 8th request of a minute is a 429 with Retry-After; another key, health and metrics are not affected', async () => {
     // 1-3: a conversation, a message (its run), a member key (one GraphQL operation of three root fields counts once)
-    const conversationId = await api.createConversation();
-    const posted = await api.postMessage(conversationId, { text: 'hello' });
+    const conversationId = await app.api.createConversation();
+    const posted = await app.api.postMessage(conversationId, { text: 'hello' });
     const created = await graphql(
       'mutation { a: createApiKey(name: "a", role: member) { key } b: createApiKey(name: "b", role: member) { key } c: createApiKey(name: "c", role: member) { key } }',
     ).expect(200);
@@ -47,26 +40,26 @@ describe('rate limits and body size', () => {
 
     // per address: a stream token carries no key; the 4th request from this address is refused
     for (let i = 0; i < 3; i++) {
-      await t.http().get(`/api/v1/runs/${posted.run.id}/events?token=${posted.run.streamToken}`).set('Accept', 'application/json').expect(200);
+      await app.t.http().get(`/api/v1/runs/${posted.run.id}/events?token=${posted.run.streamToken}`).set('Accept', 'application/json').expect(200);
     }
-    const byAddress = await t.http().get(`/api/v1/runs/${posted.run.id}/events?token=${posted.run.streamToken}`).set('Accept', 'application/json');
+    const byAddress = await app.t.http().get(`/api/v1/runs/${posted.run.id}/events?token=${posted.run.streamToken}`).set('Accept', 'application/json');
     expect429Naming(byAddress, 'HELIX_RATE_LIMIT_PER_IP');
     expect(byAddress.body.message).toContain('3 per minute for this client address');
 
     // 4-7 with the key, then the 8th
-    for (let i = 0; i < 4; i++) await api.get('/conversations').expect(200);
-    const refused = await api.get('/conversations');
+    for (let i = 0; i < 4; i++) await app.api.get('/conversations').expect(200);
+    const refused = await app.api.get('/conversations');
     expect429Naming(refused, 'HELIX_RATE_LIMIT_PER_KEY');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
     // refused writes too, and nothing is written
-    expect((await api.post('/conversations', { title: 'refused' })).status).toBe(429);
+    expect((await app.api.post('/conversations', { title: 'refused' })).status).toBe(429);
 
     // the member key has its own count
-    await t.http().get('/api/v1/conversations').set('X-API-Token', memberKey).expect(200);
+    await app.t.http().get('/api/v1/conversations').set('X-API-Token', memberKey).expect(200);
     // probes and scrapes are never limited
-    for (let i = 0; i < 10; i++) await t.http().get('/health').expect(200);
-    await t.http().get('/metrics').set('X-API-Token', TOKEN).expect(200);
+    for (let i = 0; i < 10; i++) await app.t.http().get('/health').expect(200);
+    await app.t.http().get('/metrics').set('X-API-Token', TOKEN).expect(200);
     // GraphQL is limited with the rest: the error carries the limit
     const limitedQuery = await graphql('{ workspaces { id } }');
     expect(JSON.stringify(limitedQuery.body)).toContain('HELIX_RATE_LIMIT_PER_KEY');

@@ -11,8 +11,7 @@
  */
 import fc from 'fast-check';
 import { isStorableText } from '../src/common/storable-text';
-import { HelixApi } from './support/sse-client';
-import { startTestApp, type TestApp } from './support/test-app';
+import { useTestApp } from './support/test-app';
 
 const TOKEN = 'roundtrip-token';
 const RUNS = Number(process.env.HELIX_FC_RUNS ?? 60);
@@ -30,14 +29,7 @@ const unit = fc.oneof(
 const storable = (maxLength: number) => fc.string({ unit, maxLength }).filter(isStorableText);
 
 describe('any storable string round-trips through the API (property)', () => {
-  let t: TestApp;
-  let api: HelixApi;
-
-  beforeAll(async () => {
-    t = await startTestApp({ HELIX_API_TOKEN: TOKEN });
-    api = new HelixApi(t.baseUrl, TOKEN);
-  });
-  afterAll(() => t?.close());
+  const app = useTestApp(TOKEN);
 
   it('title, systemPrompt and message text come back byte for byte', async () => {
     await fc.assert(
@@ -45,22 +37,22 @@ describe('any storable string round-trips through the API (property)', () => {
         // titles and texts are trimmed or must not be blank: brackets keep the generated part whole
         const title = `[${titlePart}]`;
         const text = `<${textPart}>`;
-        const created = await api.post('/conversations', { title, settings: { systemPrompt } });
+        const created = await app.api.post('/conversations', { title, settings: { systemPrompt } });
         expect(created.status).toBe(201);
         const id = created.body.id as string;
-        const read = (await api.get(`/conversations/${id}`).expect(200)).body;
+        const read = (await app.api.get(`/conversations/${id}`).expect(200)).body;
         expect(read.title).toBe(title);
         expect(read.settings.systemPrompt).toBe(systemPrompt);
 
         const renamed = `{${textPart}}`;
-        await api.patch(`/conversations/${id}`, { title: renamed, settings: { systemPrompt: text } }).expect(200);
-        const updated = (await api.get(`/conversations/${id}`).expect(200)).body;
+        await app.api.patch(`/conversations/${id}`, { title: renamed, settings: { systemPrompt: text } }).expect(200);
+        const updated = (await app.api.get(`/conversations/${id}`).expect(200)).body;
         expect(updated.title).toBe(renamed);
         expect(updated.settings.systemPrompt).toBe(text);
 
-        const posted = await api.postMessage(id, { text, mode: 'direct' });
+        const posted = await app.api.postMessage(id, { text, mode: 'direct' });
         expect(posted.message.content).toBe(text);
-        const stored = (await api.messages(id)).find((message) => message.id === posted.message.id);
+        const stored = (await app.api.messages(id)).find((message) => message.id === posted.message.id);
         expect(stored?.content).toBe(text);
         // byte for byte: the UTF-8 of what came back is the UTF-8 of what was sent
         expect(Buffer.from(stored?.content ?? '').equals(Buffer.from(text))).toBe(true);
@@ -86,14 +78,14 @@ describe('any storable string round-trips through the API (property)', () => {
         fc.constantFrom('title', 'systemPrompt', 'text'),
         async (before, bad, after, field) => {
           const value = `${before}${bad}${after}`;
-          const conversationId = await api.createConversation({ title: 'target' });
+          const conversationId = await app.api.createConversation({ title: 'target' });
           const res =
             field === 'text'
-              ? await api.post(`/conversations/${conversationId}/messages`, { text: value })
-              : await api.post('/conversations', field === 'title' ? { title: value } : { settings: { systemPrompt: value } });
+              ? await app.api.post(`/conversations/${conversationId}/messages`, { text: value })
+              : await app.api.post('/conversations', field === 'title' ? { title: value } : { settings: { systemPrompt: value } });
           expect(res.status).toBe(400);
           expect(res.body.message).toContain(field === 'systemPrompt' ? 'settings.systemPrompt' : field);
-          if (field === 'text') expect(await api.messages(conversationId)).toEqual([]);
+          if (field === 'text') expect(await app.api.messages(conversationId)).toEqual([]);
         },
       ),
       { numRuns: 20 },

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { GENEROUS_LIMITS } from './limits';
+import { HelixApi } from './sse-client';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export interface TestApp {
@@ -35,4 +36,24 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       await database.drop();
     },
   };
+}
+
+export interface UsedApp {
+  t: TestApp;
+  /** the REST API with the app's token */
+  api: HelixApi;
+}
+
+/**
+ * `startTestApp` with HELIX_API_TOKEN `token`, started before the calling `describe`'s tests and
+ * closed after them; the fields are set once `beforeAll` has run.
+ */
+export function useTestApp(token: string, env: Record<string, string> = {}): UsedApp {
+  const ctx = {} as UsedApp;
+  beforeAll(async () => {
+    ctx.t = await startTestApp({ HELIX_API_TOKEN: token, ...env });
+    ctx.api = new HelixApi(ctx.t.baseUrl, token);
+  });
+  afterAll(() => ctx.t?.close());
+  return ctx;
 }
