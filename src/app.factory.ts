@@ -13,6 +13,7 @@ import { openDatabase } from './database/database.module';
 import { GRAPHIQL_ASSETS_PATH } from './graphql/graphiql';
 import { SharedShapeExpressAdapter } from './common/express-adapter';
 import { HttpErrorFilter, validationExceptionFactory } from './common/http-errors';
+import { jsonBodyOptions } from './common/json-body';
 import { logDestination } from './common/log-destination';
 import { setupOpenApi } from './common/openapi';
 import { applyBrowserPolicy } from './security/browser-policy';
@@ -41,7 +42,9 @@ export async function createApp(
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   applyBrowserPolicy(app, config);
-  app.useBodyParser('json', { limit: '1mb' });
+  // size, depth, UTF-8 and prototype keys are checked before any DTO sees a body (json-body.ts)
+  app.useBodyParser('json', jsonBodyOptions(config.HELIX_BODY_LIMIT));
+  app.useBodyParser('urlencoded', { limit: config.HELIX_BODY_LIMIT, extended: false });
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       { path: 'health', method: RequestMethod.GET },

@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { ObserveModule } from './observe/observe.module';
 import { RagModule } from './rag/rag.module';
 import { RuntimeModule } from './runtime/runtime.module';
+import { LimitsModule } from './security/limits/limits.module';
 import { SecurityModule } from './security/security.module';
 
 @Module({})
@@ -50,6 +51,8 @@ export class AppModule {
         }),
         DatabaseModule.forRoot(database),
         SecurityModule,
+        // after SecurityModule: its rate-limit guard runs once ApiKeyGuard has named the caller
+        LimitsModule,
         ObserveModule,
         HealthModule,
         ConversationModule,

@@ -90,7 +90,7 @@ describe('OpenAPI document and UI', () => {
 
   it('documents success and error responses, and the event stream as text/event-stream', () => {
     const post = doc.paths['/api/v1/conversations/{id}/messages'].post;
-    expect(Object.keys(post.responses).sort()).toEqual(['201', '400', '401', '404', '409']);
+    expect(Object.keys(post.responses).sort()).toEqual(['201', '400', '401', '404', '409', '413', '429']);
     expect(Object.keys(post.responses['201'].content ?? {}).sort()).toEqual(['application/json', 'text/event-stream']);
     expect(Object.keys(doc.paths['/api/v1/runs/{id}/resume'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409']));
 

@@ -86,6 +86,11 @@ export async function startHelix(options: HelixOptions): Promise<Helix> {
     OPENAI_BASE_URL: options.mockUrl,
     HELIX_DEFAULT_MODEL: 'openai:mock-model',
     HELIX_MAX_CONCURRENT_RUNS: '200',
+    // the load is the point: rate and stream limits off, room for every run in flight
+    HELIX_RATE_LIMIT_PER_KEY: '0',
+    HELIX_RATE_LIMIT_PER_IP: '0',
+    HELIX_MAX_SSE_PER_KEY: '0',
+    HELIX_MAX_LIVE_RUNS_PER_WORKSPACE: '1000000',
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
     ...options.env,

@@ -10,6 +10,9 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { redactUrl } from './redact-url';
+import { databaseErrorAnswer } from './database-errors';
+import { BodyRejected } from './json-body';
+import { LimitExceeded } from './limit-exceeded';
 import { requestId } from './request-id';
 
 /** Flattens class-validator errors into one readable line naming each field (`settings.maxSteps …`). */
@@ -43,8 +46,9 @@ const REASONS: Record<number, string> = {
 };
 
 /**
- * Every error leaves as `{statusCode, error, message}` with `message` a string. Unexpected
- * errors are logged with their stack and answered with a generic 500: no internals leak.
+ * Every error leaves as `{statusCode, error, message}` with `message` a string. A database error
+ * a client's input caused is a 400/404/409 with a message of Helix's own (database-errors.ts);
+ * unexpected errors are logged with their stack and answered with a generic 500: no internals leak.
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -57,11 +61,18 @@ export class HttpErrorFilter implements ExceptionFilter {
     let status = HttpStatus.INTERNAL_SERVER_ERROR;
     let message = 'Internal server error';
     const parserError = bodyParserError(exception);
+    const databaseError = parserError || exception instanceof HttpException ? undefined : databaseErrorAnswer(exception);
     if (parserError) {
       status = parserError.status;
-      message = PARSER_MESSAGES[parserError.type] ?? parserError.message;
+      message = parserMessage(parserError);
+    } else if (databaseError) {
+      ({ status, message } = databaseError);
+      this.logger.warn(`Answered ${status} for a database error: ${exception instanceof Error ? exception.message : String(exception)}`);
     } else if (exception instanceof HttpException) {
       status = exception.getStatus();
+      if (exception instanceof LimitExceeded && exception.retryAfterSeconds !== undefined && !response.headersSent) {
+        response.setHeader('Retry-After', String(exception.retryAfterSeconds));
+      }
       const body = exception.getResponse();
       const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
       message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
@@ -87,12 +98,20 @@ interface BodyParserError {
   status: number;
   type: string;
   message: string;
+  /** entity.too.large: the limit in bytes */
+  limit?: number;
 }
 
-const PARSER_MESSAGES: Record<string, string> = {
-  'entity.parse.failed': 'Request body is not valid JSON',
-  'entity.too.large': 'Request body is too large',
-};
+/** body-parser's own messages repeat what it read; these say what is wrong instead. */
+function parserMessage(error: BodyParserError): string {
+  // a check of json-body.ts (body-parser strips its type when the JSON reviver throws it)
+  if (error instanceof BodyRejected) return error.message;
+  if (error.type === 'entity.parse.failed') return 'Request body is not valid JSON';
+  if (error.type === 'entity.too.large') {
+    return `Request body is too large${typeof error.limit === 'number' ? ` (the limit is ${error.limit} bytes, HELIX_BODY_LIMIT)` : ''}`;
+  }
+  return error.message;
+}
 
 /** body-parser errors arrive raw or wrapped by Nest's express adapter (as the exception's cause). */
 function bodyParserError(exception: unknown): BodyParserError | undefined {

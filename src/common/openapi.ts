@@ -21,6 +21,8 @@ const ERRORS: Record<number, string> = {
   401: 'no API token, or a wrong one',
   404: 'no such id in your workspace',
   409: "the run's (or conversation's) state does not allow the call; the message names the state",
+  413: 'the body is larger than HELIX_BODY_LIMIT',
+  429: 'a limit was reached (request rate, live runs, run queue, open streams; docs/LIMITS.md): the message names it, `Retry-After` says when to retry',
 };
 
 /** The error responses a route can give, each with the shared error body. */

@@ -11,10 +11,21 @@ export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(`${cursor.createdAt.toISOString()}|${cursor.id}`).toString('base64url');
 }
 
+/** The largest value of a PostgreSQL `integer` (seq columns): a larger `after` would fail in SQL. */
+export const MAX_INT4 = 2_147_483_647;
+
+/**
+ * A cursor is only ever made by `encodeCursor`, so anything that does not decode to a date
+ * PostgreSQL can compare (years 1–9999) and a short storable id is a client's mistake: a 400
+ * naming the field, never a database error.
+ */
 export function decodeCursor(value: string, field = 'cursor'): Cursor {
-  const [iso, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
+  const [iso, id, ...rest] = Buffer.from(value, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(iso ?? '');
-  if (!id || !isStorableText(id) || Number.isNaN(createdAt.getTime())) throw new BadRequestException(`${field} is not a valid cursor`);
+  const year = createdAt.getUTCFullYear();
+  if (!id || rest.length || id.length > 200 || !isStorableText(id) || Number.isNaN(year) || year < 1 || year > 9999) {
+    throw new BadRequestException(`${field} is not a valid cursor`);
+  }
   return { createdAt, id };
 }
 

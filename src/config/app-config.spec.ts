@@ -26,3 +26,34 @@ describe('the security settings of loadConfig', () => {
     expect(loadConfig({ HELIX_STREAM_TOKEN_TTL_SECONDS: '120' }).HELIX_STREAM_TOKEN_TTL_SECONDS).toBe(120);
   });
 });
+
+describe('abuse limit configuration', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toMatchObject({
+      HELIX_BODY_LIMIT: '1mb',
+      HELIX_RATE_LIMIT_PER_KEY: 600,
+      HELIX_RATE_LIMIT_PER_IP: 300,
+      HELIX_MAX_MESSAGE_CHARS: 100_000,
+      HELIX_MAX_LIVE_RUNS_PER_WORKSPACE: 20,
+      HELIX_RUN_QUEUE_LIMIT: 1_000,
+      HELIX_GRAPHQL_MAX_DEPTH: 10,
+      HELIX_GRAPHQL_MAX_COMPLEXITY: 5_000,
+      HELIX_MAX_SSE_PER_KEY: 100,
+    });
+  });
+
+  it('reads integers and sizes, 0 turning a rate or stream limit off', () => {
+    const config = loadConfig({ HELIX_RATE_LIMIT_PER_KEY: '0', HELIX_MAX_SSE_PER_KEY: ' 3 ', HELIX_BODY_LIMIT: '512kb' });
+    expect(config).toMatchObject({ HELIX_RATE_LIMIT_PER_KEY: 0, HELIX_MAX_SSE_PER_KEY: 3, HELIX_BODY_LIMIT: '512kb' });
+  });
+
+  it.each([
+    ['HELIX_BODY_LIMIT', 'lots', 'HELIX_BODY_LIMIT must be a size such as 512kb or 1mb (got "lots")'],
+    ['HELIX_RATE_LIMIT_PER_KEY', '-1', 'HELIX_RATE_LIMIT_PER_KEY must be an integer between 0 and 1000000 (got -1)'],
+    ['HELIX_MAX_MESSAGE_CHARS', '0', 'HELIX_MAX_MESSAGE_CHARS must be an integer between 1 and 10000000 (got 0)'],
+    ['HELIX_MAX_LIVE_RUNS_PER_WORKSPACE', 'many', 'HELIX_MAX_LIVE_RUNS_PER_WORKSPACE must be an integer between 1 and 1000000 (got "many")'],
+    ['HELIX_GRAPHQL_MAX_DEPTH', '1.5', 'HELIX_GRAPHQL_MAX_DEPTH must be an integer between 1 and 100 (got "1.5")'],
+  ])('a bad %s stops start-up naming it', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new ConfigError(`Invalid configuration: ${message}`));
+  });
+});

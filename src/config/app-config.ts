@@ -16,6 +16,17 @@ const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
+/** An integer variable within [min, max]; the message names the variable and the range. */
+function IntBetween(min: number, max: number): PropertyDecorator {
+  return (target: object, property: string | symbol) => {
+    const message = `${String(property)} must be an integer between ${min} and ${max}`;
+    Transform(toInt)(target, property);
+    IsInt({ message })(target, property);
+    Min(min, { message })(target, property);
+    Max(max, { message })(target, property);
+  };
+}
+
 /**
  * The environment Helix reads, validated once at start-up (DESIGN.md "Configuration").
  * Property names are the variable names so an error names exactly what the operator must fix.
@@ -134,6 +145,42 @@ export class AppConfig {
   @Min(10, { message: 'HELIX_CODE_EXEC_TIMEOUT_MS must be an integer between 10 and 300000' })
   @Max(300000, { message: 'HELIX_CODE_EXEC_TIMEOUT_MS must be an integer between 10 and 300000' })
   HELIX_CODE_EXEC_TIMEOUT_MS = 5000;
+
+  // Abuse limits (docs/LIMITS.md). A rate or stream limit of 0 turns that limit off.
+
+  /** the largest request body accepted (413 beyond), as body-parser reads it: `512kb`, `1mb` */
+  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb)$/i, { message: 'HELIX_BODY_LIMIT must be a size such as 512kb or 1mb' })
+  HELIX_BODY_LIMIT = '1mb';
+
+  /** requests per minute for one API key (the bootstrap token counts as one key) */
+  @IntBetween(0, 1_000_000)
+  HELIX_RATE_LIMIT_PER_KEY = 600;
+
+  /** requests per minute from one client IP without an API key (open mode, stream tokens, refused keys) */
+  @IntBetween(0, 1_000_000)
+  HELIX_RATE_LIMIT_PER_IP = 300;
+
+  /** the longest message text (and ask_user reply) accepted */
+  @IntBetween(1, 10_000_000)
+  HELIX_MAX_MESSAGE_CHARS = 100_000;
+
+  /** runs of one workspace that may be live (not finished) at once; a new message beyond is a 429 */
+  @IntBetween(1, 1_000_000)
+  HELIX_MAX_LIVE_RUNS_PER_WORKSPACE = 20;
+
+  /** runs that may wait for an execution slot in this process; a new message beyond is a 429 */
+  @IntBetween(1, 10_000_000)
+  HELIX_RUN_QUEUE_LIMIT = 1_000;
+
+  @IntBetween(1, 100)
+  HELIX_GRAPHQL_MAX_DEPTH = 10;
+
+  @IntBetween(1, 10_000_000)
+  HELIX_GRAPHQL_MAX_COMPLEXITY = 5_000;
+
+  /** event streams one API key (or, without one, one client IP) may hold open at once */
+  @IntBetween(0, 1_000_000)
+  HELIX_MAX_SSE_PER_KEY = 100;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';

@@ -29,6 +29,7 @@ import {
   RETRIEVAL_MODES,
   type RetrievalMode,
 } from './conversation.records';
+import { MAX_INT4 } from '../common/pagination';
 
 /** A model reference, as in `{ "provider": "openai", "modelId": "gpt-4o-mini" }`. */
 export class ModelRefDto {
@@ -172,11 +173,12 @@ export class ListConversationsQuery extends PageQuery {}
 
 export class ListMessagesQuery {
   /** messages with seq greater than this */
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: 'messages with a seq greater than this' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_INT4, default: 0, description: 'messages with a seq greater than this' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(MAX_INT4)
   after?: number;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500 })

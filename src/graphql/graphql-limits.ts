@@ -9,10 +9,9 @@ import {
 } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
 
-/** Deep enough for a run's span tree (run → step → model call) with its fields, no deeper. */
-export const MAX_QUERY_DEPTH = 10;
-/** A field costs 1; a list field with `first` costs `first` times its selection (see the resolvers' `complexity`). */
-export const MAX_QUERY_COMPLEXITY = 5_000;
+// The limits are HELIX_GRAPHQL_MAX_DEPTH (default 10: deep enough for a run's span tree, run →
+// step → model call, with its fields) and HELIX_GRAPHQL_MAX_COMPLEXITY (default 5,000: a field
+// costs 1; a list field with `first` costs `first` times its selection, see the resolvers' `complexity`).
 
 /**
  * A validation rule refusing operations nested deeper than `max` fields (fragments followed,

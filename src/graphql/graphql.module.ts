@@ -4,7 +4,8 @@ import { GraphQLModule } from '@nestjs/graphql';
 import { GraphiQLAssetsController } from './graphiql-assets.controller';
 import { graphiqlLandingPage } from './graphiql';
 import { formatGraphQLError } from './graphql-errors';
-import { complexityLimit, depthLimit, MAX_QUERY_COMPLEXITY, MAX_QUERY_DEPTH } from './graphql-limits';
+import { AppConfig } from '../config/app-config';
+import { complexityLimit, depthLimit } from './graphql-limits';
 
 /** The path of the admin API (outside the REST prefix, as DESIGN pins it). */
 export const GRAPHQL_PATH = '/graphql';
@@ -17,21 +18,24 @@ export const GRAPHQL_PATH = '/graphql';
  */
 @Module({
   imports: [
-    GraphQLModule.forRoot<ApolloDriverConfig>({
+    GraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: ApolloDriver,
-      path: GRAPHQL_PATH,
-      autoSchemaFile: true,
-      sortSchema: true,
-      // GraphiQL is served by our own landing page, from local files (no CDN)
-      playground: false,
-      graphiql: false,
-      introspection: true,
-      includeStacktraceInErrorResponses: false,
-      autoTransformHttpErrors: false,
-      formatError: formatGraphQLError,
-      validationRules: [depthLimit(MAX_QUERY_DEPTH)],
-      plugins: [complexityLimit(MAX_QUERY_COMPLEXITY), graphiqlLandingPage(GRAPHQL_PATH)],
-      context: ({ req }: { req: unknown }) => ({ req }),
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        path: GRAPHQL_PATH,
+        autoSchemaFile: true,
+        sortSchema: true,
+        // GraphiQL is served by our own landing page, from local files (no CDN)
+        playground: false,
+        graphiql: false,
+        introspection: true,
+        includeStacktraceInErrorResponses: false,
+        autoTransformHttpErrors: false,
+        formatError: formatGraphQLError,
+        validationRules: [depthLimit(config.HELIX_GRAPHQL_MAX_DEPTH)],
+        plugins: [complexityLimit(config.HELIX_GRAPHQL_MAX_COMPLEXITY), graphiqlLandingPage(GRAPHQL_PATH)],
+        context: ({ req }: { req: unknown }) => ({ req }),
+      }),
     }),
   ],
   controllers: [GraphiQLAssetsController],

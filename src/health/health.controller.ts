@@ -4,7 +4,10 @@ import { ErrorResponse } from '../common/openapi';
 import { DatabaseHandle } from '../database/database-handle';
 import { EventLog } from '../runtime/event-log';
 import { Public } from '../security/auth-context';
+import { SkipThrottle } from '@nestjs/throttler';
 
+// probes and scrapes are not rate limited (they come every few seconds, from one address)
+@SkipThrottle()
 @Controller('health')
 @Public()
 @ApiTags('health')

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiController } from '../common/openapi';
 import { Public } from '../security/auth-context';
+import { SkipThrottle } from '@nestjs/throttler';
 import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';
 
@@ -11,6 +12,8 @@ import { MetricsService } from './metrics.service';
  * (app.module.ts), like /health. @Public() only skips the API's guard: MetricsGuard decides,
  * with HELIX_METRICS_TOKEN or the API's own rules.
  */
+// probes and scrapes are not rate limited (they come every few seconds, from one address)
+@SkipThrottle()
 @Controller('metrics')
 @Public()
 @UseGuards(MetricsGuard)

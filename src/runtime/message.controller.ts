@@ -12,6 +12,7 @@ import {
 import { ApiController, ApiErrors } from '../common/openapi';
 import { Auth, type AuthContext } from '../security/auth-context';
 import { Access } from '../security/access';
+import { StreamLimiter } from '../security/limits/stream-limiter';
 import { EventLog } from './event-log';
 import { PostedMessageResponse, PostMessageDto, RunResponse } from './run.dto';
 import { RunService } from './run.service';
@@ -26,6 +27,7 @@ export class MessageController {
     private readonly runs: RunService,
     private readonly events: EventLog,
     private readonly sse: SseWriter,
+    private readonly streams: StreamLimiter,
   ) {}
 
   /**
@@ -51,7 +53,7 @@ export class MessageController {
       'text/event-stream': { schema: { type: 'string', description: 'SSE: `id:` seq, `event:` name, `data:` JSON payload' } },
     },
   })
-  @ApiErrors(400, 404, 409)
+  @ApiErrors(400, 404, 409, 413, 429)
   async post(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
@@ -59,8 +61,11 @@ export class MessageController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
+    const streaming = acceptsEventStream(request);
+    // a stream beyond the caller's limit is refused before the message is stored
+    if (streaming) this.streams.admit(request, response);
     const posted = await this.runs.postMessage(auth, id, dto);
-    if (!acceptsEventStream(request)) {
+    if (!streaming) {
       response.status(201).json(posted);
       return;
     }

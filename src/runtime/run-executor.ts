@@ -73,6 +73,11 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     return this.waiting.length;
   }
 
+  /** HELIX_RUN_QUEUE_LIMIT runs wait for a slot: a new run is refused rather than queued in memory without bound */
+  get queueFull(): boolean {
+    return this.waiting.length >= this.config.HELIX_RUN_QUEUE_LIMIT;
+  }
+
   /** A lease to write with a run this process creates and drives (saves taking it). */
   newLease(): { owner: string; until: Date } {
     return { owner: this.instanceId, until: new Date(Date.now() + LEASE_MS) };

@@ -1,5 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { newId } from '../common/ids';
+import { LimitExceeded } from '../common/limit-exceeded';
 import { AppConfig } from '../config/app-config';
 import { effectiveSettings, type MessageRecord, type NewMessage } from '../conversation/conversation.records';
 import { ConversationService } from '../conversation/conversation.service';
@@ -54,8 +55,14 @@ export class RunStarter {
   ) {}
 
   async start(auth: AuthContext, conversationId: string, input: NewRunInput): Promise<RunStarted> {
+    if (input.text.length > this.config.HELIX_MAX_MESSAGE_CHARS) {
+      throw new BadRequestException(`text must be at most ${this.config.HELIX_MAX_MESSAGE_CHARS} characters (HELIX_MAX_MESSAGE_CHARS)`);
+    }
     // plan mode plans first: such a run is created CREATED and moves to PLANNING in its loop
     const slot = input.mode === 'plan' ? undefined : this.executor.reserve();
+    if (!slot && this.executor.queueFull) {
+      throw new LimitExceeded('HELIX_RUN_QUEUE_LIMIT', `${this.executor.queueLength} runs are waiting for an execution slot; try again shortly`, 5);
+    }
     try {
       return await this.startIn(slot, auth, conversationId, input);
     } finally {
@@ -69,8 +76,10 @@ export class RunStarter {
     const found = this.conversations.findWithSettingsIn(read, auth, conversationId);
     const history = slot && this.conversations.historyIn(read, conversationId);
     const liveBefore = slot && this.runs.liveIn(read, conversationId);
+    const liveInWorkspace = this.runs.liveCountIn(read, auth.workspaceId);
     await read.run(this.sql);
     const { conversation, workspaceSettings } = found.value;
+    if (liveInWorkspace.value >= this.config.HELIX_MAX_LIVE_RUNS_PER_WORKSPACE) throw this.tooManyLiveRuns(liveInWorkspace.value);
     const settings = effectiveSettings(workspaceSettings, conversation);
     const context: RunContext = { workspaceId: auth.workspaceId, settings, fallbacks: this.router.fallbacks(settings), needsTitle: conversation.needsTitle };
     const model = await this.resolveModel(input.modelOverride, conversation.model, workspaceSettings, auth.workspaceId);
@@ -91,7 +100,11 @@ export class RunStarter {
 
     let written;
     try {
-      written = await this.write({ runId, conversationId, input, model, policy, startNow, message, maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS });
+      written = await this.write({
+        runId, conversationId, input, model, policy, startNow, message,
+        maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
+        workspaceId: auth.workspaceId,
+      });
     } catch (error) {
       if (first) this.steps.abandon(first);
       throw error;
@@ -102,6 +115,11 @@ export class RunStarter {
     }
     if (!run || !stored || live) {
       if (first) this.steps.abandon(first);
+      // another message of the workspace took the last place meanwhile (the insert checks the limit too)
+      if (!run) {
+        const liveNow = await this.runs.liveCount(auth.workspaceId);
+        if (liveNow >= this.config.HELIX_MAX_LIVE_RUNS_PER_WORKSPACE) throw this.tooManyLiveRuns(liveNow);
+      }
       if (run && stored && live && policy !== 'reject') return { kind: 'queued', message: stored, runId, behind: live, policy };
       if (live && policy === 'reject') {
         throw new ConflictException(
@@ -137,6 +155,7 @@ export class RunStarter {
     startNow: boolean;
     message: NewMessage;
     maxSteps: number;
+    workspaceId: string;
   }): Promise<{ run?: RunRecord; stored?: MessageRecord; live?: LiveRun; openFirstEvent: () => void }> {
     const { runId, conversationId, input, model, policy, startNow, message } = args;
     const unit = new UnitOfWork();
@@ -152,11 +171,20 @@ export class RunStarter {
       whenLive: policy === 'reject' ? 'skip' : 'queue',
       lease: this.executor.newLease(),
       startNow,
+      workspaceLimit: { workspaceId: args.workspaceId, maxLive: this.config.HELIX_MAX_LIVE_RUNS_PER_WORKSPACE },
     });
     const stored = this.conversations.appendIn(unit, message, insert.inserted);
     const firstEvent = startNow ? this.events.firstEventIn(unit, runId, 'status', stepStatus.started(1), insert.begun) : undefined;
     await unit.run(this.sql);
     return { run: insert.run.value, stored: stored.value, live: live.value.at(-1), openFirstEvent: () => firstEvent?.open() };
+  }
+
+  private tooManyLiveRuns(live: number): LimitExceeded {
+    return new LimitExceeded(
+      'HELIX_MAX_LIVE_RUNS_PER_WORKSPACE',
+      `This workspace has ${live} live runs, the most it may have at once; wait for one to finish or cancel one`,
+      5,
+    );
   }
 
   private async resolveModel(override: ModelRef | undefined, conversationModel: ModelRef | null, workspaceSettings: object, workspaceId: string): Promise<ModelRef> {

@@ -2,9 +2,11 @@ import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post, Quer
 import type { Request, Response } from 'express';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, getSchemaPath } from '@nestjs/swagger';
 import { ApiController, ApiErrors } from '../common/openapi';
+import { MAX_INT4 } from '../common/pagination';
 import { requestId } from '../common/request-id';
 import { AllowStreamToken, Auth, type AuthContext } from '../security/auth-context';
 import { Access } from '../security/access';
+import { StreamLimiter } from '../security/limits/stream-limiter';
 import { ToolResultsDto } from './client-tools.dto';
 import { EventLog } from './event-log';
 import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunResponse } from './run.dto';
@@ -15,10 +17,9 @@ function resumePoint(query: EventsQuery, request: Request): number {
   if (query.after !== undefined) return query.after;
   const header = request.headers['last-event-id'];
   if (header === undefined || header === '') return 0;
-  if (typeof header !== 'string' || !/^\d+$/.test(header.trim())) {
-    throw new BadRequestException('Last-Event-ID must be a non-negative integer (an event seq)');
-  }
-  return Number(header);
+  const seq = typeof header === 'string' && /^\d{1,10}$/.test(header.trim()) ? Number(header) : NaN;
+  if (!(seq <= MAX_INT4)) throw new BadRequestException(`Last-Event-ID must be an event seq: an integer between 0 and ${MAX_INT4}`);
+  return seq;
 }
 
 const wantsJson = (request: Request) => (request.headers.accept ?? '').includes('application/json') && !acceptsEventStream(request);
@@ -31,6 +32,7 @@ export class RunController {
     private readonly runs: RunService,
     private readonly events: EventLog,
     private readonly sse: SseWriter,
+    private readonly streams: StreamLimiter,
   ) {}
 
   @Access('run')
@@ -66,7 +68,7 @@ export class RunController {
       'application/json': { schema: { $ref: getSchemaPath(RunEventPageResponse) } },
     },
   })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 429)
   async events_(
     @Param('id') id: string,
     @Query() query: EventsQuery,
@@ -81,6 +83,7 @@ export class RunController {
       response.json({ events: events.map(({ seq, type, data, at }) => ({ seq, type, data, at })) });
       return;
     }
+    this.streams.admit(request, response);
     this.sse.stream(response, this.events.subscribe(id, after));
   }
 

@@ -11,23 +11,25 @@ import {
   IsOptional,
   IsString,
   Matches,
+  Max,
   MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
+import { MAX_INT4 } from '../common/pagination';
 import { MessageResponse, ModelRefDto } from '../conversation/conversation.dto';
 import { ClientToolDto, MAX_CLIENT_TOOLS } from './client-tools.dto';
 import { RUN_MODES, type RunMode } from './run.records';
 
 
 export class PostMessageDto {
-  @ApiProperty({ minLength: 1, maxLength: 100_000, description: 'the user message; not blank', example: 'calculate (2+3)*4' })
+  // its length limit is HELIX_MAX_MESSAGE_CHARS, checked by RunStarter (a decorator's bound is fixed at load)
+  @ApiProperty({ minLength: 1, description: 'the user message; not blank; at most HELIX_MAX_MESSAGE_CHARS characters (default 100,000)', example: 'calculate (2+3)*4' })
   @IsString()
   @IsStorableText()
   @Matches(/\S/, { message: 'text must not be empty' })
-  @MaxLength(100_000)
   text!: string;
 
   @ApiPropertyOptional({
@@ -137,11 +139,12 @@ export class ReplyDto {
 }
 
 export class EventsQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'events with a seq greater than this (instead of the Last-Event-ID header); default 0, from the start' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_INT4, description: 'events with a seq greater than this (instead of the Last-Event-ID header); default 0, from the start' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(MAX_INT4)
   after?: number;
 
   @ApiPropertyOptional({ maxLength: 500, description: "the run's `streamToken`, for clients (browsers' EventSource) that cannot send the API token header" })
@@ -151,11 +154,12 @@ export class EventsQuery {
   @MaxLength(500)
   token?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'with Accept: application/json: at most this many events' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_INT4, description: 'with Accept: application/json: at most this many events' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_INT4)
   limit?: number;
 }
 

@@ -81,6 +81,12 @@ function assignments(changes: RunChanges): Prisma.Sql[] {
 
 const LIVE = Prisma.join(RUN_STATES.filter(RunFsm.isLive));
 const isLiveRunOf = (conversationId: string) => Prisma.sql`conversation_id = ${conversationId} AND state::text IN (${LIVE})`;
+/** The live runs of a workspace (through their conversations, as run-query.repository.ts reads them). */
+// the states as enum values (not `state::text`), so the (state, lease_until) index finds the few live runs
+const LIVE_STATES = Prisma.join(RUN_STATES.filter(RunFsm.isLive).map((state) => Prisma.sql`${state}::"RunState"`));
+const liveRunsOfWorkspace = (workspaceId: string) => Prisma.sql`
+  SELECT count(*)::int FROM runs
+  WHERE state IN (${LIVE_STATES}) AND conversation_id IN (SELECT id FROM conversations WHERE workspace_id = ${workspaceId})`;
 
 /** A run that has not finished, as a new message of its conversation sees it. */
 export interface LiveRun {
@@ -115,6 +121,8 @@ export interface NewRun {
    * step 0. A queued run is always CREATED.
    */
   startNow: boolean;
+  /** insert nothing when the workspace already has this many live runs (HELIX_MAX_LIVE_RUNS_PER_WORKSPACE) */
+  workspaceLimit?: { workspaceId: string; maxLive: number };
 }
 
 /** The insert of a run in a unit, and what the unit's later statements may depend on. */
@@ -215,7 +223,8 @@ export class RunRepository {
                CASE WHEN live.id IS NULL THEN ${run.lease.until}::timestamptz END, now()
         FROM (SELECT 1) AS one
         LEFT JOIN LATERAL (SELECT id FROM runs WHERE ${isLiveRunOf(run.conversationId)} LIMIT 1) AS live ON TRUE
-        WHERE live.id IS NULL OR ${run.whenLive === 'queue'}::boolean
+        WHERE (live.id IS NULL OR ${run.whenLive === 'queue'}::boolean)
+          AND ${run.workspaceLimit ? Prisma.sql`(${liveRunsOfWorkspace(run.workspaceLimit.workspaceId)}) < ${run.workspaceLimit.maxLive}::int` : Prisma.sql`TRUE`}
         RETURNING ${RUN_COLUMNS}`,
       ([row]: RunRow[]) => row && toRunRecord(row),
     );
@@ -238,6 +247,16 @@ export class RunRepository {
 
   liveIn(unit: UnitOfWork, conversationId: string): Deferred<LiveRun[]> {
     return unit.add(liveStatement(conversationId), toLiveRuns);
+  }
+
+  /** How many runs of the workspace are live (read with the unit's other statements). */
+  liveCountIn(unit: UnitOfWork, workspaceId: string): Deferred<number> {
+    return unit.add(liveRunsOfWorkspace(workspaceId), ([row]: { count: number }[]) => row?.count ?? 0);
+  }
+
+  async liveCount(workspaceId: string): Promise<number> {
+    const [row] = await this.sql.$queryRaw<{ count: number }[]>(liveRunsOfWorkspace(workspaceId));
+    return row?.count ?? 0;
   }
 
   /** Takes (or renews) the lease unless another instance holds one that has not expired. */

@@ -50,4 +50,20 @@ describe('SseWriter', () => {
     expect(writer.openStreams).toBe(0);
     expect(clients.every((client) => client.writableEnded)).toBe(true);
   });
+
+  it("a failed event source ends the stream with a generic error event: the driver's text stays in the log", () => {
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const writer = new SseWriter({ record: () => undefined });
+    const events = new Subject<RunEvent>();
+    const client = new FakeResponse();
+    writer.stream(client as unknown as Response, events);
+    events.error(Object.assign(new Error('value "99999999999" is out of range for type integer'), { code: '22003' }));
+
+    const last = client.frames.at(-1) ?? '';
+    expect(last).toMatch(/^event: error\ndata: /);
+    expect(JSON.parse(last.split('data: ')[1])).toEqual({ code: 'stream_failed', message: 'The event stream failed; reconnect with Last-Event-ID to resume' });
+    expect(client.frames.join('')).not.toContain('out of range');
+    expect(client.writableEnded).toBe(true);
+    expect(String(logged.mock.calls[0]?.[0])).toContain('out of range');
+  });
 });

@@ -11,6 +11,10 @@ export const HEARTBEAT_MS = 15_000;
 /** The client asked for an event stream (`Accept: text/event-stream`, whatever else it lists). */
 export const acceptsEventStream = (request: Request): boolean => (request.headers.accept ?? '').includes('text/event-stream');
 const HEARTBEAT = 'event: heartbeat\ndata: {}\n\n';
+const STREAM_FAILED = `event: error\ndata: ${JSON.stringify({
+  code: 'stream_failed',
+  message: 'The event stream failed; reconnect with Last-Event-ID to resume',
+})}\n\n`;
 
 /**
  * A raw header list (name, value, …) goes into the response head as it is: no header map is
@@ -53,8 +57,10 @@ class OpenStream implements Observer<RunEvent> {
     this.writer.delivered();
   }
 
+  /** The error's own text (a database's, a driver's) stays in the log: the client reads a code and a generic message. */
   error(error: unknown): void {
-    this.response.write(`event: error\ndata: ${JSON.stringify({ code: 'stream_failed', message: String(error) })}\n\n`);
+    this.writer.failed(this, error);
+    this.response.write(STREAM_FAILED);
     this.writer.end(this.response);
   }
 
@@ -126,6 +132,10 @@ export class SseWriter implements BeforeApplicationShutdown {
    */
   delivered(): void {
     if (this.fannedOut++ === 0) queueMicrotask(this.reportFanOut);
+  }
+
+  failed(stream: OpenStream, error: unknown): void {
+    this.logger.error(`Event stream ${stream.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }
 
   /** Ends one stream: its subscription, its response, and the log line for it. */

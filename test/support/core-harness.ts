@@ -48,6 +48,7 @@ import {
   type TitlePrompt,
 } from '../../src/runtime/step-hooks';
 import { createTestDatabase, type TestDatabase } from './test-database';
+import { GENEROUS_LIMITS } from './limits';
 
 // ---- the scripted model ----------------------------------------------------------------------
 
@@ -340,7 +341,7 @@ export interface SeedRun {
 
 export async function startCore(env: Record<string, string> = {}): Promise<CoreHarness> {
   const database = await createTestDatabase();
-  const full = { LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', ...database.env, ...env };
+  const full = { LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', ...GENEROUS_LIMITS, ...database.env, ...env };
   const handle = await openDatabase(loadConfig(full), { log: () => undefined, warn: () => undefined });
   try {
     return await build(full, handle, database, new ScriptedModel());

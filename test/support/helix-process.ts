@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { GENEROUS_LIMITS } from './limits';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -19,7 +20,7 @@ export interface HelixProcess {
 export function spawnHelix(env: Record<string, string>): HelixProcess {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...GENEROUS_LIMITS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

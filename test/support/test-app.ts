@@ -2,6 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { GENEROUS_LIMITS } from './limits';
+import { HelixApi } from './sse-client';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export interface TestApp {
@@ -26,7 +28,7 @@ export interface TestAppOptions {
 /** Starts the real application on an ephemeral loopback port against a fresh database. */
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase({ vector: options.vector });
-  const config = loadConfig({ LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', ...database.env, ...env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', ...GENEROUS_LIMITS, ...database.env, ...env });
   const app = await createApp(config, { embeddedVector: options.vector ?? true });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
@@ -42,4 +44,24 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       await database.drop();
     },
   };
+}
+
+export interface UsedApp {
+  t: TestApp;
+  /** the REST API with the app's token */
+  api: HelixApi;
+}
+
+/**
+ * `startTestApp` with HELIX_API_TOKEN `token`, started before the calling `describe`'s tests and
+ * closed after them; the fields are set once `beforeAll` has run.
+ */
+export function useTestApp(token: string, env: Record<string, string> = {}): UsedApp {
+  const ctx = {} as UsedApp;
+  beforeAll(async () => {
+    ctx.t = await startTestApp({ HELIX_API_TOKEN: token, ...env });
+    ctx.api = new HelixApi(ctx.t.baseUrl, token);
+  });
+  afterAll(() => ctx.t?.close());
+  return ctx;
 }

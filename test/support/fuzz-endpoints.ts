@@ -1,0 +1,70 @@
+/**
+ * Every REST endpoint (and GraphQL) the fuzz test (test/fuzz.e2e-spec.ts) attacks, as data: to
+ * cover a new endpoint, add a row. A path is relative to `/api/v1` unless it starts with `//`
+ * (then from the root). `:name` in a path, and a string value `':name'` anywhere in a body or
+ * query, is replaced by a fixture's id (FuzzFixtures) or by a malformed one. `body` is a VALID
+ * body: the fuzzer mutates one part of it per request (wrong types, huge or unstorable strings,
+ * deep nesting, prototype keys …) or replaces it whole (invalid JSON or UTF-8, wrong content type).
+ */
+export type FuzzMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface FuzzEndpoint {
+  method: FuzzMethod;
+  path: string;
+  body?: Record<string, unknown>;
+  /** valid query parameters, mutated like body fields */
+  query?: Record<string, string>;
+  /** the endpoint can answer an event stream: requests also vary Accept and Last-Event-ID */
+  stream?: boolean;
+}
+
+/** The ids a fuzz run has at hand (created before it starts). */
+export interface FuzzFixtures {
+  conversation: string;
+  /** a conversation the fuzzer may delete */
+  scratchConversation: string;
+  run: string;
+  message: string;
+  approval: string;
+  streamToken: string;
+  cursor: string;
+}
+
+export const FUZZ_ENDPOINTS: FuzzEndpoint[] = [
+  {
+    method: 'POST',
+    path: '/conversations',
+    body: {
+      title: 'a title',
+      model: { provider: 'offline', modelId: 'echo' },
+      settings: { systemPrompt: 'be brief', maxSteps: 3, multitask: 'reject', confirmationPolicy: 'risky', debug: false },
+    },
+  },
+  { method: 'GET', path: '/conversations', query: { limit: '10', cursor: ':cursor' } },
+  { method: 'GET', path: '/conversations/:conversation' },
+  { method: 'PATCH', path: '/conversations/:conversation', body: { title: 'renamed', settings: { systemPrompt: 'terse' }, model: null } },
+  { method: 'DELETE', path: '/conversations/:scratchConversation' },
+  {
+    method: 'POST',
+    path: '/conversations/:conversation/messages',
+    body: { text: 'hello', mode: 'direct', modelOverride: { provider: 'offline', modelId: 'echo' } },
+    stream: true,
+  },
+  { method: 'GET', path: '/conversations/:conversation/messages', query: { after: '0', limit: '10' } },
+  { method: 'GET', path: '/conversations/:conversation/runs/latest' },
+  { method: 'POST', path: '/conversations/:conversation/fork', body: { fromMessageId: ':message' } },
+  { method: 'POST', path: '/conversations/:conversation/compact' },
+  { method: 'GET', path: '/runs/:run' },
+  { method: 'GET', path: '/runs/:run/events', query: { after: '0', limit: '10', token: ':streamToken' }, stream: true },
+  { method: 'POST', path: '/runs/:run/cancel' },
+  { method: 'POST', path: '/runs/:run/resume', body: { approve: true, plan: { steps: [{ title: 'step', detail: 'd' }] }, reason: 'why' } },
+  { method: 'POST', path: '/runs/:run/approvals/:approval', body: { decision: 'approve', reason: 'fine', remember: 'conversation' } },
+  { method: 'POST', path: '/runs/:run/reply', body: { text: 'an answer' } },
+  { method: 'POST', path: '/runs/:run/tool-results', body: { results: [{ callId: 'call_1', output: 'done', ok: true }] } },
+  {
+    method: 'POST',
+    path: '//graphql',
+    body: { query: 'query Q($id: String!) { run(id: $id) { id state } workspaces { id } }', variables: { id: ':run' }, operationName: 'Q' },
+  },
+  { method: 'GET', path: '//graphql', query: { query: '{ workspaces { id } }' } },
+];

@@ -1,0 +1,10 @@
+/**
+ * Limits generous enough that no test meets them by accident (every test client is one address
+ * and one key); a test of a limit sets it low in its own env.
+ */
+export const GENEROUS_LIMITS: Record<string, string> = {
+  HELIX_RATE_LIMIT_PER_KEY: '1000000',
+  HELIX_RATE_LIMIT_PER_IP: '1000000',
+  HELIX_MAX_SSE_PER_KEY: '1000000',
+  HELIX_MAX_LIVE_RUNS_PER_WORKSPACE: '1000000',
+};
