@@ -78,13 +78,6 @@ export class DocumentService {
     return keysetPage(rows, limit, encodeCursor);
   }
 
-  async get(auth: AuthContext, knowledgeBaseId: string, id: string): Promise<DocumentRecord> {
-    await this.knowledgeBases.get(auth, knowledgeBaseId);
-    const document = await this.documents.find(knowledgeBaseId, id);
-    if (!document) throw new NotFoundException(`Document ${id} not found`);
-    return document;
-  }
-
   /** Deletes it and its chunks; an ingestion still running for it then stores nothing. */
   async remove(auth: AuthContext, knowledgeBaseId: string, id: string): Promise<void> {
     await this.knowledgeBases.get(auth, knowledgeBaseId);
