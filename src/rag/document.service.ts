@@ -7,7 +7,7 @@ import { DocumentRepository } from './document.repository';
 import { contentChecksum, INGEST_JOB, IngestionService, type IngestInput } from './ingestion.service';
 import { JobRunner } from './job-runner';
 import { KnowledgeBaseService } from './knowledge-base.service';
-import { type DocumentRecord, isUniqueViolation, type JobRecord } from './rag.records';
+import { type DocumentRecord, isForeignKeyViolation, isUniqueViolation, type JobRecord } from './rag.records';
 import { FORMATS, type Format } from './text-extraction';
 
 export interface NewDocumentInput {
@@ -61,6 +61,8 @@ export class DocumentService {
         metadata: input.metadata ?? {},
       });
     } catch (error) {
+      // the knowledge base was deleted since it was read
+      if (isForeignKeyViolation(error)) throw new NotFoundException(`Knowledge base ${knowledgeBaseId} not found`);
       // the same text added concurrently: the other request's document stands
       const existing = checksum && isUniqueViolation(error) ? await this.documents.findByChecksum(knowledgeBaseId, checksum) : undefined;
       if (existing) return this.duplicate(auth, existing);
