@@ -161,23 +161,31 @@ async function searchLatencies(app: App, kb: string): Promise<{ times: number[];
 /** A knowledge base filled to SEARCH_CHUNKS chunks (in rounds of 50 documents), then searched. */
 async function searchBench(app: App, kb: string, have: number, nextDoc: number) {
   let chunks = have;
-  for (let doc = nextDoc; chunks < SEARCH_CHUNKS; doc += 50) chunks += (await ingest(app, kb, doc, 50)).chunks;
+  for (let doc = nextDoc; chunks < SEARCH_CHUNKS; doc += 50) {
+    chunks += (await ingest(app, kb, doc, 50)).chunks;
+    process.stderr.write(`  ${chunks.toLocaleString('en-US')} chunks\n`);
+  }
   return { chunks, ...(await searchLatencies(app, kb)) };
 }
 
 async function main() {
   const rows = [['measure', 'value']];
+  /** each figure is also printed as soon as it is measured: a full run takes a while */
+  const record = (...measured: string[][]) => {
+    rows.push(...measured);
+    for (const [name, value] of measured) process.stderr.write(`${name}: ${value}\n`);
+  };
   const hybridApp = await start(true);
   try {
     const kb = (await call<{ id: string }>(hybridApp, 'POST', '/knowledge-bases', { name: 'bench' })).id;
     const ingestion = await ingest(hybridApp, kb, 0, INGEST_DOCS);
-    rows.push(
+    record(
       [`ingestion: ${INGEST_DOCS} Markdown documents of ${DOC_BYTES / 1000} KB`, `${fmt(ingestion.seconds, 1)} s, ${ingestion.chunks.toLocaleString('en-US')} chunks`],
       ['ingestion rate (documents/s)', fmt(INGEST_DOCS / ingestion.seconds, 1)],
       ['ingestion rate (chunks/s)', fmt(ingestion.chunks / ingestion.seconds, 0)],
     );
     const hybrid = await searchBench(hybridApp, kb, ingestion.chunks, INGEST_DOCS);
-    rows.push([`hybrid search, ${hybrid.chunks.toLocaleString('en-US')} chunks, k = 5: p50 / p99 (ms)`, `${fmt(median(hybrid.times), 1)} / ${fmt(percentile(hybrid.times, 99), 1)}${hybrid.degraded ? ' (degraded!)' : ''}`]);
+    record([`hybrid search, ${hybrid.chunks.toLocaleString('en-US')} chunks, k = 5: p50 / p99 (ms)`, `${fmt(median(hybrid.times), 1)} / ${fmt(percentile(hybrid.times, 99), 1)}${hybrid.degraded ? ' (degraded!)' : ''}`]);
   } finally {
     await hybridApp.close();
   }
@@ -185,7 +193,7 @@ async function main() {
   try {
     const kb = (await call<{ id: string }>(lexicalApp, 'POST', '/knowledge-bases', { name: 'bench' })).id;
     const lexical = await searchBench(lexicalApp, kb, 0, 0);
-    rows.push([`lexical-only search (no pgvector), ${lexical.chunks.toLocaleString('en-US')} chunks: p50 / p99 (ms)`, `${fmt(median(lexical.times), 1)} / ${fmt(percentile(lexical.times, 99), 1)}`]);
+    record([`lexical-only search (no pgvector), ${lexical.chunks.toLocaleString('en-US')} chunks: p50 / p99 (ms)`, `${fmt(median(lexical.times), 1)} / ${fmt(percentile(lexical.times, 99), 1)}`]);
   } finally {
     await lexicalApp.close();
   }

@@ -56,8 +56,8 @@ export class RetrievalService {
       lexicalQuery: lexicalQuery(query),
       vector: 'literal' in vector ? vector : undefined,
       filter: request.filter && Object.keys(request.filter).length ? request.filter : undefined,
-      // HNSW returns about 40 neighbours by default (hnsw.ef_search): more would not be ranked
-      candidates: Math.min(40, Math.max(20, request.k * 4)),
+      // 40: what an HNSW scan returns by default (hnsw.ef_search); never fewer than asked for
+      candidates: Math.max(40, request.k),
       k: request.k,
     });
     const terms = queryTerms(query);

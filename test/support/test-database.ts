@@ -42,7 +42,8 @@ export async function createTestDatabase(options: { vector?: boolean } = {}): Pr
         IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${ROLE_WITHOUT_EXTENSIONS}') THEN
           CREATE ROLE ${ROLE_WITHOUT_EXTENSIONS} LOGIN PASSWORD '${ROLE_WITHOUT_EXTENSIONS}' NOSUPERUSER NOCREATEDB NOCREATEROLE;
         END IF; END $$`).catch((error: { code?: string }) => {
-        if (error.code !== '23505') throw error; // another suite created it at the same moment
+        // another suite created it at the same moment
+        if (error.code !== '23505' && error.code !== '42710') throw error;
       });
       await client.query(`CREATE DATABASE ${name} OWNER ${ROLE_WITHOUT_EXTENSIONS}`);
     });
