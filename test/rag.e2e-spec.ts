@@ -169,6 +169,9 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       expect(await docOf(empty.body.result.documentId)).toMatchObject({ status: 'failed', error: 'the document has no text' });
       // a failed document can be deleted like any other
       await t.http().delete(`/api/v1/knowledge-bases/${kb}/documents/${empty.body.result.documentId}`).set(rag.auth).expect(204);
+      // JSON text of white space only is refused at once
+      const blank = await t.http().post(`/api/v1/knowledge-bases/${kb}/documents`).set(rag.auth).send({ title: 'Blank', text: ' \n\t ' }).expect(400);
+      expect(blank.body.message).toBe('text must contain more than white space');
     });
 
     it('refuses an unsupported format (415), a file over 20 MB (413) and bad form fields (400)', async () => {
@@ -193,6 +196,19 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       expect(await docOf(uploaded.body.result.documentId)).toBeUndefined();
       const found = await rag.search(kb, { query: 'zeppelin manual', k: 10 });
       expect(found.items.filter((hit) => hit.text.includes('zeppelin'))).toHaveLength(1);
+    });
+
+    it('lets a document whose ingestion failed be replaced by the same content', async () => {
+      const text = 'The albatross glides for hours without flapping.';
+      const first = await rag.addText(kb, { title: 'Albatross', text });
+      // as a crash during its ingestion leaves it (IngestionService.onModuleInit)
+      await t.app.get(PrismaService).document.update({ where: { id: first.result.documentId as string }, data: { status: 'failed', error: 'interrupted' } });
+      const again = await rag.addText(kb, { title: 'Albatross', text });
+      expect(again).toMatchObject({ state: 'succeeded', result: { chunks: 1 } });
+      expect(again.result.documentId).not.toBe(first.result.documentId);
+      expect(again.result.duplicate).toBeUndefined();
+      expect(await docOf(first.result.documentId as string)).toBeUndefined();
+      expect((await rag.search(kb, { query: 'albatross' })).items.map((hit) => hit.documentId)).toEqual([again.result.documentId]);
     });
 
     it('deletes a document with its chunks', async () => {

@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
 import { newId } from '../common/ids';
 import type { AuthContext } from '../security/auth-context';
@@ -34,14 +34,20 @@ export class DocumentService {
   /**
    * Adds a document and queues its ingestion. Text already in the knowledge base (same
    * normalised content) adds nothing: the job is finished at once and names the existing
-   * document (`result.duplicate`). For an upload that is known only once its text is extracted.
+   * document (`result.duplicate`); for an upload that is known once its text is extracted. A
+   * document whose ingestion failed does not count: the new one replaces it.
    */
   async add(auth: AuthContext, knowledgeBaseId: string, input: NewDocumentInput, content: DocumentContent): Promise<JobRecord> {
     await this.knowledgeBases.get(auth, knowledgeBaseId);
-    const checksum = content.kind === 'text' ? contentChecksum(normaliseText(content.text)) : null;
-    if (checksum) {
+    let checksum: string | null = null;
+    if (content.kind === 'text') {
+      const text = normaliseText(content.text);
+      if (!text) throw new BadRequestException('text must contain more than white space');
+      checksum = contentChecksum(text);
       const existing = await this.documents.findByChecksum(knowledgeBaseId, checksum);
-      if (existing) return this.duplicate(auth, existing);
+      // a failed attempt at the same text gives way to a new one
+      if (existing?.status === 'failed') await this.documents.delete(knowledgeBaseId, existing.id);
+      else if (existing) return this.duplicate(auth, existing);
     }
     let document: DocumentRecord;
     try {
@@ -70,13 +76,6 @@ export class DocumentService {
     const after = cursor ? decodeCursor(cursor) : undefined;
     const rows = await this.documents.page(knowledgeBaseId, limit + 1, after);
     return keysetPage(rows, limit, encodeCursor);
-  }
-
-  async get(auth: AuthContext, knowledgeBaseId: string, id: string): Promise<DocumentRecord> {
-    await this.knowledgeBases.get(auth, knowledgeBaseId);
-    const document = await this.documents.find(knowledgeBaseId, id);
-    if (!document) throw new NotFoundException(`Document ${id} not found`);
-    return document;
   }
 
   /** Deletes it and its chunks; an ingestion still running for it then stores nothing. */

@@ -18,6 +18,8 @@ export const OVERLAP_TOKENS = 64;
 
 export const INGEST_JOB = 'ingest_document';
 
+const INTERRUPTED = 'interrupted: Helix stopped before the document was ingested; add it again';
+
 /**
  * Chunks stored per statement. Each is short (PGlite is one session: the chat path's statements
  * wait for it), and search ignores the chunks until the document is marked ready.
@@ -56,13 +58,12 @@ export class IngestionService implements OnModuleInit {
 
   /** Ingestion jobs a crash interrupted fail, and so do their documents (their chunks go). */
   async onModuleInit(): Promise<void> {
-    const error = 'interrupted: Helix stopped before the document was ingested; add it again';
     const documentIds: string[] = [];
-    for (const job of await this.jobs.failInterrupted(error)) {
+    for (const job of await this.jobs.failInterrupted(INTERRUPTED)) {
       const documentId = job.result?.documentId;
       if (job.kind !== INGEST_JOB || typeof documentId !== 'string') continue;
       documentIds.push(documentId);
-      await this.documents.setStatus(documentId, 'failed', error);
+      await this.documents.setStatus(documentId, 'failed', INTERRUPTED);
     }
     await this.documents.deleteChunks(documentIds);
   }
@@ -74,7 +75,7 @@ export class IngestionService implements OnModuleInit {
       // a deleted document has no row left to mark
       if (error instanceof DocumentGoneError) throw new JobFailure(error.message);
       const reason = context.signal.aborted
-        ? 'interrupted: Helix stopped before the document was ingested; add it again'
+        ? INTERRUPTED
         : error instanceof JobFailure
           ? error.message
           : 'internal error (see the server log)';
@@ -119,7 +120,7 @@ export class IngestionService implements OnModuleInit {
     const embedding = await this.embed(target.workspaceId, chunks, context);
     // stored in short statements: from 0.8 to 1
     for (let i = 0; i < chunks.length; i += STORE_BATCH) {
-      if (context.signal.aborted) throw new JobFailure('interrupted');
+      if (context.signal.aborted) throw new JobFailure(INTERRUPTED);
       await this.documents.insertChunks({ id: documentId, knowledgeBaseId: target.knowledgeBaseId }, chunks.slice(i, i + STORE_BATCH), embedding.model);
       await context.progress(Math.min(0.99, 0.8 + (0.2 * (i + STORE_BATCH)) / chunks.length));
     }
@@ -144,6 +145,12 @@ export class IngestionService implements OnModuleInit {
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       const existing = await this.documents.findByChecksum(target.knowledgeBaseId, checksum);
+      if (existing?.status === 'failed') {
+        // a failed attempt at the same text gives way to this one
+        await this.documents.delete(target.knowledgeBaseId, existing.id);
+        await this.documents.setChecksum(target.documentId, checksum);
+        return undefined;
+      }
       await this.documents.delete(target.knowledgeBaseId, target.documentId);
       if (!existing) throw error;
       return existing.id;

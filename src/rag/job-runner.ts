@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import type { AuthContext } from '../security/auth-context';
 import { newId } from '../common/ids';
 import { JobRepository } from './job.repository';
 import type { JobRecord } from './rag.records';
@@ -48,19 +49,25 @@ export class JobRunner implements BeforeApplicationShutdown {
     return job;
   }
 
+  /** A job of the caller's workspace; 404 naming the id otherwise. */
+  async get(auth: AuthContext, id: string): Promise<JobRecord> {
+    const job = await this.jobs.find(auth.workspaceId, id);
+    if (!job) throw new NotFoundException(`Job ${id} not found`);
+    return job;
+  }
+
   /** Records a job that had nothing to do (finished at once). */
   finished(workspaceId: string, kind: string, result: Record<string, unknown>): Promise<JobRecord> {
     return this.jobs.insert({ id: newId('job'), workspaceId, kind, result, state: 'succeeded' });
   }
 
-  /** Resolves once no job is queued or running (tests, benchmarks). */
-  async idle(): Promise<void> {
-    while (this.queue.length || this.running.size) await Promise.all([...this.running.values()].map((r) => r.done));
-  }
-
+  /**
+   * Running jobs are aborted (their work records why); queued ones stay queued in the table, for
+   * the next start-up to fail together with what they were working on (IngestionService).
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    for (const { id } of this.queue.splice(0)) await this.jobs.finish(id, { state: 'failed', error: 'interrupted: Helix stopped before the job started' });
+    this.queue.splice(0);
     for (const { abort } of this.running.values()) abort.abort();
     await Promise.all([...this.running.values()].map((r) => r.done));
   }
