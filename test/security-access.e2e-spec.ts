@@ -279,6 +279,18 @@ describe('stream tokens', () => {
     await events(a.runId, `${past}.${workspace}.${sign(past)}`).expect(401);
   });
 
+  it('stop working when the conversation of a live run is deleted, on the instance driving it too', async () => {
+    const api = new HelixApi(t.baseUrl, aKeys.member);
+    const conversationId = await api.createConversation({ title: 'live, then deleted' });
+    await gqlData(aKeys.admin, `mutation { setToolPolicy(tool: "calculator", mode: confirm, conversationId: "${conversationId}") { tool } }`);
+    const posted = await api.postMessage(conversationId, { text: confirmCalculator });
+    await api.waitForRun(posted.run.id, ['AWAIT_APPROVAL']);
+    await events(posted.run.id, posted.run.streamToken).expect(200);
+    await request(t.baseUrl).delete(`/api/v1/conversations/${conversationId}`).set('X-API-Token', aKeys.member).expect(204);
+    await events(posted.run.id, posted.run.streamToken).expect(404);
+    await api.get(`/runs/${posted.run.id}/events`).set('Accept', 'application/json').expect(404);
+  });
+
   it("stop working when the run's conversation is deleted (404, as for an unknown run)", async () => {
     const api = new HelixApi(t.baseUrl, aKeys.member);
     const conversationId = await api.createConversation({ title: 'to delete' });

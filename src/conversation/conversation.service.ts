@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import { Subject } from 'rxjs';
 import { newId } from '../common/ids';
 import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
 import { type Sql, SqlClient } from '../database/sql-client';
@@ -29,6 +30,9 @@ const settingsOf = (dto: object | undefined): ConversationSettings => readConver
  */
 @Injectable()
 export class ConversationService {
+  /** ids of conversations just deleted: whoever keeps facts about them in memory forgets them */
+  readonly removed$ = new Subject<string>();
+
   constructor(
     private readonly sql: SqlClient,
     private readonly conversations: ConversationRepository,
@@ -73,6 +77,7 @@ export class ConversationService {
   async remove(auth: AuthContext, id: string): Promise<void> {
     const current = await this.find(auth, id);
     await this.conversations.softDelete(current.id);
+    this.removed$.next(current.id);
   }
 
   /**

@@ -12,6 +12,7 @@ import { checkClientTools, matchResults } from './client-tools';
 import type { ToolResultsDto } from './client-tools.dto';
 import { ApprovalRepository } from './approval.repository';
 import { EventLog } from './event-log';
+import { LiveRunOwners } from './live-run-owners';
 import { RunExecutor } from './run-executor';
 import { RunFsm, type RunState } from './run-fsm';
 import { RunRepository } from './run.repository';
@@ -41,12 +42,14 @@ export class RunService {
     private readonly toolPolicies: ToolPolicyAdmin,
     private readonly tools: ToolHub,
     private readonly sql: SqlClient,
+    private readonly liveRuns: LiveRunOwners,
   ) {}
 
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
     const clientTools = checkClientTools(dto.clientTools, (name) => this.tools.get(name) !== undefined);
     const started = await this.starter.start(auth, conversationId, { text: dto.text, mode: dto.mode ?? 'react', modelOverride: dto.modelOverride, clientTools });
-    if (started.kind !== 'started' && started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));
+    if (started.kind === 'started') this.liveRuns.note(started.runId, auth.workspaceId, conversationId);
+    else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));
     // enqueue: the executor starts it when the live run ends
     // the answer describes the run as created (the pinned contract), even one already executing
     return { message: toMessageView(started.message), run: { id: started.runId, state: 'CREATED', streamToken: this.streamTokens.issue({ runId: started.runId, workspaceId: auth.workspaceId }) } };

@@ -25,6 +25,7 @@ import { RunController } from './run.controller';
 import { RuntimeGauges } from './runtime-gauges';
 import { RunRepository } from './run.repository';
 import { RunResolver } from './run.resolver';
+import { LiveRunOwners } from './live-run-owners';
 import { RunService } from './run.service';
 import { SseWriter } from './sse-writer';
 import { ContextBuilder, ConversationTitler, StepRetriever } from './step-hooks';
@@ -61,6 +62,7 @@ import { ToolStep } from './tool-step';
     { provide: RunQueue, useExisting: RunExecutor },
     RunStarter,
     RunService,
+    LiveRunOwners,
     SseWriter,
     // the admin GraphQL API's runs
     RunQueryRepository,
@@ -76,11 +78,13 @@ export class RuntimeModule implements OnModuleInit {
     private readonly access: AccessService,
     private readonly runs: RunRepository,
     private readonly approvals: ApprovalRepository,
+    private readonly liveRuns: LiveRunOwners,
   ) {}
 
   /** Routes naming a run or an approval are checked against its workspace (security/access.ts). */
   onModuleInit(): void {
-    this.access.register('run', (id) => this.runs.workspaceOf(id));
+    // the stream a client opens right after posting needs no query (live-run-owners.ts)
+    this.access.register('run', async (id) => this.liveRuns.workspaceOf(id) ?? this.runs.workspaceOf(id));
     this.access.register('approval', (id) => this.approvals.workspaceOf(id));
   }
 }
