@@ -102,7 +102,8 @@ describe('fuzz: malformed requests to every endpoint', () => {
     // no prototype was polluted (the server runs in this process)
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     await t.http().get('/health').expect(200);
-    const conversation = await api.createConversation({ title: 'after the fuzz' });
+    // (the fuzz may have changed workspace settings: the conversation sets its own)
+    const conversation = await api.createConversation({ title: 'after the fuzz', settings: { maxSteps: 3 } });
     const posted = await api.postMessage(conversation, { text: 'still there?' });
     expect((await api.waitForRun(posted.run.id)).state).toBe('SUCCEEDED');
   });

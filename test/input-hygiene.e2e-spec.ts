@@ -107,6 +107,15 @@ describe('input hygiene', () => {
     expect400(await app.api.get(`/conversations?cursor=${cursor}`), 'cursor is not a valid cursor');
   });
 
+  it('a GraphQL variable of the wrong type or shape is a 400 BAD_USER_INPUT naming it, not a 500', async () => {
+    const graphql = (body: object) => app.t.http().post('/graphql').set('X-API-Token', TOKEN).send(body);
+    for (const variables of [{ input: { maxSteps: 'five' } }, { input: { unknown: 1 } }, { input: 'text' }, {}]) {
+      const res = await graphql({ query: 'mutation S($input: WorkspaceSettingsInput!) { updateWorkspaceSettings(input: $input) { id } }', variables });
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0]).toMatchObject({ message: expect.stringContaining('$input'), extensions: { code: 'BAD_USER_INPUT' } });
+    }
+  });
+
   it.each(['%00', 'a%00b', '%ED%A0%80', '%ff', '%', '%E0%A4%A'])('the path id %s is a 400 or 404 on every route, never a 500', async (id) => {
     const routes = [
       ['get', `/conversations/${id}`],

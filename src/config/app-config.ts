@@ -160,7 +160,7 @@ export class AppConfig {
   @IntBetween(0, 1_000_000)
   HELIX_RATE_LIMIT_PER_IP = 300;
 
-  /** the longest message text (and ask_user reply) accepted */
+  /** the longest message text accepted (POST /conversations/:id/messages) */
   @IntBetween(1, 10_000_000)
   HELIX_MAX_MESSAGE_CHARS = 100_000;
 

@@ -1,6 +1,7 @@
 import { HttpException, Logger } from '@nestjs/common';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { GraphQLFormattedError } from 'graphql';
+import type { Plugin } from './graphql-limits';
 
 /** HTTP statuses of Nest exceptions, as the GraphQL error codes clients switch on. */
 const CODES: Record<number, string> = {
@@ -65,4 +66,24 @@ function httpMessage(exception: HttpException): string {
  */
 function isRequestError(error: unknown): boolean {
   return error instanceof Error && error.name === 'GraphQLError';
+}
+
+/**
+ * Apollo answers HTTP 500 to a request error it does not recognise as one (a variable of the
+ * wrong type: see isRequestError). Once formatGraphQLError has found every error to be the
+ * client's, the status says so too: 400, as for any other bad request.
+ */
+export function clientErrorStatus(): Plugin {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          if (response.http.status !== 500 || response.body.kind !== 'single') return;
+          const { data, errors } = response.body.singleResult;
+          if (data !== undefined && data !== null) return;
+          if (errors?.length && errors.every((error) => error.extensions?.code !== 'INTERNAL_SERVER_ERROR')) response.http.status = 400;
+        },
+      };
+    },
+  };
 }

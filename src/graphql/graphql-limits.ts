@@ -65,7 +65,7 @@ export function depthLimit(max: number) {
 }
 
 /** Apollo's plugin type as Nest's driver declares it (its ESM typings, not the CJS ones). */
-type Plugin = NonNullable<ApolloDriverConfig['plugins']>[number];
+export type Plugin = NonNullable<ApolloDriverConfig['plugins']>[number];
 
 /** An Apollo plugin refusing operations whose estimated cost exceeds `max` before they run. */
 export function complexityLimit(max: number): Plugin {

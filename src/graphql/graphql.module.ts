@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
 import { GraphiQLAssetsController } from './graphiql-assets.controller';
 import { graphiqlLandingPage } from './graphiql';
-import { formatGraphQLError } from './graphql-errors';
+import { clientErrorStatus, formatGraphQLError } from './graphql-errors';
 import { AppConfig } from '../config/app-config';
 import { complexityLimit, depthLimit } from './graphql-limits';
 
@@ -33,7 +33,7 @@ export const GRAPHQL_PATH = '/graphql';
         autoTransformHttpErrors: false,
         formatError: formatGraphQLError,
         validationRules: [depthLimit(config.HELIX_GRAPHQL_MAX_DEPTH)],
-        plugins: [complexityLimit(config.HELIX_GRAPHQL_MAX_COMPLEXITY), graphiqlLandingPage(GRAPHQL_PATH)],
+        plugins: [complexityLimit(config.HELIX_GRAPHQL_MAX_COMPLEXITY), clientErrorStatus(), graphiqlLandingPage(GRAPHQL_PATH)],
         context: ({ req }: { req: unknown }) => ({ req }),
       }),
     }),

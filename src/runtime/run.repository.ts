@@ -81,9 +81,9 @@ function assignments(changes: RunChanges): Prisma.Sql[] {
 
 const LIVE = Prisma.join(RUN_STATES.filter(RunFsm.isLive));
 const isLiveRunOf = (conversationId: string) => Prisma.sql`conversation_id = ${conversationId} AND state::text IN (${LIVE})`;
-/** The live runs of a workspace (through their conversations, as run-query.repository.ts reads them). */
 // the states as enum values (not `state::text`), so the (state, lease_until) index finds the few live runs
 const LIVE_STATES = Prisma.join(RUN_STATES.filter(RunFsm.isLive).map((state) => Prisma.sql`${state}::"RunState"`));
+/** How many runs of a workspace are live (through their conversations, as run-query.repository.ts reads them). */
 const liveRunsOfWorkspace = (workspaceId: string) => Prisma.sql`
   SELECT count(*)::int FROM runs
   WHERE state IN (${LIVE_STATES}) AND conversation_id IN (SELECT id FROM conversations WHERE workspace_id = ${workspaceId})`;

@@ -67,4 +67,22 @@ export const FUZZ_ENDPOINTS: FuzzEndpoint[] = [
     body: { query: 'query Q($id: String!) { run(id: $id) { id state } workspaces { id } }', variables: { id: ':run' }, operationName: 'Q' },
   },
   { method: 'GET', path: '//graphql', query: { query: '{ workspaces { id } }' } },
+  {
+    method: 'POST',
+    path: '//graphql',
+    body: { query: 'query P($after: String, $first: Int) { runs(first: $first, after: $after) { edges { cursor } } traces(first: $first, after: $after) { edges { cursor } } }', variables: { after: ':cursor', first: 5 } },
+  },
+  {
+    method: 'POST',
+    path: '//graphql',
+    body: {
+      query: 'mutation S($input: WorkspaceSettingsInput!, $content: String!) { updateWorkspaceSettings(input: $input) { id } updatePrompt(key: "system", content: $content) { id } }',
+      variables: { input: { maxSteps: 5 }, content: 'a prompt' },
+    },
+  },
+  {
+    method: 'POST',
+    path: '//graphql',
+    body: { query: 'mutation K($name: String!, $value: String!) { setSecret(name: $name, value: $value) { id } }', variables: { name: 'fuzz', value: 's3cret' } },
+  },
 ];

@@ -163,7 +163,7 @@ export class Fuzzer {
     path = path.startsWith('//') ? path.slice(1) : `${this.apiPrefix}${path}`;
 
     const query = new URLSearchParams();
-    for (const [name, value] of Object.entries((fill(endpoint.query ?? {}, this.fixtures) as Record<string, string>) ?? {})) {
+    for (const [name, value] of Object.entries(fill(endpoint.query ?? {}, this.fixtures) as Record<string, string>)) {
       if (this.chance(0.5)) continue;
       query.set(name, value);
     }

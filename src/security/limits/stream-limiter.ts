@@ -23,7 +23,7 @@ export class StreamLimiter {
     const { id, kind } = callerOf(request, this.config);
     const count = this.open.get(id) ?? 0;
     if (count >= max) {
-      const who = kind === 'key' ? 'this API key' : 'this client address';
+      const who = kind === 'key' ? 'This API key' : 'This client address';
       throw new LimitExceeded('HELIX_MAX_SSE_PER_KEY', `${who} already has ${count} event streams open, the most it may; close one first`, 1);
     }
     this.open.set(id, count + 1);
@@ -32,10 +32,5 @@ export class StreamLimiter {
       if (left > 0) this.open.set(id, left);
       else this.open.delete(id);
     });
-  }
-
-  /** streams open for a caller (tests, metrics) */
-  openFor(callerId: string): number {
-    return this.open.get(callerId) ?? 0;
   }
 }
