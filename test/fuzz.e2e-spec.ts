@@ -58,6 +58,9 @@ describe('fuzz: malformed requests to every endpoint', () => {
     const posted = await api.postMessage(conversation, { text: 'hello there' });
     await api.waitForRun(posted.run.id);
     const page = await api.get('/conversations?limit=1').expect(200);
+    const knowledgeBase = (await api.post('/knowledge-bases', { name: 'fuzzed' }).expect(201)).body.id as string;
+    const job = (await api.post(`/knowledge-bases/${knowledgeBase}/documents`, { title: 'doc', text: 'Some text to find.' }).expect(202)).body.id as string;
+    const documents = await api.get(`/knowledge-bases/${knowledgeBase}/documents`).expect(200);
     fixtures = {
       conversation,
       scratchConversation: await api.createConversation({ title: 'to delete' }),
@@ -66,6 +69,10 @@ describe('fuzz: malformed requests to every endpoint', () => {
       approval: 'apr_doesnotexist',
       streamToken: posted.run.streamToken,
       cursor: page.body.nextCursor,
+      knowledgeBase,
+      scratchKnowledgeBase: (await api.post('/knowledge-bases', { name: 'to delete' }).expect(201)).body.id,
+      document: documents.body.items[0].id,
+      job,
     };
   });
 

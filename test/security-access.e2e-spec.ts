@@ -69,6 +69,17 @@ let b: OwnFixture;
 let bKeys: Keys;
 
 /** Workspace A: a conversation with a run waiting on an approval, a secret, a model config. */
+/** The finished job (document ingestion). */
+async function waitForJob(api: HelixApi, jobId: string): Promise<{ state: string; result: Record<string, unknown> }> {
+  for (let i = 0; i < 600; i++) {
+    const job = await api.get(`/jobs/${jobId}`).expect(200);
+    if (job.body.state === 'succeeded') return job.body;
+    if (job.body.state === 'failed') throw new Error(`ingestion failed: ${JSON.stringify(job.body)}`);
+    await sleep(50);
+  }
+  throw new Error(`job ${jobId} did not finish`);
+}
+
 async function seedWorkspaceA(): Promise<void> {
   const workspaceId = await createWorkspace(A_NAME);
   aKeys = await keysOf(workspaceId);
@@ -84,8 +95,14 @@ async function seedWorkspaceA(): Promise<void> {
     aKeys.admin,
     'mutation { upsertModelConfig(input: { provider: "openai", modelId: "alpha-model", temperature: 0.3 }) { id } }',
   );
+  const kb = await api.post('/knowledge-bases', { name: `${A_NAME} handbook` }).expect(201);
+  const job = await api.post(`/knowledge-bases/${kb.body.id}/documents`, { title: A_TITLE, text: `Remember: ${A_TEXT}.` }).expect(202);
+  const documentId = (await waitForJob(api, job.body.id)).result.documentId as string;
   a = {
     workspaceId,
+    knowledgeBaseId: kb.body.id,
+    documentId,
+    jobId: job.body.id,
     conversationId,
     runId: posted.run.id,
     approvalId: approval!.data.approvalId as string,
@@ -104,7 +121,9 @@ beforeAll(async () => {
   const bConversation = await bApi.createConversation({ title: 'B conversation' });
   const bPosted = await bApi.postMessage(bConversation, { text: 'MOCK:{"text":"b answer"}' });
   await bApi.waitForRun(bPosted.run.id);
-  b = { conversationId: bConversation, runId: bPosted.run.id };
+  const bKnowledgeBase = await bApi.post('/knowledge-bases', { name: 'B handbook' }).expect(201);
+  await waitForJob(bApi, (await bApi.post(`/knowledge-bases/${bKnowledgeBase.body.id}/documents`, { title: 'B doc', text: 'Herons of B.' }).expect(202)).body.id);
+  b = { conversationId: bConversation, runId: bPosted.run.id, knowledgeBaseId: bKnowledgeBase.body.id };
 });
 
 afterAll(async () => {
@@ -138,6 +157,8 @@ describe('workspace B calls every REST route with the ids of workspace A', () =>
     const conversation = await api.get(`/conversations/${a.conversationId}`).expect(200);
     expect(conversation.body.title).toBe(A_TITLE);
     expect((await api.run(a.runId)).state).toBe('AWAIT_APPROVAL');
+    const documents = await api.get(`/knowledge-bases/${a.knowledgeBaseId}/documents`).expect(200);
+    expect(documents.body.items.map((d: { id: string; title: string }) => [d.id, d.title])).toEqual([[a.documentId, A_TITLE]]);
     const policy = await gqlData<{ toolPolicies: { tool: string; mode: string }[] }>(aKeys.admin, `{ toolPolicies(conversationId: "${a.conversationId}") { tool mode } }`);
     expect(policy.toolPolicies).toEqual([expect.objectContaining({ tool: 'calculator', mode: 'confirm' })]);
     const keys = await gqlData<{ apiKeys: { id: string; revokedAt: string | null }[] }>(aKeys.admin, '{ apiKeys { id revokedAt } }');

@@ -53,6 +53,13 @@ export interface NewDocument {
 export class DocumentRepository {
   constructor(private readonly sql: SqlClient) {}
 
+  /** The workspace owning the document, through its knowledge base (the access check's lookup). */
+  async workspaceOf(id: string): Promise<string | undefined> {
+    const [row] = await this.sql.$queryRaw<{ workspace_id: string }[]>`
+      SELECT kb.workspace_id FROM documents d JOIN knowledge_bases kb ON kb.id = d.knowledge_base_id WHERE d.id = ${id}`;
+    return row?.workspace_id;
+  }
+
   /** Throws a unique violation when the knowledge base holds a document with the same checksum. */
   async insert(doc: NewDocument): Promise<DocumentRecord> {
     const [row] = await this.sql.$queryRaw<DocumentRow[]>`

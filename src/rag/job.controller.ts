@@ -1,6 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiController, ApiErrors } from '../common/openapi';
+import { Access } from '../security/access';
 import { Auth, type AuthContext } from '../security/auth-context';
 import { JobRunner } from './job-runner';
 import { JobResponse } from './rag.dto';
@@ -12,6 +13,7 @@ export class JobController {
   constructor(private readonly jobs: JobRunner) {}
 
   @Get(':id')
+  @Access('job')
   @ApiOperation({ summary: 'A background job (document ingestion): state, progress, result or error' })
   @ApiOkResponse({ type: JobResponse })
   @ApiErrors(404)

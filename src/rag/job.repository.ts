@@ -58,6 +58,12 @@ export class JobRepository {
     return toRecord(row);
   }
 
+  /** The workspace owning the job (the access check's lookup). */
+  async workspaceOf(id: string): Promise<string | undefined> {
+    const [row] = await this.sql.$queryRaw<{ workspace_id: string }[]>`SELECT workspace_id FROM jobs WHERE id = ${id}`;
+    return row?.workspace_id;
+  }
+
   async find(workspaceId: string, id: string): Promise<JobRecord | undefined> {
     const [row] = await this.sql.$queryRaw<JobRow[]>`SELECT ${COLUMNS} FROM jobs WHERE id = ${id} AND workspace_id = ${workspaceId}`;
     return row && toRecord(row);

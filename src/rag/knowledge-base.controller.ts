@@ -18,6 +18,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { validationExceptionFactory } from '../common/http-errors';
 import { ApiController, ApiErrors } from '../common/openapi';
+import { Access } from '../security/access';
 import { Auth, type AuthContext } from '../security/auth-context';
 import { DocumentService } from './document.service';
 import { KnowledgeBaseService } from './knowledge-base.service';
@@ -95,6 +96,7 @@ export class KnowledgeBaseController {
   }
 
   @Get(':id')
+  @Access('knowledgeBase')
   @ApiOperation({ summary: 'Read a knowledge base' })
   @ApiOkResponse({ type: KnowledgeBaseResponse })
   @ApiErrors(404)
@@ -103,6 +105,7 @@ export class KnowledgeBaseController {
   }
 
   @Delete(':id')
+  @Access('knowledgeBase')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a knowledge base with its documents and chunks' })
   @ApiNoContentResponse({ description: 'deleted' })
@@ -112,6 +115,7 @@ export class KnowledgeBaseController {
   }
 
   @Post(':id/documents')
+  @Access('knowledgeBase')
   @HttpCode(202)
   @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
   @ApiOperation({
@@ -142,6 +146,7 @@ export class KnowledgeBaseController {
   }
 
   @Get(':id/documents')
+  @Access('knowledgeBase')
   @ApiOperation({ summary: "A knowledge base's documents, newest first" })
   @ApiOkResponse({ type: DocumentPageResponse })
   @ApiErrors(400, 404)
@@ -151,6 +156,8 @@ export class KnowledgeBaseController {
   }
 
   @Delete(':id/documents/:docId')
+  @Access('knowledgeBase')
+  @Access('document', 'docId')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a document and its chunks' })
   @ApiNoContentResponse({ description: 'deleted' })
@@ -160,6 +167,7 @@ export class KnowledgeBaseController {
   }
 
   @Post(':id/search')
+  @Access('knowledgeBase')
   @HttpCode(200)
   @ApiOperation({ summary: 'Hybrid search (full text and vectors, fused by reciprocal rank)' })
   @ApiOkResponse({ type: SearchResponse })

@@ -53,6 +53,12 @@ export class KnowledgeBaseRepository {
     return row && toRecord(row);
   }
 
+  /** The workspace owning the knowledge base (the access check's lookup). */
+  async workspaceOf(id: string): Promise<string | undefined> {
+    const [row] = await this.sql.$queryRaw<{ workspace_id: string }[]>`SELECT workspace_id FROM knowledge_bases WHERE id = ${id}`;
+    return row?.workspace_id;
+  }
+
   /** Which of `ids` are knowledge bases of the workspace. */
   async existing(workspaceId: string, ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();

@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { AccessService } from '../security/access';
 import { ConversationModule } from '../conversation/conversation.module';
 import { ModelModule } from '../model/model.module';
 import { ChunkSearchRepository } from './chunk-search.repository';
@@ -39,4 +40,18 @@ export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './r
   ],
   exports: [RetrievalService],
 })
-export class RagModule {}
+export class RagModule implements OnModuleInit {
+  constructor(
+    private readonly access: AccessService,
+    private readonly knowledgeBases: KnowledgeBaseRepository,
+    private readonly documents: DocumentRepository,
+    private readonly jobs: JobRepository,
+  ) {}
+
+  /** Every route naming a knowledge base, document or job is checked against its workspace (security/access.ts). */
+  onModuleInit(): void {
+    this.access.register('knowledgeBase', (id) => this.knowledgeBases.workspaceOf(id));
+    this.access.register('document', (id) => this.documents.workspaceOf(id));
+    this.access.register('job', (id) => this.jobs.workspaceOf(id));
+  }
+}

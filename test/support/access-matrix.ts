@@ -15,12 +15,17 @@ export interface Fixture {
   approvalId: string;
   apiKeyId: string;
   modelConfigId: string;
+  knowledgeBaseId: string;
+  documentId: string;
+  /** the ingestion job of that document */
+  jobId: string;
 }
 
 /** Ids workspace B owns, for the rows that mix one of B's ids with one of A's. */
 export interface OwnFixture {
   conversationId: string;
   runId: string;
+  knowledgeBaseId: string;
 }
 
 export interface RestCase {
@@ -38,6 +43,7 @@ export interface RestCase {
 }
 
 const API = '/api/v1';
+let created = 0;
 
 export const REST_CASES: RestCase[] = [
   // outside the API: nothing of any workspace in them
@@ -82,6 +88,56 @@ export const REST_CASES: RestCase[] = [
     body: { results: [{ callId: 'call_1', output: 'x' }] },
     status: 404,
   },
+  { method: 'GET', route: `${API}/knowledge-bases`, path: () => `${API}/knowledge-bases`, status: 200 },
+  {
+    method: 'POST',
+    route: `${API}/knowledge-bases`,
+    path: () => `${API}/knowledge-bases`,
+    // names are unique per workspace: a new one for each key that calls it
+    get body() {
+      return { name: `B's own ${++created}` };
+    },
+    status: 201,
+  },
+  { method: 'GET', route: `${API}/knowledge-bases/{id}`, path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}`, status: 404 },
+  { method: 'DELETE', route: `${API}/knowledge-bases/{id}`, path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}`, status: 404 },
+  {
+    method: 'POST',
+    route: `${API}/knowledge-bases/{id}/documents`,
+    path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}/documents`,
+    body: { title: 'planted', text: 'planted by B' },
+    status: 404,
+  },
+  { method: 'GET', route: `${API}/knowledge-bases/{id}/documents`, path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}/documents`, status: 404 },
+  {
+    method: 'DELETE',
+    route: `${API}/knowledge-bases/{id}/documents/{docId}`,
+    path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}/documents/${a.documentId}`,
+    status: 404,
+  },
+  {
+    method: 'DELETE',
+    route: `${API}/knowledge-bases/{id}/documents/{docId}`,
+    path: (a, b) => `${API}/knowledge-bases/${b.knowledgeBaseId}/documents/${a.documentId}`,
+    status: 404,
+    note: "B's own knowledge base, A's document",
+  },
+  {
+    method: 'POST',
+    route: `${API}/knowledge-bases/{id}/search`,
+    path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}/search`,
+    body: { query: 'heron midnight' },
+    status: 404,
+  },
+  {
+    method: 'POST',
+    route: `${API}/knowledge-bases/{id}/search`,
+    path: (a, b) => `${API}/knowledge-bases/${b.knowledgeBaseId}/search`,
+    body: { query: 'heron midnight' },
+    status: 200,
+    note: "B's own knowledge base: A's documents are not in it",
+  },
+  { method: 'GET', route: `${API}/jobs/{id}`, path: (a) => `${API}/jobs/${a.jobId}`, status: 404 },
 ];
 
 /**

@@ -28,6 +28,11 @@ export interface FuzzFixtures {
   approval: string;
   streamToken: string;
   cursor: string;
+  knowledgeBase: string;
+  /** a knowledge base the fuzzer may delete */
+  scratchKnowledgeBase: string;
+  document: string;
+  job: string;
 }
 
 export const FUZZ_ENDPOINTS: FuzzEndpoint[] = [
@@ -37,7 +42,10 @@ export const FUZZ_ENDPOINTS: FuzzEndpoint[] = [
     body: {
       title: 'a title',
       model: { provider: 'offline', modelId: 'echo' },
-      settings: { systemPrompt: 'be brief', maxSteps: 3, multitask: 'reject', confirmationPolicy: 'risky', debug: false },
+      settings: {
+        systemPrompt: 'be brief', maxSteps: 3, multitask: 'reject', confirmationPolicy: 'risky', debug: false,
+        retrieval: 'classic', knowledgeBaseIds: [':knowledgeBase'],
+      },
     },
   },
   { method: 'GET', path: '/conversations', query: { limit: '10', cursor: ':cursor' } },
@@ -54,6 +62,19 @@ export const FUZZ_ENDPOINTS: FuzzEndpoint[] = [
   { method: 'GET', path: '/conversations/:conversation/runs/latest' },
   { method: 'POST', path: '/conversations/:conversation/fork', body: { fromMessageId: ':message' } },
   { method: 'POST', path: '/conversations/:conversation/compact' },
+  { method: 'POST', path: '/knowledge-bases', body: { name: 'a knowledge base', description: 'about things' } },
+  { method: 'GET', path: '/knowledge-bases' },
+  { method: 'GET', path: '/knowledge-bases/:knowledgeBase' },
+  { method: 'DELETE', path: '/knowledge-bases/:scratchKnowledgeBase' },
+  {
+    method: 'POST',
+    path: '/knowledge-bases/:knowledgeBase/documents',
+    body: { title: 'a document', text: '# Heading\n\nSome text.', source: 'notes.md', metadata: { lang: 'en', year: 2026 } },
+  },
+  { method: 'GET', path: '/knowledge-bases/:knowledgeBase/documents', query: { limit: '10' } },
+  { method: 'DELETE', path: '/knowledge-bases/:knowledgeBase/documents/:document' },
+  { method: 'POST', path: '/knowledge-bases/:knowledgeBase/search', body: { query: 'some text', k: 3, filter: { lang: 'en' } } },
+  { method: 'GET', path: '/jobs/:job' },
   { method: 'GET', path: '/runs/:run' },
   { method: 'GET', path: '/runs/:run/events', query: { after: '0', limit: '10', token: ':streamToken' }, stream: true },
   { method: 'POST', path: '/runs/:run/cancel' },
