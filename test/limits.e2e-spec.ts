@@ -89,6 +89,10 @@ describe('run, stream and GraphQL limits', () => {
     expect(await app.api.messages(conversationId)).toEqual([]);
     const posted = await app.api.postMessage(conversationId, { text: `${'y'.repeat(21)} MOCK:{"text":"ok"}` });
     await app.api.waitForRun(posted.run.id);
+    // an answer to ask_user is a user message too: the body is refused before the run's state is looked at
+    const reply = await app.api.post(`/runs/${posted.run.id}/reply`, { text: 'x'.repeat(51) });
+    expect(reply.status).toBe(400);
+    expect(reply.body.message).toBe('text must be at most 50 characters (HELIX_MAX_MESSAGE_CHARS)');
   });
 
   it('beyond HELIX_MAX_LIVE_RUNS_PER_WORKSPACE live runs a message is a 429, and neither message nor run is written', async () => {

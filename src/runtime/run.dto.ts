@@ -130,11 +130,10 @@ export class ApprovalDecisionDto {
 }
 
 export class ReplyDto {
-  @ApiProperty({ minLength: 1, maxLength: 100_000, description: "the answer to the model's ask_user question; not blank" })
+  @ApiProperty({ minLength: 1, description: "the answer to the model's ask_user question; not blank; at most HELIX_MAX_MESSAGE_CHARS characters (default 100,000)" })
   @IsString()
   @IsStorableText()
   @Matches(/\S/, { message: 'text must not be empty' })
-  @MaxLength(100_000)
   text!: string;
 }
 

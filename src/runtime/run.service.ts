@@ -1,4 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
 import { ConversationService } from '../conversation/conversation.service';
 import { type MessageView, toMessageView } from '../conversation/conversation.view';
 import { SqlClient } from '../database/sql-client';
@@ -43,6 +44,7 @@ export class RunService {
     private readonly tools: ToolHub,
     private readonly sql: SqlClient,
     private readonly liveRuns: LiveRunOwners,
+    private readonly config: AppConfig,
   ) {}
 
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
@@ -116,6 +118,10 @@ export class RunService {
 
   /** The user's answer to ask_user becomes the tool result; the run continues. */
   async reply(auth: AuthContext, runId: string, dto: ReplyDto): Promise<RunView> {
+    // a reply is a user message too: the same limit (a decorator's bound is fixed at load)
+    if (dto.text.length > this.config.HELIX_MAX_MESSAGE_CHARS) {
+      throw new BadRequestException(`text must be at most ${this.config.HELIX_MAX_MESSAGE_CHARS} characters (HELIX_MAX_MESSAGE_CHARS)`);
+    }
     const run = await this.find(auth, runId);
     const pending = run.pendingAction;
     if (run.state !== 'AWAIT_USER' || pending?.type !== 'user_reply') {
