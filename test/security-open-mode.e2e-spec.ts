@@ -12,7 +12,7 @@ describe('open mode (no HELIX_API_TOKEN)', () => {
   beforeAll(async () => {
     port = freePort();
     helix = spawnHelix({ PORT: port, HOST: '0.0.0.0', HELIX_DATA_DIR: 'memory://', HELIX_FAKE_MODEL: '1', LOG_LEVEL: 'info' });
-    await waitUntilReady(helix);
+    await waitUntilReady(helix, 150_000); // swc compiles src/ first: slow on a busy machine
   });
   afterAll(() => helix?.kill());
 

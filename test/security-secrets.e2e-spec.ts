@@ -51,7 +51,7 @@ describe('no secret, key or token in any answer, event or log line', () => {
     mock = await startMockLlm();
     dataDir = mkdtempSync(join(tmpdir(), 'helix-secrets-'));
     helix = spawnHelix({ PORT: freePort(), HELIX_DATA_DIR: dataDir, HELIX_API_TOKEN: BOOTSTRAP, LOG_LEVEL: 'debug', ...mockModelEnv(mock.url), OPENAI_API_KEY: PROVIDER_ENV_KEY });
-    await waitUntilReady(helix);
+    await waitUntilReady(helix, 150_000); // swc compiles src/ first: slow on a busy machine
 
     // a stored provider key, used by a model config, and debug events on
     const { setSecret } = await graphql('mutation($v: String!) { setSecret(name: "vendor", value: $v) { id name } }', { v: STORED_SECRET });
