@@ -10,7 +10,8 @@
  *      POST …/search (k = 5) with 2–3-word queries: p50 and p99 latency, hybrid (pgvector HNSW
  *      and full text, fused) and — on a second app without pgvector — lexical-only.
  *
- * Asserts nothing; prints a table (--markdown: Markdown). Options: --quick (fewer documents).
+ * Asserts nothing; prints a table (--markdown: Markdown). Options: --quick (fewer documents),
+ * --ingestion-only (section 1).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -22,6 +23,8 @@ import { loadConfig } from '../src/config/app-config';
 import { fmt, median, percentile, table } from './lib/stats';
 
 const QUICK = process.argv.includes('--quick');
+/** section 1 only */
+const INGESTION_ONLY = process.argv.includes('--ingestion-only');
 const MARKDOWN = process.argv.includes('--markdown');
 const INGEST_DOCS = QUICK ? 40 : 200;
 const DOC_BYTES = 20_000;
@@ -184,6 +187,7 @@ async function main() {
       ['ingestion rate (documents/s)', fmt(INGEST_DOCS / ingestion.seconds, 1)],
       ['ingestion rate (chunks/s)', fmt(ingestion.chunks / ingestion.seconds, 0)],
     );
+    if (INGESTION_ONLY) return finish(rows);
     const hybrid = await searchBench(hybridApp, kb, ingestion.chunks, INGEST_DOCS);
     record([`hybrid search, ${hybrid.chunks.toLocaleString('en-US')} chunks, k = 5: p50 / p99 (ms)`, `${fmt(median(hybrid.times), 1)} / ${fmt(percentile(hybrid.times, 99), 1)}${hybrid.degraded ? ' (degraded!)' : ''}`]);
   } finally {
@@ -197,7 +201,11 @@ async function main() {
   } finally {
     await lexicalApp.close();
   }
-  process.stdout.write(`Knowledge bases on embedded PGlite, offline embeddings (node ${process.version}, ${os.cpus().length} CPUs)\n\n`);
+  finish(rows);
+}
+
+function finish(rows: string[][]): void {
+  process.stdout.write(`Knowledge bases on embedded PGlite, offline embeddings (node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)})\n\n`);
   process.stdout.write(`${table(rows, MARKDOWN)}\n`);
 }
 
