@@ -1,3 +1,4 @@
+import type { Citation } from '../conversation/message-parts';
 import type { SearchHit } from './retrieval.types';
 
 /**
@@ -6,6 +7,11 @@ import type { SearchHit } from './retrieval.types';
  */
 export function renderPassages(passages: { n: number; hit: SearchHit }[]): string {
   return passages.map(({ n, hit }) => `[${n}] ${whereFrom(hit)}\n${hit.text.trim()}`).join('\n\n');
+}
+
+/** A hit as a run's sources list it (before it has its citation number). */
+export function sourceOf(hit: SearchHit): Omit<Citation, 'n'> {
+  return { id: hit.id, documentId: hit.documentId, title: hit.title, source: hit.source, snippet: hit.snippet, score: hit.score };
 }
 
 function whereFrom(hit: SearchHit): string {

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TokenCounter } from '../memory/token-counter';
-import { renderPassages } from '../rag/passages';
+import { renderPassages, sourceOf } from '../rag/passages';
 import { RetrievalService } from '../rag/retrieval.service';
 import type { SearchHit } from '../rag/retrieval.types';
 import type { SourceDraft } from '../tool/tool.types';
@@ -23,10 +23,6 @@ interface Prefetch {
   /** the sources' text for the system prompt, with the instructions to cite them */
   context: string;
   sources: SourceDraft[];
-}
-
-export function sourceOf(hit: SearchHit): SourceDraft {
-  return { id: hit.id, documentId: hit.documentId, title: hit.title, source: hit.source, snippet: hit.snippet, score: hit.score };
 }
 
 /**

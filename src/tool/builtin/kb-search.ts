@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { renderPassages } from '../../rag/passages';
+import { renderPassages, sourceOf } from '../../rag/passages';
 import { RetrievalService } from '../../rag/retrieval.service';
-import { HelixTool, type SourceDraft, type ToolContext, type ToolDefinition, type ToolResult, type ToolScope } from '../tool.types';
+import { HelixTool, type ToolContext, type ToolDefinition, type ToolResult, type ToolScope } from '../tool.types';
 
 export const KB_SEARCH_DEFAULT_K = 5;
 
@@ -42,7 +42,7 @@ export class KbSearchTool implements ToolDefinition {
     const result = await this.retrieval.searchForRun(context.workspaceId, { knowledgeBaseIds: context.settings.knowledgeBaseIds ?? [], query, k });
     if (!result.items.length) return { ok: true, output: `No passage of the knowledge bases matches "${query}".`, sources: [] };
     const cited = result.items.map((hit, i) => {
-      const draft: SourceDraft = { id: hit.id, documentId: hit.documentId, title: hit.title, source: hit.source, snippet: hit.snippet, score: hit.score };
+      const draft = sourceOf(hit);
       return { hit, citation: context.citations?.cite(draft) ?? { ...draft, n: i + 1 } };
     });
     const note = result.degraded ? '\n\n(Keyword search only: semantic search is unavailable right now.)' : '';
