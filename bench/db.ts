@@ -54,7 +54,7 @@ async function measure(backend: string, handle: DatabaseHandle): Promise<Result[
   await prisma.conversation.create({ data: { id: conversationId, workspaceId, title: 'bench' } });
   const runId = newId('run');
   await prisma.run.create({
-    data: { id: runId, conversationId, goal: 'bench', model: { provider: 'openai', modelId: 'mock' }, maxSteps: 12 },
+    data: { id: runId, conversationId, workspaceId, goal: 'bench', model: { provider: 'openai', modelId: 'mock' }, maxSteps: 12 },
   });
   let seq = 0;
   let eventSeq = 0;
@@ -107,7 +107,7 @@ async function measure(backend: string, handle: DatabaseHandle): Promise<Result[
     const id = newId('run');
     return prisma.$transaction([
       prisma.message.create({ data: { id: newId('msg'), conversationId, runId: null, seq: ++seq, role: 'user', content: 'hello' } }),
-      prisma.run.create({ data: { id, conversationId, goal: 'hello', model: { provider: 'openai', modelId: 'mock' }, maxSteps: 12 } }),
+      prisma.run.create({ data: { id, conversationId, workspaceId, goal: 'hello', model: { provider: 'openai', modelId: 'mock' }, maxSteps: 12 } }),
     ]);
   }));
   results.push(await time(backend, 'update run state (Prisma update)', (i) =>

@@ -36,8 +36,8 @@ describe('forking a conversation (database)', () => {
   async function runOf(conversationId: string): Promise<string> {
     const id = `run_f_${Math.random().toString(36).slice(2)}`;
     await sql.$executeRaw`
-      INSERT INTO runs (id, conversation_id, goal, model, max_steps, updated_at)
-      VALUES (${id}, ${conversationId}, 'g', '{"provider":"openai","modelId":"m"}'::jsonb, 3, now())`;
+      INSERT INTO runs (id, conversation_id, workspace_id, goal, model, max_steps, updated_at)
+      SELECT ${id}, ${conversationId}, workspace_id, 'g', '{"provider":"openai","modelId":"m"}'::jsonb, 3, now() FROM conversations WHERE id = ${conversationId}`;
     return id;
   }
 

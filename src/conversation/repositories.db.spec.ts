@@ -38,8 +38,8 @@ describe('conversation repositories (database)', () => {
   async function runOf(conversationId: string): Promise<string> {
     const id = `run_r_${++counter}`;
     await sql.$executeRaw`
-      INSERT INTO runs (id, conversation_id, goal, model, max_steps, updated_at)
-      VALUES (${id}, ${conversationId}, 'g', '{"provider":"openai","modelId":"m"}'::jsonb, 3, now())`;
+      INSERT INTO runs (id, conversation_id, workspace_id, goal, model, max_steps, updated_at)
+      SELECT ${id}, ${conversationId}, workspace_id, 'g', '{"provider":"openai","modelId":"m"}'::jsonb, 3, now() FROM conversations WHERE id = ${conversationId}`;
     return id;
   }
 

@@ -45,7 +45,7 @@ describe('traces (database)', () => {
   async function run(workspaceId: string, model: string, state: 'SUCCEEDED' | 'FAILED' | undefined, at: Date): Promise<string> {
     const runId = `run_${String(++counter).padStart(3, '0')}`;
     await db.sql.$executeRaw`
-      INSERT INTO runs (id, conversation_id, goal, model, max_steps, updated_at) VALUES (${runId}, ${`conv_${workspaceId}`}, 'g', '{}'::jsonb, 5, now())`;
+      INSERT INTO runs (id, conversation_id, workspace_id, goal, model, max_steps, updated_at) VALUES (${runId}, ${`conv_${workspaceId}`}, ${workspaceId}, 'g', '{}'::jsonb, 5, now())`;
     const started: RunSignal = { type: 'run.started', runId, workspaceId, conversationId: `conv_${workspaceId}`, mode: 'react', model, at };
     traces.record(started);
     if (state) traces.record({ type: 'run.ended', runId, state, startedAt: at, at: new Date(at.getTime() + 1000) });
@@ -110,7 +110,7 @@ describe('traces (database)', () => {
     modelCall(runId, 1); // a first call is traced before its run is written
     await writer.flush();
     expect(await reader.spanTree(runId)).toEqual([]);
-    await db.sql.$executeRaw`INSERT INTO runs (id, conversation_id, goal, model, max_steps, updated_at) VALUES (${runId}, 'conv_ws_a', 'g', '{}'::jsonb, 5, now())`;
+    await db.sql.$executeRaw`INSERT INTO runs (id, conversation_id, workspace_id, goal, model, max_steps, updated_at) VALUES (${runId}, 'conv_ws_a', 'ws_a', 'g', '{}'::jsonb, 5, now())`;
     const tree = await reader.spanTree(runId);
     expect(tree.map((s) => [s.kind, s.children.map((c) => c.kind)])).toEqual([['step', ['model']]]);
   });

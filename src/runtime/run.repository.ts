@@ -83,10 +83,9 @@ const LIVE = Prisma.join(RUN_STATES.filter(RunFsm.isLive));
 const isLiveRunOf = (conversationId: string) => Prisma.sql`conversation_id = ${conversationId} AND state::text IN (${LIVE})`;
 // the states as enum values (not `state::text`), so the (state, lease_until) index finds the few live runs
 const LIVE_STATES = Prisma.join(RUN_STATES.filter(RunFsm.isLive).map((state) => Prisma.sql`${state}::"RunState"`));
-/** How many runs of a workspace are live (through their conversations, as run-query.repository.ts reads them). */
+/** How many runs of a workspace are live: the (workspace_id, state) index finds just those. */
 const liveRunsOfWorkspace = (workspaceId: string) => Prisma.sql`
-  SELECT count(*)::int FROM runs
-  WHERE state IN (${LIVE_STATES}) AND conversation_id IN (SELECT id FROM conversations WHERE workspace_id = ${workspaceId})`;
+  SELECT count(*)::int FROM runs WHERE workspace_id = ${workspaceId} AND state IN (${LIVE_STATES})`;
 
 /** A run that has not finished, as a new message of its conversation sees it. */
 export interface LiveRun {
@@ -213,17 +212,18 @@ export class RunRepository {
     const startAs: RunState = run.startNow ? 'EXECUTING' : 'CREATED';
     const inserted = unit.add(
       Prisma.sql`
-        INSERT INTO runs (id, conversation_id, state, step, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at)
-        SELECT ${run.id}::text, ${run.conversationId}::text,
+        INSERT INTO runs (id, conversation_id, workspace_id, state, step, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at)
+        SELECT ${run.id}::text, conversation.id, conversation.workspace_id,
                CASE WHEN live.id IS NULL THEN ${startAs}::"RunState" ELSE 'CREATED'::"RunState" END,
                CASE WHEN live.id IS NULL THEN ${run.startNow ? 1 : 0}::int ELSE 0 END,
                ${run.mode}::"RunMode", ${run.goal}::text, ${json(run.model)}::jsonb, ${run.maxSteps}::int,
                CASE WHEN live.id IS NULL THEN NULL ELSE ${json({ type: 'queued' } satisfies PendingAction)}::jsonb END,
                CASE WHEN live.id IS NULL THEN ${run.lease.owner}::text END,
                CASE WHEN live.id IS NULL THEN ${run.lease.until}::timestamptz END, now()
-        FROM (SELECT 1) AS one
+        FROM conversations AS conversation
         LEFT JOIN LATERAL (SELECT id FROM runs WHERE ${isLiveRunOf(run.conversationId)} LIMIT 1) AS live ON TRUE
-        WHERE (live.id IS NULL OR ${run.whenLive === 'queue'}::boolean)
+        WHERE conversation.id = ${run.conversationId}::text AND conversation.deleted_at IS NULL
+          AND (live.id IS NULL OR ${run.whenLive === 'queue'}::boolean)
           AND ${run.workspaceLimit ? Prisma.sql`(${liveRunsOfWorkspace(run.workspaceLimit.workspaceId)}) < ${run.workspaceLimit.maxLive}::int` : Prisma.sql`TRUE`}
         RETURNING ${RUN_COLUMNS}`,
       ([row]: RunRow[]) => row && toRunRecord(row),

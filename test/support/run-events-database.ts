@@ -22,7 +22,7 @@ export async function openRunEventsDatabase(): Promise<RunEventsDatabase> {
     close,
     newRun: async () => {
       const id = `run_${++runs}`;
-      await prisma.run.create({ data: { id, conversationId: 'c', goal: 'g', model: {}, maxSteps: 3 } });
+      await prisma.run.create({ data: { id, conversationId: 'c', workspaceId: 'w', goal: 'g', model: {}, maxSteps: 3 } });
       return id;
     },
   };
