@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { convert } from 'html-to-text';
-import { PDFParse } from 'pdf-parse';
+import { readPdfText } from './pdf-text';
 
 /** The uploaded file formats, by extension, with the MIME types that name them. */
 export const FORMATS = {
@@ -53,15 +53,10 @@ function htmlToText(html: string): string {
 }
 
 async function pdfToText(data: Buffer): Promise<string> {
-  // pdf.js takes ownership of the array it is given: a copy keeps the upload's buffer intact
-  const parser = new PDFParse({ data: new Uint8Array(data) });
   try {
-    const result = await parser.getText({ pageJoiner: '' });
-    return result.text;
+    return await readPdfText(data);
   } catch (error) {
     throw new ExtractionError(`the PDF could not be read: ${error instanceof Error ? error.message : String(error)}`);
-  } finally {
-    await parser.destroy().catch(() => undefined);
   }
 }
 

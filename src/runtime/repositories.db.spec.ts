@@ -131,6 +131,14 @@ describe('runtime repositories (database)', () => {
       expect(await insert(await inLimit(), { workspaceLimit })).toMatchObject({ state: 'EXECUTING' });
     });
 
+    it('inserts nothing into a deleted conversation, nor into one that does not exist', async () => {
+      const deleted = await conversation();
+      await conversations.softDelete(deleted);
+      expect(await insert(deleted)).toBeUndefined();
+      expect(await insert('conv_rows_never')).toBeUndefined();
+      expect(await runs.live(deleted)).toEqual([]);
+    });
+
     it('round-trips every JSON column through update: plan, usage, each pending action, error; null clears', async () => {
       const run = (await insert(await conversation()))!;
       const plan = { steps: [{ title: 'Look', detail: 'in the docs' }, { title: 'Answer' }] };
