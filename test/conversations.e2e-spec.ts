@@ -97,8 +97,18 @@ describe('Conversations REST (/api/v1/conversations)', () => {
     it('soft-deletes: the conversation is gone from the API, its rows are kept', async () => {
       const created = await t.http().post('/api/v1/conversations').set(auth).send({ title: 'bye' }).expect(201);
       await t.http().delete(`/api/v1/conversations/${created.body.id}`).set(auth).expect(204);
-      await t.http().get(`/api/v1/conversations/${created.body.id}`).set(auth).expect(404);
-      await t.http().delete(`/api/v1/conversations/${created.body.id}`).set(auth).expect(404);
+      // every route naming it answers 404, as for an id that never existed (the access check
+      // remembers the conversation's owner: each handler's scoped read finds it deleted)
+      const id = created.body.id as string;
+      const gone = { statusCode: 404, error: 'Not Found', message: `Conversation ${id} not found` };
+      expect((await t.http().get(`/api/v1/conversations/${id}`).set(auth).expect(404)).body).toEqual(gone);
+      expect((await t.http().patch(`/api/v1/conversations/${id}`).set(auth).send({ title: 'x' }).expect(404)).body).toEqual(gone);
+      expect((await t.http().get(`/api/v1/conversations/${id}/messages`).set(auth).expect(404)).body).toEqual(gone);
+      expect((await t.http().post(`/api/v1/conversations/${id}/messages`).set(auth).send({ text: 'hi' }).expect(404)).body).toEqual(gone);
+      expect((await t.http().post(`/api/v1/conversations/${id}/fork`).set(auth).send({}).expect(404)).body).toEqual(gone);
+      expect((await t.http().get(`/api/v1/conversations/${id}/runs/latest`).set(auth).expect(404)).body).toEqual(gone);
+      expect((await t.http().post(`/api/v1/conversations/${id}/compact`).set(auth).expect(404)).body).toEqual(gone);
+      await t.http().delete(`/api/v1/conversations/${id}`).set(auth).expect(404);
       const list = await t.http().get('/api/v1/conversations?limit=100').set(auth).expect(200);
       expect(list.body.items.map((c: { id: string }) => c.id)).not.toContain(created.body.id);
       const prisma = t.app.get(PrismaService);

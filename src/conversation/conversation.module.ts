@@ -1,4 +1,5 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { Subscription } from 'rxjs';
 import { AccessService } from '../security/access';
 import { ConversationController } from './conversation.controller';
 import { ConversationRepository } from './conversation.repository';
@@ -14,14 +15,27 @@ import { WorkspaceService } from './workspace.service';
   providers: [ConversationService, ConversationRepository, MessageRepository, WorkspaceService, WorkspaceRepository, WorkspaceResolver],
   exports: [ConversationService, WorkspaceService],
 })
-export class ConversationModule implements OnModuleInit {
+export class ConversationModule implements OnModuleInit, OnModuleDestroy {
+  private created?: Subscription;
+
   constructor(
     private readonly access: AccessService,
     private readonly conversations: ConversationRepository,
+    private readonly service: ConversationService,
   ) {}
 
-  /** Every route naming a conversation is checked against its workspace (security/access.ts). */
+  /**
+   * Every route naming a conversation is checked against its workspace (security/access.ts).
+   * Every one of them reads the conversation scoped to the caller's workspace and not deleted
+   * (ConversationService.find and findWithSettingsIn), so its owner may be remembered: a chat's
+   * messages, its first one included, cost no lookup before that read.
+   */
   onModuleInit(): void {
-    this.access.register('conversation', (id) => this.conversations.workspaceOf(id));
+    this.access.register('conversation', (id) => this.conversations.workspaceOf(id), { rememberOwners: true });
+    this.created = this.service.created$.subscribe(({ id, workspaceId }) => this.access.remember('conversation', id, workspaceId));
+  }
+
+  onModuleDestroy(): void {
+    this.created?.unsubscribe();
   }
 }

@@ -32,6 +32,8 @@ const settingsOf = (dto: object | undefined): ConversationSettings => readConver
 export class ConversationService {
   /** ids of conversations just deleted: whoever keeps facts about them in memory forgets them */
   readonly removed$ = new Subject<string>();
+  /** conversations just created (forks too), with their workspace */
+  readonly created$ = new Subject<{ id: string; workspaceId: string }>();
 
   constructor(
     private readonly sql: SqlClient,
@@ -48,6 +50,7 @@ export class ConversationService {
       model: dto.model ? { provider: dto.model.provider, modelId: dto.model.modelId } : null,
       settings: settingsOf(dto.settings),
     });
+    this.created$.next({ id: record.id, workspaceId: record.workspaceId });
     return toConversationView(record);
   }
 
@@ -110,6 +113,7 @@ export class ConversationService {
     await unit.run(this.sql);
     // the source was deleted between the read and the copy
     if (!fork.value) throw notFound(id);
+    this.created$.next({ id: fork.value.id, workspaceId: fork.value.workspaceId });
     return toConversationView(fork.value);
   }
 

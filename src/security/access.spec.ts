@@ -1,5 +1,5 @@
 import { NotFoundException } from '@nestjs/common';
-import { AccessService } from './access';
+import { AccessService, REMEMBERED_OWNERS } from './access';
 import { type AuthContext, bootstrapAuth } from './auth-context';
 
 const owners: Record<string, string> = { conv_a: 'ws_a', run_a: 'ws_a', run_b: 'ws_b' };
@@ -36,6 +36,45 @@ describe('AccessService', () => {
     await expect(access.require(stream, 'conversation', 'conv_a')).rejects.toThrow(NotFoundException);
     // a token for a run whose workspace it does not name (the run moved, or a forged grant)
     await expect(access.require({ ...stream, runId: 'run_b' }, 'run', 'run_b')).rejects.toThrow(NotFoundException);
+  });
+
+  describe('remembered owners', () => {
+    let calls: string[];
+    beforeEach(() => {
+      calls = [];
+      access = new AccessService();
+      access.register('conversation', async (id) => (calls.push(id), owners[id]), { rememberOwners: true });
+      access.register('run', async (id) => (calls.push(id), owners[id]));
+    });
+
+    it('looks an owner up once, and still answers 404 to every other workspace', async () => {
+      await expect(access.require(keyOf('ws_a'), 'conversation', 'conv_a')).resolves.toBe('ws_a');
+      await expect(access.require(keyOf('ws_a'), 'conversation', 'conv_a')).resolves.toBe('ws_a');
+      await expect(access.require(keyOf('ws_b'), 'conversation', 'conv_a')).rejects.toThrow(new NotFoundException('Conversation conv_a not found'));
+      expect(calls).toEqual(['conv_a']);
+    });
+
+    it('forgets nothing it did not find: an unknown id is looked up each time', async () => {
+      await expect(access.require(keyOf('ws_a'), 'conversation', 'conv_zz')).rejects.toThrow(NotFoundException);
+      await expect(access.require(keyOf('ws_a'), 'conversation', 'conv_zz')).rejects.toThrow(NotFoundException);
+      expect(calls).toEqual(['conv_zz', 'conv_zz']);
+    });
+
+    it('takes the owner of a resource just created, for the kinds that remember only', async () => {
+      access.remember('conversation', 'conv_new', 'ws_b');
+      access.remember('run', 'run_new', 'ws_b');
+      await expect(access.require(keyOf('ws_b'), 'conversation', 'conv_new')).resolves.toBe('ws_b');
+      await expect(access.require(keyOf('ws_a'), 'conversation', 'conv_new')).rejects.toThrow(NotFoundException);
+      await expect(access.require(keyOf('ws_b'), 'run', 'run_new')).rejects.toThrow(NotFoundException);
+      expect(calls).toEqual(['run_new']);
+    });
+
+    it(`keeps at most ${REMEMBERED_OWNERS} owners, forgetting the oldest first`, async () => {
+      for (let i = 0; i <= REMEMBERED_OWNERS; i++) access.remember('conversation', `conv_${i}`, 'ws_a');
+      await expect(access.require(keyOf('ws_a'), 'conversation', `conv_${REMEMBERED_OWNERS}`)).resolves.toBe('ws_a');
+      await expect(access.require(keyOf('ws_a'), 'conversation', 'conv_0')).rejects.toThrow(NotFoundException);
+      expect(calls).toEqual(['conv_0']);
+    });
   });
 
   it('fails loudly on a kind nobody registered, and on a second registration', async () => {

@@ -23,6 +23,19 @@ export type ResourceKind = keyof typeof RESOURCE_LABELS;
 /** The workspace owning the resource `id`, or undefined when there is none (or it was deleted). */
 export type OwnerLookup = (id: string) => Promise<string | undefined>;
 
+export interface OwnerLookupOptions {
+  /**
+   * The owners found may be remembered: the resource never changes workspace, and every
+   * handler of its routes reads it scoped to the caller's workspace and not deleted, so that
+   * read (not this check) answers 404 for one deleted since. Not for a kind some handler serves
+   * without such a read (a run's event stream).
+   */
+  rememberOwners?: boolean;
+}
+
+/** Owners remembered per kind; beyond this the oldest are forgotten (a lookup finds them again). */
+export const REMEMBERED_OWNERS = 10_000;
+
 /**
  * Where a check happens. On the chat API (`api`) everyone acts in its own workspace; on the admin
  * API (`admin`) the bootstrap admin acts in every workspace.
@@ -37,11 +50,25 @@ export type AccessSurface = 'api' | 'admin';
 @Injectable()
 export class AccessService {
   private readonly owners = new Map<ResourceKind, OwnerLookup>();
+  /** id → workspace, for the kinds registered with `rememberOwners` */
+  private readonly remembered = new Map<ResourceKind, Map<string, string>>();
 
   /** Called once by the module owning `kind` (at module init), with a lookup from its repository. */
-  register(kind: ResourceKind, lookup: OwnerLookup): void {
+  register(kind: ResourceKind, lookup: OwnerLookup, options: OwnerLookupOptions = {}): void {
     if (this.owners.has(kind)) throw new Error(`An owner lookup for ${kind} is already registered`);
     this.owners.set(kind, lookup);
+    if (options.rememberOwners) this.remembered.set(kind, new Map());
+  }
+
+  /**
+   * The owner of a resource just created, for a kind registered with `rememberOwners`: its
+   * first request (a chat's first message) then costs no lookup. Ignored for other kinds.
+   */
+  remember(kind: ResourceKind, id: string, workspaceId: string): void {
+    const owners = this.remembered.get(kind);
+    if (!owners || owners.has(id)) return;
+    if (owners.size >= REMEMBERED_OWNERS) owners.delete(owners.keys().next().value as string);
+    owners.set(id, workspaceId);
   }
 
   /** Resolves with the owning workspace when the caller may act on the resource; 404 otherwise. */
@@ -50,8 +77,9 @@ export class AccessService {
     if (!lookup) throw new Error(`No owner lookup is registered for ${kind}`);
     const notFound = () => new NotFoundException(`${RESOURCE_LABELS[kind]} ${id} not found`);
     if (auth.kind === 'stream' && (kind !== 'run' || id !== auth.runId)) throw notFound();
-    const owner = await lookup(id);
+    const owner = this.remembered.get(kind)?.get(id) ?? (await lookup(id));
     if (owner === undefined) throw notFound();
+    this.remember(kind, id, owner);
     if (owner !== auth.workspaceId && !(surface === 'admin' && isBootstrap(auth))) throw notFound();
     return owner;
   }
