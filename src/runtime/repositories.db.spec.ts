@@ -106,29 +106,29 @@ describe('runtime repositories (database)', () => {
       ]);
     });
 
-    it('counts the live runs of a workspace, and inserts nothing once it has workspaceLimit.maxLive of them', async () => {
+    it('counts the live runs of a workspace, and inserts nothing once it has maxLiveInWorkspace of them', async () => {
       await new WorkspaceRepository(sql).ensure('ws_limit', 'limit');
       const inWorkspace = async (workspaceId: string) =>
         (await conversations.create({ id: `conv_rows_${++counter}`, workspaceId, title: 't', model: null, settings: {} })).id;
       const inLimit = () => inWorkspace('ws_limit');
-      const workspaceLimit = { workspaceId: 'ws_limit', maxLive: 2 };
-      const first = await insert(await inLimit(), { workspaceLimit });
-      await insert(await inLimit(), { workspaceLimit });
+      const limit = { maxLiveInWorkspace: 2 };
+      const first = await insert(await inLimit(), limit);
+      await insert(await inLimit(), limit);
       expect(await runs.liveCount('ws_limit')).toBe(2);
 
       const unit = new UnitOfWork();
       const count = runs.liveCountIn(unit, 'ws_limit');
-      const refused = runs.insertIn(unit, { id: 'run_rows_over_limit', conversationId: await inLimit(), mode: 'react', goal: 'g', model: MODEL, maxSteps: 1, whenLive: 'skip', lease: { owner: 'a', until: minutes(1) }, startNow: true, workspaceLimit });
+      const refused = runs.insertIn(unit, { id: 'run_rows_over_limit', conversationId: await inLimit(), mode: 'react', goal: 'g', model: MODEL, maxSteps: 1, whenLive: 'skip', lease: { owner: 'a', until: minutes(1) }, startNow: true, ...limit });
       await unit.run(sql);
       expect(count.value).toBe(2);
       expect(refused.run.value).toBeUndefined();
       expect(await runs.find('run_rows_over_limit')).toBeUndefined();
       // another workspace is not affected; a finished run frees a place
       await new WorkspaceRepository(sql).ensure('ws_other', 'other');
-      expect(await insert(await inWorkspace('ws_other'), { workspaceLimit: { workspaceId: 'ws_other', maxLive: 1 } })).toBeDefined();
+      expect(await insert(await inWorkspace('ws_other'), { maxLiveInWorkspace: 1 })).toBeDefined();
       await runs.transition(first!.id, 'EXECUTING', 'CANCELLED', {});
       expect(await runs.liveCount('ws_limit')).toBe(1);
-      expect(await insert(await inLimit(), { workspaceLimit })).toMatchObject({ state: 'EXECUTING' });
+      expect(await insert(await inLimit(), limit)).toMatchObject({ state: 'EXECUTING' });
     });
 
     it('inserts nothing into a deleted conversation, nor into one that does not exist', async () => {

@@ -76,6 +76,7 @@ export class RunStarter {
     const found = this.conversations.findWithSettingsIn(read, auth, conversationId);
     const history = slot && this.conversations.historyIn(read, conversationId);
     const liveBefore = slot && this.runs.liveIn(read, conversationId);
+    // the INSERT below enforces the cap; this early read refuses before a first model call is sent
     const liveInWorkspace = this.runs.liveCountIn(read, auth.workspaceId);
     await read.run(this.sql);
     const { conversation, workspaceSettings } = found.value;
@@ -103,7 +104,6 @@ export class RunStarter {
       written = await this.write({
         runId, conversationId, input, model, policy, startNow, message,
         maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
-        workspaceId: auth.workspaceId,
       });
     } catch (error) {
       if (first) this.steps.abandon(first);
@@ -155,7 +155,6 @@ export class RunStarter {
     startNow: boolean;
     message: NewMessage;
     maxSteps: number;
-    workspaceId: string;
   }): Promise<{ run?: RunRecord; stored?: MessageRecord; live?: LiveRun; openFirstEvent: () => void }> {
     const { runId, conversationId, input, model, policy, startNow, message } = args;
     const unit = new UnitOfWork();
@@ -171,7 +170,7 @@ export class RunStarter {
       whenLive: policy === 'reject' ? 'skip' : 'queue',
       lease: this.executor.newLease(),
       startNow,
-      workspaceLimit: { workspaceId: args.workspaceId, maxLive: this.config.HELIX_MAX_LIVE_RUNS_PER_WORKSPACE },
+      maxLiveInWorkspace: this.config.HELIX_MAX_LIVE_RUNS_PER_WORKSPACE,
     });
     const stored = this.conversations.appendIn(unit, message, insert.inserted);
     const firstEvent = startNow ? this.events.firstEventIn(unit, runId, 'status', stepStatus.started(1), insert.begun) : undefined;

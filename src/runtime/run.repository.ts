@@ -84,7 +84,7 @@ const isLiveRunOf = (conversationId: string) => Prisma.sql`conversation_id = ${c
 // the states as enum values (not `state::text`), so the (state, lease_until) index finds the few live runs
 const LIVE_STATES = Prisma.join(RUN_STATES.filter(RunFsm.isLive).map((state) => Prisma.sql`${state}::"RunState"`));
 /** How many runs of a workspace are live: the (workspace_id, state) index finds just those. */
-const liveRunsOfWorkspace = (workspaceId: string) => Prisma.sql`
+const liveRunsOfWorkspace = (workspaceId: string | Prisma.Sql) => Prisma.sql`
   SELECT count(*)::int FROM runs WHERE workspace_id = ${workspaceId} AND state IN (${LIVE_STATES})`;
 
 /** A run that has not finished, as a new message of its conversation sees it. */
@@ -120,8 +120,8 @@ export interface NewRun {
    * step 0. A queued run is always CREATED.
    */
   startNow: boolean;
-  /** insert nothing when the workspace already has this many live runs (HELIX_MAX_LIVE_RUNS_PER_WORKSPACE) */
-  workspaceLimit?: { workspaceId: string; maxLive: number };
+  /** insert nothing when the conversation's workspace already has this many live runs (HELIX_MAX_LIVE_RUNS_PER_WORKSPACE) */
+  maxLiveInWorkspace?: number;
 }
 
 /** The insert of a run in a unit, and what the unit's later statements may depend on. */
@@ -224,7 +224,7 @@ export class RunRepository {
         LEFT JOIN LATERAL (SELECT id FROM runs WHERE ${isLiveRunOf(run.conversationId)} LIMIT 1) AS live ON TRUE
         WHERE conversation.id = ${run.conversationId}::text AND conversation.deleted_at IS NULL
           AND (live.id IS NULL OR ${run.whenLive === 'queue'}::boolean)
-          AND ${run.workspaceLimit ? Prisma.sql`(${liveRunsOfWorkspace(run.workspaceLimit.workspaceId)}) < ${run.workspaceLimit.maxLive}::int` : Prisma.sql`TRUE`}
+          AND ${run.maxLiveInWorkspace !== undefined ? Prisma.sql`(${liveRunsOfWorkspace(Prisma.sql`conversation.workspace_id`)}) < ${run.maxLiveInWorkspace}::int` : Prisma.sql`TRUE`}
         RETURNING ${RUN_COLUMNS}`,
       ([row]: RunRow[]) => row && toRunRecord(row),
     );
