@@ -7,6 +7,7 @@ import { requestId } from './common/request-id';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { ConversationModule } from './conversation/conversation.module';
+import { WorkspaceModule } from './workspace/workspace.module';
 import { DatabaseHandle } from './database/database-handle';
 import { DatabaseModule } from './database/database.module';
 import { AdminGraphQLModule } from './graphql/graphql.module';
@@ -55,6 +56,7 @@ export class AppModule {
         LimitsModule,
         ObserveModule,
         HealthModule,
+        WorkspaceModule,
         ConversationModule,
         RuntimeModule,
         RagModule,

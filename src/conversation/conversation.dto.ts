@@ -19,76 +19,33 @@ import {
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
 import { PageQuery } from '../common/page-query';
+import type { ConfirmationPolicy, MultitaskPolicy, RetrievalMode } from '../workspace/settings';
 import {
-  CONFIRMATION_POLICIES,
-  type ConfirmationPolicy,
-  KNOWLEDGE_BASE_ID,
-  MAX_KNOWLEDGE_BASES,
-  MULTITASK_POLICIES,
-  type MultitaskPolicy,
-  RETRIEVAL_MODES,
-  type RetrievalMode,
-} from './conversation.records';
+  ConfirmationPolicySetting,
+  DebugSetting,
+  KnowledgeBaseIdsSetting,
+  MaxStepsSetting,
+  ModelRefDto,
+  MultitaskSetting,
+  RetrievalSetting,
+} from '../workspace/settings.fields';
 import { MAX_INT4 } from '../common/pagination';
-
-/** A model reference, as in `{ "provider": "openai", "modelId": "gpt-4o-mini" }`. */
-export class ModelRefDto {
-  @ApiProperty({ description: 'a configured provider: `openai`, `offline`, …', example: 'openai', maxLength: 200 })
-  @IsString()
-  @IsStorableText()
-  @IsNotEmpty()
-  @MaxLength(200)
-  provider!: string;
-
-  @ApiProperty({ description: "the provider's model id", example: 'gpt-4o-mini', maxLength: 200 })
-  @IsString()
-
-  @IsStorableText()
-  @IsNotEmpty()
-  @MaxLength(200)
-  modelId!: string;
-}
-
 
 /** Per-conversation overrides of the workspace settings. Unknown keys are rejected. */
 export class ConversationSettingsDto {
-  /** what a new message does while a run is live: 409 (default), queue it, or cancel the live run */
-  @ApiPropertyOptional({
-    enum: MULTITASK_POLICIES,
-    description: 'what a new message does while a run is live: `reject` answers 409 (default), `enqueue` queues its run, `interrupt` cancels the live run',
-  })
-  @IsOptional()
-  @IsIn(MULTITASK_POLICIES)
+  @MultitaskSetting()
   multitask?: MultitaskPolicy;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, description: 'model calls a run may make (default: the workspace setting, then HELIX_MAX_STEPS)' })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @MaxStepsSetting('default: the workspace setting, then HELIX_MAX_STEPS')
   maxSteps?: number;
 
-  @ApiPropertyOptional({
-    enum: CONFIRMATION_POLICIES,
-    description: "which tool calls no policy rule covers wait for approval in this conversation: `risky` (high-risk tools), `always`, `never` (default: the workspace's)",
-  })
-  @IsOptional()
-  @IsIn(CONFIRMATION_POLICIES)
+  @ConfirmationPolicySetting("in this conversation; default: the workspace's")
   confirmationPolicy?: ConfirmationPolicy;
 
-  @ApiPropertyOptional({
-    enum: RETRIEVAL_MODES,
-    description: 'how knowledge bases are used: `classic` prefetches the best passages into the prompt, `agentic` lets the model search with `kb_search`, `off` (default: the workspace setting)',
-  })
-  @IsOptional()
-  @IsIn(RETRIEVAL_MODES)
+  @RetrievalSetting('default: the workspace setting')
   retrieval?: RetrievalMode;
 
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_KNOWLEDGE_BASES, description: "the knowledge bases retrieval searches (default: the workspace's)" })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_KNOWLEDGE_BASES)
-  @Matches(KNOWLEDGE_BASE_ID, { each: true, message: 'each of knowledgeBaseIds must be a knowledge base id' })
+  @KnowledgeBaseIdsSetting("default: the workspace's")
   knowledgeBaseIds?: string[];
 
   @ApiPropertyOptional({ maxLength: 20000, description: "replaces the workspace's system prompt" })
@@ -98,12 +55,7 @@ export class ConversationSettingsDto {
   @MaxLength(20000)
   systemPrompt?: string;
 
-  @ApiPropertyOptional({
-    type: 'boolean',
-    description: "adds `debug` run events showing what each model call was sent and answered and what each tool returned, secrets redacted (default: the workspace setting, then false)",
-  })
-  @IsOptional()
-  @IsBoolean()
+  @DebugSetting('default: the workspace setting, then false')
   debug?: boolean;
 }
 

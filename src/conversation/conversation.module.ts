@@ -5,15 +5,12 @@ import { ConversationController } from './conversation.controller';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationService } from './conversation.service';
 import { MessageRepository } from './message.repository';
-import { WorkspaceRepository } from './workspace.repository';
-import { WorkspaceResolver } from './workspace.resolver';
-import { WorkspaceService } from './workspace.service';
 
-/** Workspaces, conversations and their messages (the persisted truth), with REST for them. */
+/** Conversations and their messages (the persisted truth of a conversation), with REST for them. */
 @Module({
   controllers: [ConversationController],
-  providers: [ConversationService, ConversationRepository, MessageRepository, WorkspaceService, WorkspaceRepository, WorkspaceResolver],
-  exports: [ConversationService, WorkspaceService],
+  providers: [ConversationService, ConversationRepository, MessageRepository],
+  exports: [ConversationService],
 })
 export class ConversationModule implements OnModuleInit, OnModuleDestroy {
   private created?: Subscription;

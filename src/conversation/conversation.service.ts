@@ -6,14 +6,8 @@ import { type Sql, SqlClient } from '../database/sql-client';
 import { type Deferred, type UnitCondition, UnitOfWork } from '../database/unit-of-work';
 import type { AuthContext } from '../security/auth-context';
 import type { CreateConversationDto, UpdateConversationDto } from './conversation.dto';
-import {
-  type ConversationRecord,
-  type ConversationSettings,
-  type ConversationWithWorkspaceSettings,
-  type MessageRecord,
-  type NewMessage,
-  readConversationSettings,
-} from './conversation.records';
+import { type ConversationRecord, type ConversationWithWorkspaceSettings, type MessageRecord, type NewMessage } from './conversation.records';
+import { type ConversationSettings, readConversationSettings } from '../workspace/settings';
 import { ConversationRepository } from './conversation.repository';
 import { forkLength, forkTitle } from './fork-point';
 import { type ConversationView, type MessageView, toConversationView, toMessageView } from './conversation.view';

@@ -1,4 +1,6 @@
-import type { ConversationRecord, ConversationSettings, MessageRecord, ModelRef } from './conversation.records';
+import type { ConversationRecord, MessageRecord } from './conversation.records';
+import type { ModelRef } from '../model/model.types';
+import type { ConversationSettings } from '../workspace/settings';
 
 /** What clients see of a conversation: never the internal counters or soft-delete marker. */
 export interface ConversationView {

@@ -12,7 +12,7 @@ import { ConversationRepository } from './conversation.repository';
 import { ConversationService } from './conversation.service';
 import { forkLength, forkTitle } from './fork-point';
 import { MessageRepository } from './message.repository';
-import { WorkspaceRepository } from './workspace.repository';
+import { WorkspaceRepository } from '../workspace/workspace.repository';
 
 const AUTH: AuthContext = { kind: 'key', workspaceId: 'ws_fork', role: 'member', keyId: 'key_fork' };
 const OTHER: AuthContext = { kind: 'key', workspaceId: 'ws_fork_other', role: 'member', keyId: 'key_fork_other' };

@@ -1,5 +1,6 @@
 import { isRecord } from '../common/json-record';
 import type { ToolSpec } from '../model/model.types';
+import type { Citation } from '../rag/citation';
 /**
  * What a message carries besides its text, stored as JSON in `messages.parts` and returned to
  * clients as is. One shape per kind of message; `kind` tells which (and implies the role).
@@ -10,21 +11,6 @@ export interface StoredToolCall {
   id: string;
   name: string;
   arguments: string;
-}
-
-/**
- * A knowledge-base passage a run's model was given (prefetched, or found by `kb_search`). `n`
- * is the number the model cites it by (`[n]`): the same passage keeps its number for the whole run.
- */
-export interface Citation {
-  n: number;
-  /** the chunk's id */
-  id: string;
-  documentId: string;
-  title: string;
-  source: string;
-  snippet: string;
-  score: number;
 }
 
 export type MessageParts =

@@ -10,7 +10,7 @@ import { openTestDatabase } from '../../test/support/test-prisma';
 import type { MessageParts } from './message-parts';
 import { ConversationRepository } from './conversation.repository';
 import { MessageRepository } from './message.repository';
-import { WorkspaceRepository } from './workspace.repository';
+import { WorkspaceRepository } from '../workspace/workspace.repository';
 
 const WS = 'ws_conv_rows';
 

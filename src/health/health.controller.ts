@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } f
 import { ErrorResponse } from '../common/openapi';
 import { DatabaseHandle } from '../database/database-handle';
 import { EventLog } from '../runtime/event-log';
-import { Public } from '../security/auth-context';
+import { Public } from '../common/public';
 import { SkipThrottle } from '@nestjs/throttler';
 
 // probes and scrapes are not rate limited (they come every few seconds, from one address)

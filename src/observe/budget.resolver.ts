@@ -1,8 +1,8 @@
 import { BadRequestException } from '@nestjs/common';
 import { Args, Context, Float, ID, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { WorkspaceType } from '../conversation/workspace.graphql';
-import type { WorkspaceRecord } from '../conversation/workspace.repository';
-import { WorkspaceService } from '../conversation/workspace.service';
+import { WorkspaceType } from '../workspace/workspace.graphql';
+import type { WorkspaceRecord } from '../workspace/workspace.repository';
+import { WorkspaceService } from '../workspace/workspace.service';
 import { DateScalar } from '../graphql/scalars';
 import { requestLoader } from '../graphql/request-loader';
 import { adminWorkspace } from '../security/admin-scope';

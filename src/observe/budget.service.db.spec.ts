@@ -3,11 +3,11 @@
  * sized from what is left, concurrent holds that never add up to more than the budget, cost
  * budgets priced from the catalog, settling, expiry, and the status read model.
  */
-import { WorkspaceRepository } from '../conversation/workspace.repository';
+import { WorkspaceRepository } from '../workspace/workspace.repository';
 import { AuditRepository } from '../security/audit.repository';
 import { ConfigHistory } from '../security/config-history';
 import { ConfigVersionRepository } from '../security/config-version.repository';
-import { WorkspaceService } from '../conversation/workspace.service';
+import { WorkspaceService } from '../workspace/workspace.service';
 import type { ModelRouter } from '../model/model-router';
 import type { ModelInfo } from '../model/model.types';
 import type { BudgetRequest, BudgetReservation } from '../runtime/step-hooks';

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { WorkspaceSettings } from '../conversation/conversation.records';
-import { WorkspaceService } from '../conversation/workspace.service';
+import type { WorkspaceSettings } from '../workspace/settings';
+import { WorkspaceService } from '../workspace/workspace.service';
 import { ModelCatalog } from '../model/model-catalog';
 import { ModelRouter } from '../model/model-router';
 import type { RunUsage } from '../runtime/run.records';

@@ -1,4 +1,4 @@
-import type { EffectiveSettings } from '../conversation/conversation.records';
+import type { EffectiveSettings } from '../workspace/settings';
 import { redactSecrets } from '../common/redact-secrets';
 import type { ModelRequest } from '../model/model.types';
 import type { StepInput } from '../runtime/step-hooks';

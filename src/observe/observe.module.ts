@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { BudgetGate, StepTracer } from '../runtime/step-hooks';
 import { RunObserver } from '../runtime/run-observer';
-import { ConversationModule } from '../conversation/conversation.module';
+import { WorkspaceModule } from '../workspace/workspace.module';
 import { ModelModule } from '../model/model.module';
 import { BudgetResolver, WorkspaceBudgetResolver } from './budget.resolver';
 import { BudgetService } from './budget.service';
@@ -24,7 +24,7 @@ import { UsageRepository } from './usage.repository';
  */
 @Global()
 @Module({
-  imports: [ConversationModule, ModelModule],
+  imports: [WorkspaceModule, ModelModule],
   controllers: [MetricsController],
   providers: [
     MetricsGuard,

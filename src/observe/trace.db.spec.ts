@@ -3,7 +3,7 @@
  * behind and combined in the table, a run's span tree, the traces list filtered and paged, and
  * the retention job that drops old model requests.
  */
-import { WorkspaceRepository } from '../conversation/workspace.repository';
+import { WorkspaceRepository } from '../workspace/workspace.repository';
 import type { AppConfig } from '../config/app-config';
 import { openTestDatabase } from '../../test/support/test-prisma';
 import type { MetricsService } from './metrics.service';

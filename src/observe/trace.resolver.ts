@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { Args, Context, ID, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { WorkspaceService } from '../conversation/workspace.service';
+import { WorkspaceService } from '../workspace/workspace.service';
 import { decodeCursor, encodeCursor } from '../common/pagination';
 import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, pageSize, toConnection } from '../graphql/connection';
 import { requestLoader } from '../graphql/request-loader';

@@ -1,4 +1,4 @@
-import type { WorkspaceService } from '../conversation/workspace.service';
+import type { WorkspaceService } from '../workspace/workspace.service';
 import type { EmbedOptions, ModelGateway } from '../model/model-gateway';
 import type { ModelRouter, ModelTarget } from '../model/model-router';
 import { EMBED_BATCH, Embedder, VECTOR_DIMENSIONS, vectorLiteral } from './embedder';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { WorkspaceService } from '../conversation/workspace.service';
+import { WorkspaceService } from '../workspace/workspace.service';
 import { DEFAULT_EMBEDDING_MODEL, ModelGateway } from '../model/model-gateway';
 import { ModelRouter } from '../model/model-router';
 import { formatModelRef } from '../model/provider-errors';

@@ -1,4 +1,4 @@
-import type { Citation } from '../conversation/message-parts';
+import type { Citation } from './citation';
 import type { SearchHit } from './retrieval.types';
 
 /**

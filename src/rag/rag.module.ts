@@ -1,6 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { AccessService } from '../security/access';
-import { ConversationModule } from '../conversation/conversation.module';
+import { WorkspaceModule } from '../workspace/workspace.module';
 import { ModelModule } from '../model/model.module';
 import { ChunkSearchRepository } from './chunk-search.repository';
 import { DocumentRepository } from './document.repository';
@@ -21,10 +21,10 @@ export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './r
 /**
  * Knowledge bases, document ingestion (background jobs), chunking, embeddings and hybrid
  * retrieval. Other modules use RetrievalService only. Needs ModelModule (embeddings),
- * ConversationModule (the workspace's embedding model) and the global database providers.
+ * WorkspaceModule (the workspace's embedding model) and the global database providers.
  */
 @Module({
-  imports: [ModelModule, ConversationModule],
+  imports: [ModelModule, WorkspaceModule],
   controllers: [KnowledgeBaseController, JobController],
   providers: [
     KnowledgeBaseRepository,

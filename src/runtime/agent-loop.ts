@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { effectiveSettings, type NewMessage } from '../conversation/conversation.records';
+import { type NewMessage } from '../conversation/conversation.records';
+import { effectiveSettings } from '../workspace/settings';
 import { ConversationService } from '../conversation/conversation.service';
 import { SqlClient } from '../database/sql-client';
 import { UnitOfWork } from '../database/unit-of-work';

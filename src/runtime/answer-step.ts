@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Citation } from '../conversation/message-parts';
+import type { Citation } from '../rag/citation';
 import { ConversationService } from '../conversation/conversation.service';
 import { SqlClient } from '../database/sql-client';
 import { UnitOfWork } from '../database/unit-of-work';

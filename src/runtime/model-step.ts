@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MessageRecord } from '../conversation/conversation.records';
-import type { Citation } from '../conversation/message-parts';
+import type { Citation } from '../rag/citation';
 import { ModelCatalog } from '../model/model-catalog';
 import { ModelGateway } from '../model/model-gateway';
 import { ModelRouter } from '../model/model-router';

@@ -4,7 +4,7 @@
  * records, and malformed JSON read as the typed defaults rather than passed on.
  */
 import { ConversationRepository } from '../conversation/conversation.repository';
-import { WorkspaceRepository } from '../conversation/workspace.repository';
+import { WorkspaceRepository } from '../workspace/workspace.repository';
 import type { SqlClient } from '../database/sql-client';
 import { UnitOfWork } from '../database/unit-of-work';
 import { openTestDatabase } from '../../test/support/test-prisma';

@@ -2,7 +2,7 @@ import { BadRequestException, Injectable, NotFoundException } from '@nestjs/comm
 import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
 import type { ConnectionShape } from '../graphql/connection';
 import { pageSize, toConnection } from '../graphql/connection';
-import { WorkspaceService } from '../conversation/workspace.service';
+import { WorkspaceService } from '../workspace/workspace.service';
 import { adminWorkspace } from '../security/admin-scope';
 import { type AuthContext, isBootstrap } from '../security/auth-context';
 import { ConfigHistory } from '../security/config-history';

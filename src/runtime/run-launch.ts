@@ -1,4 +1,4 @@
-import type { EffectiveSettings } from '../conversation/conversation.records';
+import type { EffectiveSettings } from '../workspace/settings';
 import type { ModelRef } from '../model/model.types';
 import type { FirstStep } from './model-step';
 import type { RunRecord } from './run.records';

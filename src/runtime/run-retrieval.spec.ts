@@ -1,4 +1,5 @@
-import type { EffectiveSettings, MessageRecord } from '../conversation/conversation.records';
+import type { MessageRecord } from '../conversation/conversation.records';
+import type { EffectiveSettings } from '../workspace/settings';
 import { TokenCounter } from '../memory/token-counter';
 import type { RetrievalService } from '../rag/retrieval.service';
 import type { SearchHit, SearchRequest, SearchResult } from '../rag/retrieval.types';

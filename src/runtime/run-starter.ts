@@ -2,7 +2,8 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { newId } from '../common/ids';
 import { LimitExceeded } from '../common/limit-exceeded';
 import { AppConfig } from '../config/app-config';
-import { effectiveSettings, type MessageRecord, type NewMessage } from '../conversation/conversation.records';
+import { type MessageRecord, type NewMessage } from '../conversation/conversation.records';
+import { effectiveSettings } from '../workspace/settings';
 import { ConversationService } from '../conversation/conversation.service';
 import { SqlClient } from '../database/sql-client';
 import { UnitOfWork } from '../database/unit-of-work';

@@ -19,7 +19,8 @@ import {
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText } from '../common/is-storable-text';
 import { MAX_INT4 } from '../common/pagination';
-import { MessageResponse, ModelRefDto } from '../conversation/conversation.dto';
+import { MessageResponse } from '../conversation/conversation.dto';
+import { ModelRefDto } from '../workspace/settings.fields';
 import { ClientToolDto, MAX_CLIENT_TOOLS } from './client-tools.dto';
 import { RUN_MODES, type RunMode } from './run.records';
 

@@ -2,7 +2,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsDate, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { IsStorableText } from '../common/is-storable-text';
-import { ModelRefType } from '../conversation/workspace.graphql';
+import { ModelRefDto } from '../workspace/settings.fields';
 import { Connection } from '../graphql/connection';
 import { asEnum, TokenUsageFields } from '../graphql/shared-types';
 import { JsonScalar } from '../graphql/scalars';
@@ -58,8 +58,8 @@ export class RunType {
   @Field(() => Int)
   maxSteps!: number;
 
-  @Field(() => ModelRefType)
-  model!: ModelRefType;
+  @Field(() => ModelRefDto)
+  model!: ModelRefDto;
 
   @Field(() => JsonScalar, { nullable: true, description: 'the plan (`{steps: [{title, detail}]}`) of a plan-mode run' })
   plan!: unknown;

@@ -4,7 +4,7 @@
  * propagates as itself (the HTTP layer answers it 500, never 404).
  */
 import { ConflictException, NotFoundException } from '@nestjs/common';
-import { WorkspaceRepository } from '../conversation/workspace.repository';
+import { WorkspaceRepository } from '../workspace/workspace.repository';
 import { ConversationRepository } from '../conversation/conversation.repository';
 import { DatabaseHandle } from '../database/database-handle';
 import type { AuthContext } from '../security/auth-context';

@@ -1,6 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { AccessService } from '../security/access';
 import { ConversationModule } from '../conversation/conversation.module';
+import { WorkspaceModule } from '../workspace/workspace.module';
 import { MemoryModule } from '../memory/memory.module';
 import { ModelModule } from '../model/model.module';
 import { RagModule } from '../rag/rag.module';
@@ -36,7 +37,7 @@ import { ToolStep } from './tool-step';
 
 /** Posting messages, runs and their state machine, the agent loop, the event log and SSE. */
 @Module({
-  imports: [ConversationModule, MemoryModule, ModelModule, RagModule, ToolModule],
+  imports: [ConversationModule, MemoryModule, ModelModule, RagModule, ToolModule, WorkspaceModule],
   controllers: [MessageController, RunController],
   providers: [
     // the hooks of every model call (step-hooks.ts): retrieval adapts rag's search, the window memory's;

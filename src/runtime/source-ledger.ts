@@ -1,5 +1,5 @@
 import type { MessageRecord } from '../conversation/conversation.records';
-import type { Citation } from '../conversation/message-parts';
+import type { Citation } from '../rag/citation';
 import type { CitationLedger, SourceDraft } from '../tool/tool.types';
 
 /**

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EffectiveSettings } from '../conversation/conversation.records';
+import type { EffectiveSettings } from '../workspace/settings';
 import { formatModelRef } from '../model/provider-errors';
 import type { ModelRequest } from '../model/model.types';
 import { requestView } from '../model/request-view';

@@ -1,5 +1,6 @@
-import type { EffectiveSettings, MessageRecord } from '../conversation/conversation.records';
-import type { Citation } from '../conversation/message-parts';
+import type { MessageRecord } from '../conversation/conversation.records';
+import type { EffectiveSettings } from '../workspace/settings';
+import type { Citation } from '../rag/citation';
 import type { CitationLedger } from '../tool/tool.types';
 import { SourceLedger } from './source-ledger';
 import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ToolCall, ToolSpec } from '../model/model.types';

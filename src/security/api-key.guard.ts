@@ -5,7 +5,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppConfig } from '../config/app-config';
 import { ApiKeyRepository } from './api-key.repository';
-import { ALLOWS_STREAM_TOKEN, type AuthContext, bootstrapAuth, IS_PUBLIC, type RequestWithAuth, requestOf } from './auth-context';
+import { ALLOWS_STREAM_TOKEN, type AuthContext, bootstrapAuth, type RequestWithAuth, requestOf } from './auth-context';
+import { IS_PUBLIC } from '../common/public';
 import { StreamTokenService } from './stream-token.service';
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest();

@@ -61,10 +61,6 @@ export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): Au
   return auth;
 });
 
-export const IS_PUBLIC = 'helix:public';
-/** Marks a route that needs no credentials (health checks). */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
-
 export const ALLOWS_STREAM_TOKEN = 'helix:stream-token';
 /** The route also accepts `?token=<stream token>` for the run named by its `:id` parameter. */
 export const AllowStreamToken = () => SetMetadata(ALLOWS_STREAM_TOKEN, true);

@@ -1,8 +1,8 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { isRecord } from '../common/json-record';
 import { textArg } from '../common/text-arg';
-import type { WorkspaceSettings } from '../conversation/conversation.records';
-import { WorkspaceService } from '../conversation/workspace.service';
+import type { WorkspaceSettings } from '../workspace/settings';
+import { WorkspaceService } from '../workspace/workspace.service';
 import type { Sql } from '../database/sql-client';
 import { adminWorkspace } from '../security/admin-scope';
 import type { AuthContext } from '../security/auth-context';

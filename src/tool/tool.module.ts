@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ConversationModule } from '../conversation/conversation.module';
+import { WorkspaceModule } from '../workspace/workspace.module';
 import { RagModule } from '../rag/rag.module';
 import { AskUserTool } from './builtin/ask-user';
 import { CalculatorTool } from './builtin/calculator';
@@ -19,7 +19,7 @@ const BUILTIN_TOOLS = [CalculatorTool, CurrentTimeTool, KbSearchTool, HttpFetchT
 
 /** Tools the agent can call: registry, policies, built-ins, and the admin API for their rules. */
 @Module({
-  imports: [ConversationModule, DiscoveryModule, RagModule],
+  imports: [WorkspaceModule, DiscoveryModule, RagModule],
   providers: [ToolPolicyRepository, ToolHub, ToolPolicyAdmin, ToolResolver, McpToolSource, ...BUILTIN_TOOLS],
   exports: [ToolHub, ToolPolicyAdmin],
 })

@@ -1,6 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
-import type { EffectiveSettings } from '../conversation/conversation.records';
-import type { Citation } from '../conversation/message-parts';
+import type { EffectiveSettings } from '../workspace/settings';
+import type { Citation } from '../rag/citation';
 
 export type ToolPolicyMode = 'always' | 'confirm' | 'forbid';
 /** The workspace setting `confirmationPolicy`: which calls no rule covers wait for approval. */

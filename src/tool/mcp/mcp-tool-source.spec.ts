@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import type { EffectiveSettings } from '../../conversation/conversation.records';
+import type { EffectiveSettings } from '../../workspace/settings';
 import type { ToolContext, ToolScope } from '../tool.types';
-import type { McpServerConfig } from './mcp-config';
+import type { McpServerConfig } from '../../workspace/mcp-config';
 import { McpToolSource } from './mcp-tool-source';
 
 const SERVER = join(__dirname, '../../../test/support/mcp-echo-server.mjs');

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nes
 import { SecretRepository } from '../../security/secret.repository';
 import { SecretService } from '../../security/secret.service';
 import { HelixToolSource, type ToolDefinition, type ToolScope, type ToolSource } from '../tool.types';
-import { configHash, type McpServerConfig, SECRET_REF } from './mcp-config';
+import { configHash, type McpServerConfig, SECRET_REF } from '../../workspace/mcp-config';
 import { DEFAULT_MCP_OPTIONS, McpConnection, type McpConnectionOptions } from './mcp-connection';
 import { parseMcpToolName } from './mcp-tool';
 

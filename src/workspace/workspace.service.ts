@@ -5,7 +5,7 @@ import type { Sql } from '../database/sql-client';
 import { adminWorkspace } from '../security/admin-scope';
 import { DEFAULT_WORKSPACE_ID, type AuthContext, isBootstrap } from '../security/auth-context';
 import { ConfigHistory } from '../security/config-history';
-import { readWorkspaceSettings, type WorkspaceSettings } from './conversation.records';
+import { readWorkspaceSettings, type WorkspaceSettings } from './settings';
 import { MAX_PROMPT_LENGTH, PROMPT_KEY } from './workspace.graphql';
 import { type WorkspaceRecord, WorkspaceRepository } from './workspace.repository';
 

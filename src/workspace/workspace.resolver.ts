@@ -3,8 +3,8 @@ import { Args, ID, Mutation, Parent, Query, ResolveField, Resolver } from '@nest
 import { Auth, type AuthContext, isBootstrap } from '../security/auth-context';
 import { PromptType, WorkspaceSettingsInput, WorkspaceSettingsType, WorkspaceType } from './workspace.graphql';
 import type { WorkspaceRecord } from './workspace.repository';
-import { newStdioServers } from '../tool/mcp/mcp-config';
-import { mcpServerConfig, mcpServerView } from '../tool/mcp/mcp.graphql';
+import { newStdioServers } from './mcp-config';
+import { mcpServerConfig, mcpServerView } from './mcp.graphql';
 import { WorkspaceService } from './workspace.service';
 
 /** Admin GraphQL: workspaces, their settings and prompts. */

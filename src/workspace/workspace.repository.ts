@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SqlClient, type Sql } from '../database/sql-client';
-import { readWorkspaceSettings, type WorkspaceSettings } from './conversation.records';
+import { readWorkspaceSettings, type WorkspaceSettings } from './settings';
 
 /** A workspace: the tenant every conversation, key, budget and configuration belongs to. */
 export interface WorkspaceRecord {

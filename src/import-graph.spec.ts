@@ -1,0 +1,122 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+/**
+ * The shape of `src/`, checked over its import graph (docs/ARCHITECTURE.md draws it):
+ * modules import only modules below them, through their `index.ts`; the runtime's layers import
+ * only downwards; no two files import each other, directly or around a circle.
+ */
+
+/** Top to bottom; a module imports only modules on a lower line, never one on its own line. */
+const MODULE_ORDER: readonly (readonly string[])[] = [
+  ['app'], // src/*.ts: main, app.module, app.factory, rotate-secrets
+  ['health', 'observe'],
+  ['runtime'],
+  ['tool', 'memory'],
+  ['conversation'],
+  ['rag'],
+  ['workspace'],
+  ['model'],
+  ['security'],
+  ['graphql'],
+  ['database'],
+  ['common', 'config', 'generated'],
+];
+
+/** The runtime's folders, top to bottom; a file imports its own folder or one below it. */
+const RUNTIME_LAYERS = ['api', 'loop', 'events', 'store'] as const;
+
+const SRC = resolve(__dirname);
+const ROOT = dirname(SRC);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const known = new Set<string>();
+function resolveImport(from: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined; // a package
+  const base = resolve(dirname(from), specifier.replace(/\.js$/, ''));
+  for (const candidate of [`${base}.ts`, join(base, 'index.ts'), base]) if (known.has(candidate)) return candidate;
+  return base.startsWith(join(SRC, 'generated')) ? join(SRC, 'generated', 'prisma', 'client.ts') : undefined;
+}
+
+interface Edge {
+  from: string;
+  to: string;
+}
+
+const files = sourceFiles(SRC);
+files.forEach((file) => known.add(file));
+const edges: Edge[] = files.flatMap((from) =>
+  ts
+    .preProcessFile(readFileSync(from, 'utf8'), true, true)
+    .importedFiles.map(({ fileName }) => resolveImport(from, fileName))
+    .filter((to): to is string => to !== undefined)
+    .map((to) => ({ from, to })),
+);
+
+const rel = (path: string) => relative(ROOT, path);
+const moduleOf = (path: string): string => {
+  const [first, second] = relative(SRC, path).split('/');
+  return second === undefined ? 'app' : first;
+};
+const levelOf = (module: string): number => {
+  const level = MODULE_ORDER.findIndex((line) => line.includes(module));
+  if (level < 0) throw new Error(`src/${module} is not in MODULE_ORDER (src/import-graph.spec.ts): place it`);
+  return level;
+};
+const isSpec = (path: string) => path.endsWith('.spec.ts');
+const across = edges.filter(({ from, to }) => moduleOf(from) !== moduleOf(to));
+
+describe('the import graph of src/', () => {
+  it('every module has its place in the order', () => {
+    for (const file of files) expect(() => levelOf(moduleOf(file))).not.toThrow();
+  });
+
+  it('modules import only modules below them', () => {
+    const upwards = across
+      .filter(({ from, to }) => levelOf(moduleOf(to)) <= levelOf(moduleOf(from)))
+      .map(({ from, to }) => `${rel(from)} → ${rel(to)}`);
+    expect(upwards).toEqual([]);
+  });
+});
+
+/** The strongly connected components of more than one file (Tarjan's algorithm). */
+function circles(nodes: string[], links: Edge[]): string[][] {
+  const next = new Map<string, string[]>(nodes.map((node) => [node, []]));
+  for (const { from, to } of links) next.get(from)?.push(to);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const to of next.get(node) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const node of nodes) if (!index.has(node)) visit(node);
+  return found;
+}

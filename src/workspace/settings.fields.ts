@@ -1,0 +1,197 @@
+import { applyDecorators } from '@nestjs/common';
+import { Field, Float, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { HOST_PATTERN, MAX_ALLOWED_HOSTS, MAX_HOST_PATTERN_LENGTH } from '../common/host-pattern';
+import { IsStorableText } from '../common/is-storable-text';
+import { asEnum } from '../graphql/shared-types';
+import {
+  CONFIRMATION_POLICIES,
+  KNOWLEDGE_BASE_ID,
+  MAX_KNOWLEDGE_BASES,
+  MAX_STEPS_LIMIT,
+  MULTITASK_POLICIES,
+  RETRIEVAL_MODES,
+} from './settings';
+
+/**
+ * Each setting declared once: its GraphQL field, its OpenAPI property and its validation. The
+ * REST DTO of a conversation's settings (conversation.dto.ts), the admin GraphQL type and the
+ * input of a workspace's settings (workspace.graphql.ts) are built from these, so a bound, an
+ * enum or a description cannot differ between them. `note` adds what a surface says beside it
+ * (a conversation's default is its workspace's).
+ */
+
+export const ConfirmationPolicyEnum = asEnum(CONFIRMATION_POLICIES);
+export const MultitaskPolicyEnum = asEnum(MULTITASK_POLICIES);
+export const RetrievalModeEnum = asEnum(RETRIEVAL_MODES);
+registerEnumType(ConfirmationPolicyEnum, {
+  name: 'ConfirmationPolicy',
+  description: 'which tool calls wait for approval: `risky` (high-risk tools), `always` (every call), `never`',
+});
+registerEnumType(MultitaskPolicyEnum, { name: 'MultitaskPolicy', description: 'what a message posted while a run is live does' });
+registerEnumType(RetrievalModeEnum, { name: 'RetrievalMode', description: 'how knowledge bases are used by runs' });
+
+const PROVIDER = /^[a-z0-9_-]{1,64}$/i;
+
+/**
+ * A model reference, as in `{ "provider": "openai", "modelId": "gpt-4o-mini" }`: the REST body
+ * and response shape, the GraphQL output `ModelRef` and input `ModelRefInput` in one class.
+ */
+@ObjectType('ModelRef', { description: 'A model: a configured provider and its model id.' })
+@InputType('ModelRefInput')
+export class ModelRefDto {
+  @Field()
+  @ApiProperty({ description: 'a configured provider: `openai`, `offline`, …', example: 'openai', pattern: PROVIDER.source })
+  @IsString()
+  @IsStorableText()
+  @Matches(PROVIDER, { message: 'provider must be 1 to 64 letters, digits, `_` or `-`' })
+  provider!: string;
+
+  @Field()
+  @ApiProperty({ description: "the provider's model id", example: 'gpt-4o-mini', maxLength: 200 })
+  @IsString()
+  @IsStorableText()
+  @IsNotEmpty()
+  @MaxLength(200)
+  modelId!: string;
+}
+
+const describe = (text: string, note?: string): string => (note ? `${text} (${note})` : text);
+
+/** A nested model reference, validated as one. */
+export const ModelRefSetting = (description: string, list = false): PropertyDecorator =>
+  applyDecorators(
+    Field(() => (list ? [ModelRefDto] : ModelRefDto), { nullable: true, description }),
+    ApiPropertyOptional({ type: () => ModelRefDto, isArray: list, description }),
+    IsOptional(),
+    ...(list ? [IsArray(), ArrayMaxSize(10)] : []),
+    ValidateNested({ each: list }),
+    Type(() => ModelRefDto),
+  );
+
+export const MultitaskSetting = (note?: string): PropertyDecorator => {
+  const description = describe(
+    'what a new message does while a run is live: `reject` answers 409 (default), `enqueue` queues its run, `interrupt` cancels the live run',
+    note,
+  );
+  return applyDecorators(
+    Field(() => MultitaskPolicyEnum, { nullable: true, description }),
+    ApiPropertyOptional({ enum: MULTITASK_POLICIES, description }),
+    IsOptional(),
+    IsIn(MULTITASK_POLICIES),
+  );
+};
+
+export const ConfirmationPolicySetting = (note?: string): PropertyDecorator => {
+  const description = describe('which tool calls no policy rule covers wait for approval: `risky` (high-risk tools), `always`, `never`', note);
+  return applyDecorators(
+    Field(() => ConfirmationPolicyEnum, { nullable: true, description }),
+    ApiPropertyOptional({ enum: CONFIRMATION_POLICIES, description }),
+    IsOptional(),
+    IsIn(CONFIRMATION_POLICIES),
+  );
+};
+
+export const MaxStepsSetting = (note?: string): PropertyDecorator => {
+  const description = describe('model calls a run may make', note);
+  return applyDecorators(
+    Field(() => Int, { nullable: true, description }),
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_STEPS_LIMIT, description }),
+    IsOptional(),
+    IsInt(),
+    Min(1),
+    Max(MAX_STEPS_LIMIT),
+  );
+};
+
+export const RetrievalSetting = (note?: string): PropertyDecorator => {
+  const description = describe(
+    'how knowledge bases are used: `classic` prefetches the best passages into the prompt, `agentic` lets the model search with `kb_search`, `off`',
+    note,
+  );
+  return applyDecorators(
+    Field(() => RetrievalModeEnum, { nullable: true, description }),
+    ApiPropertyOptional({ enum: RETRIEVAL_MODES, description }),
+    IsOptional(),
+    IsIn(RETRIEVAL_MODES),
+  );
+};
+
+export const KnowledgeBaseIdsSetting = (note?: string): PropertyDecorator => {
+  const description = describe('the knowledge bases retrieval searches', note);
+  return applyDecorators(
+    Field(() => [String], { nullable: true, description }),
+    ApiPropertyOptional({ type: [String], maxItems: MAX_KNOWLEDGE_BASES, description }),
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(MAX_KNOWLEDGE_BASES),
+    Matches(KNOWLEDGE_BASE_ID, { each: true, message: 'each of knowledgeBaseIds must be a knowledge base id' }),
+  );
+};
+
+export const DebugSetting = (note?: string): PropertyDecorator => {
+  const description = describe(
+    'adds `debug` run events showing what each model call was sent and answered and what each tool returned, secrets redacted',
+    note,
+  );
+  return applyDecorators(
+    Field(() => Boolean, { nullable: true, description }),
+    ApiPropertyOptional({ type: 'boolean', description }),
+    IsOptional(),
+    IsBoolean(),
+  );
+};
+
+export const DailyTokenBudgetSetting = (): PropertyDecorator => {
+  const description = 'tokens a day (UTC) the workspace may spend; null: unlimited';
+  return applyDecorators(
+    Field(() => Int, { nullable: true, description }),
+    ApiPropertyOptional({ type: 'integer', minimum: 1, description }),
+    IsOptional(),
+    IsInt(),
+    Min(1),
+  );
+};
+
+export const DailyCostBudgetSetting = (): PropertyDecorator => {
+  const description = 'USD a day (UTC) the workspace may spend; null: unlimited';
+  return applyDecorators(
+    Field(() => Float, { nullable: true, description }),
+    ApiPropertyOptional({ type: 'number', minimum: 0, description }),
+    IsOptional(),
+    IsNumber({ allowNaN: false, allowInfinity: false }),
+    Min(0),
+  );
+};
+
+export const HttpFetchAllowedHostsSetting = (): PropertyDecorator => {
+  const description =
+    'hosts `http_fetch` may reach even on private or loopback addresses: `host`, `host:port`, `*.domain`, `[v6]:port` (case-insensitive)';
+  return applyDecorators(
+    Field(() => [String], { nullable: true, description }),
+    ApiPropertyOptional({ type: [String], maxItems: MAX_ALLOWED_HOSTS, description }),
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(MAX_ALLOWED_HOSTS),
+    IsString({ each: true }),
+    MaxLength(MAX_HOST_PATTERN_LENGTH, { each: true }),
+    Matches(HOST_PATTERN, { each: true, message: 'each of httpFetchAllowedHosts must be a host name, `host:port`, `*.domain` or `[IPv6]:port`' }),
+  );
+};

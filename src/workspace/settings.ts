@@ -1,0 +1,136 @@
+import { isRecord } from '../common/json-record';
+import { definedOnly } from '../common/ids';
+import { isHostPattern, MAX_ALLOWED_HOSTS } from '../common/host-pattern';
+import type { ModelRef } from '../model/model.types';
+import { type McpServerConfig, readMcpServers } from './mcp-config';
+
+/**
+ * A workspace's settings and a conversation's overrides of them: their types, and the readers
+ * that turn the stored JSON into them (the column is validated, not trusted). The GraphQL and
+ * REST shapes of the same settings are declared once, in settings.fields.ts.
+ */
+
+export const MULTITASK_POLICIES = ['reject', 'enqueue', 'interrupt'] as const;
+export type MultitaskPolicy = (typeof MULTITASK_POLICIES)[number];
+/** `classic`: prefetched into the prompt; `agentic`: the model searches with `kb_search`; `off`: neither */
+export const RETRIEVAL_MODES = ['classic', 'agentic', 'off'] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+export const CONFIRMATION_POLICIES = ['always', 'risky', 'never'] as const;
+export type ConfirmationPolicy = (typeof CONFIRMATION_POLICIES)[number];
+
+/** A conversation's own overrides of its workspace's settings. */
+export interface ConversationSettings {
+  multitask?: MultitaskPolicy;
+  confirmationPolicy?: ConfirmationPolicy;
+  maxSteps?: number;
+  retrieval?: RetrievalMode;
+  /** the knowledge bases retrieval searches (replaces the workspace's list) */
+  knowledgeBaseIds?: string[];
+  systemPrompt?: string;
+  /** `debug` run events: what each model call was sent and answered (overrides the workspace's) */
+  debug?: boolean;
+}
+
+/** Workspace-wide defaults; conversations may override some of them. */
+export interface WorkspaceSettings {
+  defaultModel?: ModelRef;
+  fallbackModels?: ModelRef[];
+  maxSteps?: number;
+  dailyTokenBudget?: number;
+  dailyCostBudget?: number;
+  confirmationPolicy?: ConfirmationPolicy;
+  multitask?: MultitaskPolicy;
+  retrieval?: RetrievalMode;
+  /** the knowledge bases retrieval searches */
+  knowledgeBaseIds?: string[];
+  debug?: boolean;
+  /** named prompts, versioned by the admin API's updatePrompt: `system` is every conversation's system prompt */
+  prompts?: Record<string, string>;
+  /** hosts http_fetch may reach even on private addresses (`host`, `host:port`, `*.domain`) */
+  httpFetchAllowedHosts?: string[];
+  /** MCP servers whose tools the workspace's runs may call, as `mcp.<server>.<tool>` */
+  mcpServers?: McpServerConfig[];
+  /** the model that embeds the workspace's knowledge-base chunks and queries (default: DEFAULT_EMBEDDING_MODEL) */
+  embeddingModel?: ModelRef;
+}
+
+/** Workspace settings with a conversation's overrides applied, key by key. */
+export type EffectiveSettings = WorkspaceSettings & ConversationSettings;
+
+export function effectiveSettings(workspace: WorkspaceSettings, conversation: { settings: ConversationSettings }): EffectiveSettings {
+  const merged: EffectiveSettings = { ...workspace, ...conversation.settings };
+  // the workspace's `system` prompt applies unless the conversation has its own
+  if (merged.systemPrompt === undefined && workspace.prompts?.system !== undefined) merged.systemPrompt = workspace.prompts.system;
+  return merged;
+}
+
+function readPrompts(value: unknown): Record<string, string> | undefined {
+  if (!isRecord(value)) return undefined;
+  const entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return entries.length ? Object.fromEntries(entries) : undefined;
+}
+
+function readHostPatterns(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.filter(isHostPattern).slice(0, MAX_ALLOWED_HOSTS);
+}
+
+/** The most model calls a run may be allowed. */
+export const MAX_STEPS_LIMIT = 1000;
+
+/** How many knowledge bases one conversation or workspace may search. */
+export const MAX_KNOWLEDGE_BASES = 20;
+export const KNOWLEDGE_BASE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function readKnowledgeBaseIds(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const ids = value.filter((id): id is string => typeof id === 'string' && KNOWLEDGE_BASE_ID.test(id));
+  return [...new Set(ids)].slice(0, MAX_KNOWLEDGE_BASES);
+}
+
+const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
+  values.find((candidate) => candidate === value);
+const positiveInt = (value: unknown): number | undefined => (Number.isInteger(value) && Number(value) > 0 ? Number(value) : undefined);
+const positiveNumber = (value: unknown): number | undefined => (typeof value === 'number' && value >= 0 && Number.isFinite(value) ? value : undefined);
+
+export function readModelRef(value: unknown): ModelRef | null {
+  if (!isRecord(value) || typeof value.provider !== 'string' || typeof value.modelId !== 'string') return null;
+  return { provider: value.provider, modelId: value.modelId };
+}
+
+/** Only the known keys with values of the right type: the JSON column is validated, not trusted. */
+export function readConversationSettings(value: unknown): ConversationSettings {
+  const json = isRecord(value) ? value : {};
+  return definedOnly({
+    multitask: oneOf(MULTITASK_POLICIES, json.multitask),
+    confirmationPolicy: oneOf(CONFIRMATION_POLICIES, json.confirmationPolicy),
+    maxSteps: positiveInt(json.maxSteps),
+    retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
+    knowledgeBaseIds: readKnowledgeBaseIds(json.knowledgeBaseIds),
+    systemPrompt: typeof json.systemPrompt === 'string' ? json.systemPrompt : undefined,
+    debug: typeof json.debug === 'boolean' ? json.debug : undefined,
+  });
+}
+
+export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
+  const json = isRecord(value) ? value : {};
+  const fallbacks = Array.isArray(json.fallbackModels)
+    ? json.fallbackModels.map(readModelRef).filter((ref): ref is ModelRef => ref !== null)
+    : undefined;
+  return definedOnly({
+    defaultModel: readModelRef(json.defaultModel) ?? undefined,
+    fallbackModels: fallbacks,
+    maxSteps: positiveInt(json.maxSteps),
+    dailyTokenBudget: positiveNumber(json.dailyTokenBudget),
+    dailyCostBudget: positiveNumber(json.dailyCostBudget),
+    confirmationPolicy: oneOf(CONFIRMATION_POLICIES, json.confirmationPolicy),
+    multitask: oneOf(MULTITASK_POLICIES, json.multitask),
+    retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
+    knowledgeBaseIds: readKnowledgeBaseIds(json.knowledgeBaseIds),
+    debug: typeof json.debug === 'boolean' ? json.debug : undefined,
+    prompts: readPrompts(json.prompts),
+    httpFetchAllowedHosts: readHostPatterns(json.httpFetchAllowedHosts),
+    mcpServers: readMcpServers(json.mcpServers),
+    embeddingModel: readModelRef(json.embeddingModel) ?? undefined,
+  });
+}
