@@ -6,18 +6,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import pino from 'pino';
 import { AppModule } from './app.module';
-import { API_PREFIX } from './common/api-prefix';
-import { AppConfig } from './config/app-config';
-import type { DatabaseOptions } from './database/database-handle';
-import { openDatabase } from './database/database.module';
-import { GRAPHIQL_ASSETS_PATH } from './graphql/graphiql';
-import { SharedShapeExpressAdapter } from './common/express-adapter';
-import { HttpErrorFilter, validationExceptionFactory } from './common/http-errors';
-import { jsonBodyOptions } from './common/json-body';
-import { logDestination } from './common/log-destination';
-import { setupOpenApi } from './common/openapi';
-import { applyBrowserPolicy } from './security/browser-policy';
-import { StorableParamsPipe } from './common/storable-params.pipe';
+import { API_PREFIX, SharedShapeExpressAdapter, HttpErrorFilter, validationExceptionFactory, jsonBodyOptions, logDestination, setupOpenApi, StorableParamsPipe } from './common';
+import { AppConfig } from './config';
+import type { DatabaseOptions } from './database';
+import { openDatabase } from './database';
+import { GRAPHIQL_ASSETS_PATH } from './graphql';
+import { applyBrowserPolicy } from './security';
 
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
 export async function createApp(

@@ -1,22 +1,17 @@
 import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Options } from 'pino-http';
-import { logDestination } from './common/log-destination';
-import { redactQuery, redactUrl } from './common/redact-url';
-import { requestId } from './common/request-id';
-import { AppConfig } from './config/app-config';
-import { ConfigModule } from './config/config.module';
-import { ConversationModule } from './conversation/conversation.module';
-import { WorkspaceModule } from './workspace/workspace.module';
-import { DatabaseHandle } from './database/database-handle';
-import { DatabaseModule } from './database/database.module';
-import { AdminGraphQLModule } from './graphql/graphql.module';
-import { HealthModule } from './health/health.module';
-import { ObserveModule } from './observe/observe.module';
-import { RagModule } from './rag/rag.module';
-import { RuntimeModule } from './runtime/runtime.module';
-import { LimitsModule } from './security/limits/limits.module';
-import { SecurityModule } from './security/security.module';
+import { logDestination, redactQuery, redactUrl, requestId } from './common';
+import { AppConfig, ConfigModule } from './config';
+import { ConversationModule } from './conversation';
+import { WorkspaceModule } from './workspace';
+import { DatabaseHandle, DatabaseModule } from './database';
+import { AdminGraphQLModule } from './graphql';
+import { HealthModule } from './health';
+import { ObserveModule } from './observe';
+import { RagModule } from './rag';
+import { RuntimeModule } from './runtime';
+import { LimitsModule, SecurityModule } from './security';
 
 @Module({})
 export class AppModule {

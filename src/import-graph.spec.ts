@@ -85,6 +85,13 @@ describe('the import graph of src/', () => {
       .map(({ from, to }) => `${rel(from)} → ${rel(to)}`);
     expect(upwards).toEqual([]);
   });
+
+  it("another module is reached through its index.ts, never a file inside it (specs may wire internals)", () => {
+    const inside = across
+      .filter(({ from, to }) => !isSpec(from) && moduleOf(to) !== 'generated' && to !== join(SRC, moduleOf(to), 'index.ts'))
+      .map(({ from, to }) => `${rel(from)} → ${rel(to)}`);
+    expect(inside).toEqual([]);
+  });
 });
 
 /** The strongly connected components of more than one file (Tarjan's algorithm). */

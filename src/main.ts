@@ -1,11 +1,9 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
-import { assertCanListen, describeListenError, ListenError } from './common/port-check';
-import { ConfigError, loadConfig } from './config/app-config';
-import { DatabaseConnectError } from './database/database-handle';
-import { DataDirInUseError } from './database/data-dir-lock';
-import { MigrationError } from './database/migration-runner';
+import { assertCanListen, describeListenError, ListenError } from './common';
+import { ConfigError, loadConfig } from './config';
+import { DatabaseConnectError, DataDirInUseError, MigrationError } from './database';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 

@@ -5,11 +5,9 @@
  * directory). Exit code 0 when every secret is under the current key, 1 otherwise.
  */
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from './config/app-config';
-import { openDatabase } from './database/database.module';
-import { rotateSecrets } from './security/secret-rotation';
-import { SecretRepository } from './security/secret.repository';
-import { SecretService } from './security/secret.service';
+import { ConfigError, loadConfig } from './config';
+import { openDatabase } from './database';
+import { rotateSecrets, SecretRepository, SecretService } from './security';
 
 async function main(): Promise<number> {
   const config = loadConfig();

@@ -1,8 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiController, ApiErrors } from '../common/openapi';
-import { Auth, type AuthContext } from '../security/auth-context';
-import { Access } from '../security/access';
+import { ApiController, ApiErrors } from '../common';
+import { Auth, type AuthContext, Access } from '../security';
 import {
   ConversationPageResponse,
   ConversationResponse,

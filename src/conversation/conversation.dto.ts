@@ -17,9 +17,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsStorableText } from '../common/is-storable-text';
-import { PageQuery } from '../common/page-query';
-import type { ConfirmationPolicy, MultitaskPolicy, RetrievalMode } from '../workspace/settings';
+import { IsStorableText, PageQuery, MAX_INT4 } from '../common';
+import type { ConfirmationPolicy, MultitaskPolicy, RetrievalMode } from '../workspace';
 import {
   ConfirmationPolicySetting,
   DebugSetting,
@@ -28,8 +27,7 @@ import {
   ModelRefDto,
   MultitaskSetting,
   RetrievalSetting,
-} from '../workspace/settings.fields';
-import { MAX_INT4 } from '../common/pagination';
+} from '../workspace';
 
 /** Per-conversation overrides of the workspace settings. Unknown keys are rejected. */
 export class ConversationSettingsDto {

@@ -1,6 +1,6 @@
 import { Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Subscription } from 'rxjs';
-import { AccessService } from '../security/access';
+import { AccessService } from '../security';
 import { ConversationController } from './conversation.controller';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationService } from './conversation.service';

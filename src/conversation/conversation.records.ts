@@ -1,5 +1,5 @@
-import type { ModelRef } from '../model/model.types';
-import type { ConversationSettings, WorkspaceSettings } from '../workspace/settings';
+import type { ModelRef } from '../model';
+import type { ConversationSettings, WorkspaceSettings } from '../workspace';
 import type { MessageParts, MessageRole } from './message-parts';
 
 export interface ConversationRecord {

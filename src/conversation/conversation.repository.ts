@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../database/prisma.service';
-import { SqlClient } from '../database/sql-client';
-import { type Deferred, UnitCondition, type UnitOfWork } from '../database/unit-of-work';
+import { Prisma, SqlClient, type Deferred, UnitCondition, type UnitOfWork } from '../database';
 import { type ConversationRecord, type ConversationWithWorkspaceSettings } from './conversation.records';
-import { type ModelRef } from '../model/model.types';
-import { type ConversationSettings, readConversationSettings, readModelRef, readWorkspaceSettings } from '../workspace/settings';
+import { type ModelRef } from '../model';
+import { type ConversationSettings, readConversationSettings, readModelRef, readWorkspaceSettings } from '../workspace';
 
 /** Hand-written SQL: a conversation is read on every posted message and every resumed run. */
 const COLUMNS = Prisma.sql`id, workspace_id, title, model, settings, forked_from_id, needs_title, last_seq, created_at, updated_at, deleted_at`;

@@ -1,13 +1,11 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { Subject } from 'rxjs';
-import { newId } from '../common/ids';
-import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
-import { type Sql, SqlClient } from '../database/sql-client';
-import { type Deferred, type UnitCondition, UnitOfWork } from '../database/unit-of-work';
-import type { AuthContext } from '../security/auth-context';
+import { newId, decodeCursor, encodeCursor, keysetPage } from '../common';
+import { type Sql, SqlClient, type Deferred, type UnitCondition, UnitOfWork } from '../database';
+import type { AuthContext } from '../security';
 import type { CreateConversationDto, UpdateConversationDto } from './conversation.dto';
 import { type ConversationRecord, type ConversationWithWorkspaceSettings, type MessageRecord, type NewMessage } from './conversation.records';
-import { type ConversationSettings, readConversationSettings } from '../workspace/settings';
+import { type ConversationSettings, readConversationSettings } from '../workspace';
 import { ConversationRepository } from './conversation.repository';
 import { forkLength, forkTitle } from './fork-point';
 import { type ConversationView, type MessageView, toConversationView, toMessageView } from './conversation.view';

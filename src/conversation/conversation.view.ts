@@ -1,6 +1,6 @@
 import type { ConversationRecord, MessageRecord } from './conversation.records';
-import type { ModelRef } from '../model/model.types';
-import type { ConversationSettings } from '../workspace/settings';
+import type { ModelRef } from '../model';
+import type { ConversationSettings } from '../workspace';
 
 /** What clients see of a conversation: never the internal counters or soft-delete marker. */
 export interface ConversationView {

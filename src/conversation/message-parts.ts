@@ -1,6 +1,6 @@
-import { isRecord } from '../common/json-record';
-import type { ToolSpec } from '../model/model.types';
-import type { Citation } from '../rag/citation';
+import { isRecord } from '../common';
+import type { ToolSpec } from '../model';
+import type { Citation } from '../rag';
 /**
  * What a message carries besides its text, stored as JSON in `messages.parts` and returned to
  * clients as is. One shape per kind of message; `kind` tells which (and implies the role).

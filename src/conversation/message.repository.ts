@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { newId } from '../common/ids';
-import { toStorableText } from '../common/storable-text';
-import { Prisma } from '../database/prisma.service';
-import { type Sql, SqlClient } from '../database/sql-client';
-import { type Deferred, UnitCondition, type UnitOfWork } from '../database/unit-of-work';
+import { newId, toStorableText } from '../common';
+import { Prisma, type Sql, SqlClient, type Deferred, UnitCondition, type UnitOfWork } from '../database';
 import type { MessageRecord, NewMessage } from './conversation.records';
 import { type MessageRole, readMessageParts, ROLE_OF } from './message-parts';
 

@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
+import { AppConfig } from '../config';
 import { DatabaseHandle, type DatabaseOptions, VectorSupport } from './database-handle';
 import { PrismaService } from './prisma.service';
 import { SqlClient } from './sql-client';

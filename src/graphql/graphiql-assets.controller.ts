@@ -1,7 +1,7 @@
 import { Controller, Get, NotFoundException, Param, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../common/public';
+import { Public } from '../common';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAsset } from './graphiql';
 
 const ONE_YEAR = 365 * 24 * 3600;

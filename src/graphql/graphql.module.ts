@@ -4,7 +4,7 @@ import { GraphQLModule } from '@nestjs/graphql';
 import { GraphiQLAssetsController } from './graphiql-assets.controller';
 import { graphiqlLandingPage } from './graphiql';
 import { clientErrorStatus, formatGraphQLError } from './graphql-errors';
-import { AppConfig } from '../config/app-config';
+import { AppConfig } from '../config';
 import { complexityLimit, depthLimit } from './graphql-limits';
 
 /** The path of the admin API (outside the REST prefix, as DESIGN pins it). */

@@ -1,9 +1,8 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { ErrorResponse } from '../common/openapi';
-import { DatabaseHandle } from '../database/database-handle';
-import { EventLog } from '../runtime/event-log';
-import { Public } from '../common/public';
+import { ErrorResponse, Public } from '../common';
+import { DatabaseHandle } from '../database';
+import { EventLog } from '../runtime';
 import { SkipThrottle } from '@nestjs/throttler';
 
 // probes and scrapes are not rate limited (they come every few seconds, from one address)

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { RuntimeModule } from '../runtime/runtime.module';
+import { RuntimeModule } from '../runtime';
 import { HealthController } from './health.controller';
 
 @Module({ imports: [RuntimeModule], controllers: [HealthController] })

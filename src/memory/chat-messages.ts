@@ -1,5 +1,5 @@
-import type { MessageRecord } from '../conversation/conversation.records';
-import type { ChatMessage } from '../model/model.types';
+import type { MessageRecord } from '../conversation';
+import type { ChatMessage } from '../model';
 
 /** A stored message as the model sees it; undefined for what is never sent back (partial answers). */
 export function toChatMessage(message: MessageRecord): ChatMessage | undefined {

@@ -1,9 +1,8 @@
 import { BadGatewayException, ConflictException, Injectable } from '@nestjs/common';
-import { ConversationService } from '../conversation/conversation.service';
-import { SqlClient } from '../database/sql-client';
-import { UnitOfWork } from '../database/unit-of-work';
-import { ModelRouter } from '../model/model-router';
-import type { AuthContext } from '../security/auth-context';
+import { ConversationService } from '../conversation';
+import { SqlClient, UnitOfWork } from '../database';
+import { ModelRouter } from '../model';
+import type { AuthContext } from '../security';
 import { toChatMessage } from './chat-messages';
 import { Compactor } from './compactor';
 import { olderHalf, promptLimit } from './memory-window';

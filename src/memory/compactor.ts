@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { MessageRecord } from '../conversation/conversation.records';
-import type { ChatMessage, ModelRef } from '../model/model.types';
+import type { MessageRecord } from '../conversation';
+import type { ChatMessage, ModelRef } from '../model';
 import { toChatMessage } from './chat-messages';
 import { Summarizer } from './summarizer';
 import { type SummaryRecord, SummaryRepository } from './summary.repository';

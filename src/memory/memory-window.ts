@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { MessageRecord } from '../conversation/conversation.records';
-import { ModelRouter } from '../model/model-router';
-import type { ChatMessage, ModelRef, ToolSpec } from '../model/model.types';
+import type { MessageRecord } from '../conversation';
+import { ModelRouter } from '../model';
+import type { ChatMessage, ModelRef, ToolSpec } from '../model';
 import { toChatMessage } from './chat-messages';
 import { Compactor } from './compactor';
 import { type SummaryRecord, SummaryRepository } from './summary.repository';

@@ -1,8 +1,7 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
-import { ApiController, ApiErrors } from '../common/openapi';
-import { Auth, type AuthContext } from '../security/auth-context';
-import { Access } from '../security/access';
+import { ApiController, ApiErrors } from '../common';
+import { Auth, type AuthContext, Access } from '../security';
 import { CompactionService } from './compaction.service';
 
 export class SummaryResponse {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ConversationModule } from '../conversation/conversation.module';
-import { ModelModule } from '../model/model.module';
+import { ConversationModule } from '../conversation';
+import { ModelModule } from '../model';
 import { AutoTitleService } from './auto-title/auto-title.service';
 import { CompactionService } from './compaction.service';
 import { Compactor } from './compactor';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ModelGateway } from '../model/model-gateway';
-import type { ChatMessage, ModelRef } from '../model/model.types';
+import { ModelGateway } from '../model';
+import type { ChatMessage, ModelRef } from '../model';
 import { MESSAGE_OVERHEAD, TokenCounter, type TokenFamily } from './token-counter';
 import { cutMiddle } from './window-fit';
 

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { newId } from '../common/ids';
-import { toStorableText } from '../common/storable-text';
-import { SqlClient } from '../database/sql-client';
+import { newId, toStorableText } from '../common';
+import { SqlClient } from '../database';
 
 /** A stored summary of the messages of a conversation with seq in [coversFromSeq, coversToSeq]. */
 export interface SummaryRecord {

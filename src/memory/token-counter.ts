@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ChatMessage, ToolSpec } from '../model/model.types';
+import type { ChatMessage, ToolSpec } from '../model';
 import { LruCache } from './lru-cache';
 
 /** How a model's tokens are counted: exactly with an OpenAI encoding, or estimated. */

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../model/model.types';
+import type { ChatMessage } from '../model';
 
 /** One history message as the window sees it: the chat message, its size and where it is stored. */
 export interface WindowEntry {

@@ -1,10 +1,6 @@
 import { BadRequestException, ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { isRecord } from '../common/json-record';
-import { textArg } from '../common/text-arg';
-import { adminWorkspace } from '../security/admin-scope';
-import { type AuthContext, isBootstrap } from '../security/auth-context';
-import { ConfigHistory } from '../security/config-history';
-import { SecretRepository } from '../security/secret.repository';
+import { isRecord, textArg } from '../common';
+import { adminWorkspace, type AuthContext, isBootstrap, ConfigHistory, SecretRepository } from '../security';
 import { ModelCatalog } from './model-catalog';
 import { type ModelConfigInput, type ModelConfigType, type ModelInfoType, MAX_MODEL_ID, PROVIDER_PATTERN } from './model-config.graphql';
 import { fieldsOf, type ModelConfigFields, type ModelConfigRow, ModelConfigRepository } from './model-config.repository';

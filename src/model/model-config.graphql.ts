@@ -12,7 +12,7 @@ import {
   Min,
 } from 'class-validator';
 import { Field, Float, ID, InputType, Int, ObjectType } from '@nestjs/graphql';
-import { IsStorableText } from '../common/is-storable-text';
+import { IsStorableText } from '../common';
 
 /** A provider name as ModelRouter accepts it (it lower-cases it). */
 export const PROVIDER_PATTERN = /^[a-z0-9_-]{1,64}$/i;

@@ -1,5 +1,5 @@
 import { Args, ID, Mutation, Query, Resolver } from '@nestjs/graphql';
-import { Auth, type AuthContext } from '../security/auth-context';
+import { Auth, type AuthContext } from '../security';
 import { ModelConfigAdmin } from './model-config-admin.service';
 import { ModelConfigInput, ModelConfigType, ModelInfoType } from './model-config.graphql';
 

@@ -6,7 +6,7 @@ import { DEFAULT_EMBEDDING_DIMENSIONS, hashEmbedding } from './providers/hash-em
 import { OfflineModel } from './providers/offline.model';
 import { type ChatProvider, OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
 import { StorableChunks } from './storable-chunks';
-import { sleep } from '../common/sleep';
+import { sleep } from '../common';
 
 export interface ModelGatewayOptions {
   /** retries of a retryable error (429, 5xx, network) per model, before the next fallback */

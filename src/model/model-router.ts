@@ -1,9 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { SecretService } from '../security/secret.service';
+import { AppConfig } from '../config';
+import { SecretService } from '../security';
 import { ModelCatalog, OFFLINE_MODEL, OPENAI_DEFAULT_BASE_URL } from './model-catalog';
 import { ModelConfigService } from './model-config.service';
-import { isRecord } from '../common/json-record';
+import { isRecord } from '../common';
 import { ModelError, type ModelInfo, type ModelLimits, type ModelRef, type WorkspaceModelSettings } from './model.types';
 
 /** The built-in default when an OpenAI key is configured (seed: the env provider's small model). */

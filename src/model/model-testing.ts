@@ -1,5 +1,5 @@
-import { loadConfig, type AppConfig } from '../config/app-config';
-import type { SecretService } from '../security/secret.service';
+import { loadConfig, type AppConfig } from '../config';
+import type { SecretService } from '../security';
 import { ModelCatalog } from './model-catalog';
 import type { ModelConfigRecord, ModelConfigRepository } from './model-config.repository';
 import { ModelConfigService } from './model-config.service';

@@ -4,7 +4,7 @@ import {
   APIError,
   APIUserAbortError,
 } from 'openai';
-import { isRecord } from '../common/json-record';
+import { isRecord } from '../common';
 import { ModelError, type ModelErrorCode, type ModelRef } from './model.types';
 
 /**

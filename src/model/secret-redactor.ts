@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { redactSecrets } from '../common/redact-secrets';
+import { redactSecrets } from '../common';
 import { ModelRouter } from './model-router';
 
 /**

@@ -1,4 +1,4 @@
-import { REPLACEMENT, toStorableText } from '../common/storable-text';
+import { REPLACEMENT, toStorableText } from '../common';
 import type { ModelChunk, ToolCall } from './model.types';
 
 type DeltaType = 'text' | 'reasoning';

@@ -1,4 +1,4 @@
-import { isRecord } from '../common/json-record';
+import { isRecord } from '../common';
 
 /**
  * Tool-call argument repair (after Gaia's tryFixAndParse). Small models often stop a deeply nested

@@ -1,6 +1,5 @@
 import { Field, Float, Int, ObjectType } from '@nestjs/graphql';
-import { TokenUsageFields } from '../graphql/shared-types';
-import { DateScalar } from '../graphql/scalars';
+import { TokenUsageFields, DateScalar } from '../graphql';
 
 @ObjectType('Budget', { description: "A workspace's daily budgets (UTC days) and today's use of them; null: no budget." })
 export class BudgetType {

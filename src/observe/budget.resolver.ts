@@ -1,12 +1,9 @@
 import { BadRequestException } from '@nestjs/common';
 import { Args, Context, Float, ID, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { WorkspaceType } from '../workspace/workspace.graphql';
-import type { WorkspaceRecord } from '../workspace/workspace.repository';
-import { WorkspaceService } from '../workspace/workspace.service';
-import { DateScalar } from '../graphql/scalars';
-import { requestLoader } from '../graphql/request-loader';
-import { adminWorkspace } from '../security/admin-scope';
-import { Auth, type AuthContext } from '../security/auth-context';
+import { WorkspaceType, WorkspaceService } from '../workspace';
+import type { WorkspaceRecord } from '../workspace';
+import { DateScalar, requestLoader } from '../graphql';
+import { adminWorkspace, Auth, type AuthContext } from '../security';
 import { BudgetType, UsageDayType } from './budget.graphql';
 import { BudgetService } from './budget.service';
 import type { UsageDay } from './usage.repository';

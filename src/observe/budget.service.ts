@@ -1,11 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { WorkspaceSettings } from '../workspace/settings';
-import { WorkspaceService } from '../workspace/workspace.service';
-import { ModelCatalog } from '../model/model-catalog';
-import { ModelRouter } from '../model/model-router';
-import type { RunUsage } from '../runtime/run.records';
-import { type BudgetRequest, type BudgetReservation, BudgetGate } from '../runtime/step-hooks';
+import type { WorkspaceSettings } from '../workspace';
+import { WorkspaceService } from '../workspace';
+import { ModelCatalog, ModelRouter } from '../model';
+import type { RunUsage } from '../runtime';
+import { type BudgetRequest, type BudgetReservation, BudgetGate } from '../runtime';
 import { budgetStatus, type BudgetStatus, refusal } from './budget-status';
 import { MetricsService } from './metrics.service';
 import { UsageLedger, utcDay } from './usage-ledger';

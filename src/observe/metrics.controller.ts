@@ -1,8 +1,7 @@
 import { Controller, Get, Res, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiController } from '../common/openapi';
-import { Public } from '../common/public';
+import { ApiController, Public } from '../common';
 import { SkipThrottle } from '@nestjs/throttler';
 import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';

@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { AppConfig } from '../config/app-config';
-import { ApiKeyGuard, bearerToken, sha256 } from '../security/api-key.guard';
+import { AppConfig } from '../config';
+import { ApiKeyGuard, bearerToken, sha256 } from '../security';
 
 /**
  * Guards GET /metrics. With HELIX_METRICS_TOKEN set, a scraper presents that token (and only

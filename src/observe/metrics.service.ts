@@ -1,10 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { TERMINAL_STATES } from '../runtime/run-fsm';
-import type { RunSignal } from '../runtime/run-observer';
-import { RUN_MODES } from '../runtime/run.records';
-import { RuntimeGauges } from '../runtime/runtime-gauges';
+import { TERMINAL_STATES, RUN_MODES, RuntimeGauges } from '../runtime';
+import type { RunSignal } from '../runtime';
 import { LabelCap } from './label-cap';
 
 /** One model call as metrics count it (a gateway call, its retries and fallbacks included). */

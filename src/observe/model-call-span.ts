@@ -1,7 +1,6 @@
-import { formatModelRef } from '../model/provider-errors';
-import type { CallObserver, FinishReason, ModelRef, ModelRequest } from '../model/model.types';
-import { requestView } from '../model/request-view';
-import type { SpanOutcome, StepInput, StepSpan } from '../runtime/step-hooks';
+import { formatModelRef, requestView } from '../model';
+import type { CallObserver, FinishReason, ModelRef, ModelRequest } from '../model';
+import type { SpanOutcome, StepInput, StepSpan } from '../runtime';
 import type { MetricsService } from './metrics.service';
 import { type ModelSpanAttributes, runSpanId, type SpanRecord, type SpanStatus, stepSpanId } from './span-rows';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RunObserver, type RunSignal } from '../runtime/run-observer';
+import { RunObserver, type RunSignal } from '../runtime';
 import { MetricsService } from './metrics.service';
 import { TraceService } from './trace.service';
 import { UsageLedger } from './usage-ledger';

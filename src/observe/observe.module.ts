@@ -1,8 +1,7 @@
 import { Global, Module } from '@nestjs/common';
-import { BudgetGate, StepTracer } from '../runtime/step-hooks';
-import { RunObserver } from '../runtime/run-observer';
-import { WorkspaceModule } from '../workspace/workspace.module';
-import { ModelModule } from '../model/model.module';
+import { BudgetGate, StepTracer, RunObserver } from '../runtime';
+import { WorkspaceModule } from '../workspace';
+import { ModelModule } from '../model';
 import { BudgetResolver, WorkspaceBudgetResolver } from './budget.resolver';
 import { BudgetService } from './budget.service';
 import { MetricsController } from './metrics.controller';

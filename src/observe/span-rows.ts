@@ -1,6 +1,5 @@
-import type { CallPurpose } from '../runtime/step-hooks';
-import type { FinishReason, ToolCall } from '../model/model.types';
-import type { RequestView } from '../model/request-view';
+import type { CallPurpose } from '../runtime';
+import type { FinishReason, ToolCall, RequestView } from '../model';
 
 /**
  * The typed records of `spans`. A trace is one run: its id is the run's id, the run's span is

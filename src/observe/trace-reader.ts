@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
+import { decodeCursor, encodeCursor, keysetPage } from '../common';
 import type { SpanNode, SpanRecord } from './span-rows';
 import { SpanWriter } from './span-writer';
 import { type TraceFilter, TraceRepository } from './trace.repository';

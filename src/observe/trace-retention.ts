@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
+import { AppConfig } from '../config';
 import { TraceRepository } from './trace.repository';
 
 const PURGE_EVERY_MS = 60 * 60_000;

@@ -1,12 +1,9 @@
 import { Type } from 'class-transformer';
 import { IsDate, IsIn, IsOptional, IsString, IsNotEmpty, MaxLength, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { IsStorableText } from '../common/is-storable-text';
-import { Connection } from '../graphql/connection';
-import { asEnum } from '../graphql/shared-types';
-import { JsonScalar } from '../graphql/scalars';
-import { RunModelFilterInput } from '../runtime/run.graphql';
-import { TERMINAL_STATES } from '../runtime/run-fsm';
+import { IsStorableText } from '../common';
+import { Connection, asEnum, JsonScalar } from '../graphql';
+import { RunModelFilterInput, TERMINAL_STATES } from '../runtime';
 import { SPAN_STATUSES, type SpanKind, type SpanStatus } from './span-rows';
 
 const SPAN_KINDS: readonly SpanKind[] = ['run', 'step', 'model', 'tool'];

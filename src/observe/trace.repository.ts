@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../database/prisma.service';
-import { SqlClient } from '../database/sql-client';
-import { toStorablePayload } from '../runtime/storable-payload';
+import { Prisma, SqlClient } from '../database';
+import { toStorablePayload } from '../runtime';
 import { SPAN_STATUSES, type SpanRecord, type SpanStatus } from './span-rows';
 
 interface SpanRow {

@@ -1,12 +1,10 @@
 import { BadRequestException } from '@nestjs/common';
 import { Args, Context, ID, Int, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { WorkspaceService } from '../workspace/workspace.service';
-import { decodeCursor, encodeCursor } from '../common/pagination';
-import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, pageSize, toConnection } from '../graphql/connection';
-import { requestLoader } from '../graphql/request-loader';
-import { RunType } from '../runtime/run.graphql';
-import { adminWorkspace } from '../security/admin-scope';
-import { Auth, type AuthContext } from '../security/auth-context';
+import { WorkspaceService } from '../workspace';
+import { decodeCursor, encodeCursor } from '../common';
+import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, pageSize, toConnection, requestLoader } from '../graphql';
+import { RunType } from '../runtime';
+import { adminWorkspace, Auth, type AuthContext } from '../security';
 import type { SpanKind, SpanNode, SpanRecord } from './span-rows';
 import { SpanKindEnum, SpanType, TraceConnection, TraceFilterInput } from './trace.graphql';
 import { TraceReader } from './trace-reader';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { newId } from '../common/ids';
-import type { ModelRequest } from '../model/model.types';
-import { SecretRedactor } from '../model/secret-redactor';
-import type { RunSignal } from '../runtime/run-observer';
-import { type StepInput, type StepSpan, StepTracer } from '../runtime/step-hooks';
+import { newId } from '../common';
+import type { ModelRequest } from '../model';
+import { SecretRedactor } from '../model';
+import type { RunSignal } from '../runtime';
+import { type StepInput, type StepSpan, StepTracer } from '../runtime';
 import { MetricsService } from './metrics.service';
 import { ModelCallSpan, type ModelCallSink } from './model-call-span';
 import { runSpanId, type SpanStatus, stepSpanId, toolSpanId } from './span-rows';

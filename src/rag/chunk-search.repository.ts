@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../database/prisma.service';
-import { SqlClient } from '../database/sql-client';
+import { Prisma, SqlClient } from '../database';
 import type { MetadataFilter } from './retrieval.types';
 
 /** The reciprocal-rank-fusion constant: a hit at rank r in a list adds 1 / (RRF_K + r). */

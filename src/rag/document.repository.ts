@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../database/prisma.service';
-import { SqlClient } from '../database/sql-client';
+import { Prisma, SqlClient } from '../database';
 import { DOCUMENT_STATUSES, type DocumentRecord, type DocumentStatus, isForeignKeyViolation, type NewChunk } from './rag.records';
 
 interface DocumentRow {

@@ -1,7 +1,6 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
-import { newId } from '../common/ids';
-import type { AuthContext } from '../security/auth-context';
+import { decodeCursor, encodeCursor, keysetPage, newId } from '../common';
+import type { AuthContext } from '../security';
 import { normaliseText } from './chunker';
 import { DocumentRepository } from './document.repository';
 import { contentChecksum, INGEST_JOB, IngestionService, type IngestInput } from './ingestion.service';

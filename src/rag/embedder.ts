@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { WorkspaceService } from '../workspace/workspace.service';
-import { DEFAULT_EMBEDDING_MODEL, ModelGateway } from '../model/model-gateway';
-import { ModelRouter } from '../model/model-router';
-import { formatModelRef } from '../model/provider-errors';
+import { WorkspaceService } from '../workspace';
+import { DEFAULT_EMBEDDING_MODEL, ModelGateway, ModelRouter, formatModelRef } from '../model';
 
 /** The vector column's size: shorter vectors are zero-padded (cosine is unchanged). */
 export const VECTOR_DIMENSIONS = 1536;

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { newId } from '../common/ids';
-import { VectorSupport } from '../database/database-handle';
+import { newId } from '../common';
+import { VectorSupport } from '../database';
 import { chunkText, normaliseText } from './chunker';
 import { DocumentGoneError, DocumentRepository } from './document.repository';
 import { Embedder } from './embedder';

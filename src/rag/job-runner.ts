@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, NotFoundException } from '@nestjs/common';
-import type { AuthContext } from '../security/auth-context';
-import { newId } from '../common/ids';
+import type { AuthContext } from '../security';
+import { newId } from '../common';
 import { JobRepository } from './job.repository';
 import type { JobRecord } from './rag.records';
 

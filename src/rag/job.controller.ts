@@ -1,8 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiController, ApiErrors } from '../common/openapi';
-import { Access } from '../security/access';
-import { Auth, type AuthContext } from '../security/auth-context';
+import { ApiController, ApiErrors } from '../common';
+import { Access, Auth, type AuthContext } from '../security';
 import { JobRunner } from './job-runner';
 import { JobResponse } from './rag.dto';
 import { toJobView } from './rag.view';

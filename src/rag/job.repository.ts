@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../database/prisma.service';
-import { SqlClient } from '../database/sql-client';
+import { Prisma, SqlClient } from '../database';
 import { JOB_STATES, type JobRecord, type JobState } from './rag.records';
 
 interface JobRow {

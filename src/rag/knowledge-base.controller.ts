@@ -16,10 +16,8 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiAcceptedResponse, ApiBody, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, getSchemaPath, ApiExtraModels } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { validationExceptionFactory } from '../common/http-errors';
-import { ApiController, ApiErrors } from '../common/openapi';
-import { Access } from '../security/access';
-import { Auth, type AuthContext } from '../security/auth-context';
+import { validationExceptionFactory, ApiController, ApiErrors } from '../common';
+import { Access, Auth, type AuthContext } from '../security';
 import { DocumentService } from './document.service';
 import { KnowledgeBaseService } from './knowledge-base.service';
 import {

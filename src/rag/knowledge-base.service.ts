@@ -1,6 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { newId } from '../common/ids';
-import type { AuthContext } from '../security/auth-context';
+import { newId } from '../common';
+import type { AuthContext } from '../security';
 import { KnowledgeBaseRepository } from './knowledge-base.repository';
 import { isUniqueViolation, type KnowledgeBaseRecord } from './rag.records';
 

@@ -12,8 +12,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsStorableText } from '../common/is-storable-text';
-import { PageQuery } from '../common/page-query';
+import { IsStorableText, PageQuery } from '../common';
 import { MAX_K } from './retrieval.service';
 
 /** Longest document text accepted as JSON (an upload is limited by its file size instead). */

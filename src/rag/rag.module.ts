@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { AccessService } from '../security/access';
-import { WorkspaceModule } from '../workspace/workspace.module';
-import { ModelModule } from '../model/model.module';
+import { AccessService } from '../security';
+import { WorkspaceModule } from '../workspace';
+import { ModelModule } from '../model';
 import { ChunkSearchRepository } from './chunk-search.repository';
 import { DocumentRepository } from './document.repository';
 import { DocumentService } from './document.service';

@@ -1,6 +1,6 @@
 import { BadRequestException, Injectable, Logger } from '@nestjs/common';
-import { VectorSupport } from '../database/database-handle';
-import type { AuthContext } from '../security/auth-context';
+import { VectorSupport } from '../database';
+import type { AuthContext } from '../security';
 import { ChunkSearchRepository } from './chunk-search.repository';
 import { Embedder } from './embedder';
 import { KnowledgeBaseService } from './knowledge-base.service';

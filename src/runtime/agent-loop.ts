@@ -1,11 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { type NewMessage } from '../conversation/conversation.records';
-import { effectiveSettings } from '../workspace/settings';
-import { ConversationService } from '../conversation/conversation.service';
-import { SqlClient } from '../database/sql-client';
-import { UnitOfWork } from '../database/unit-of-work';
-import { ModelRouter } from '../model/model-router';
-import { ModelError } from '../model/model.types';
+import { type NewMessage, ConversationService } from '../conversation';
+import { effectiveSettings } from '../workspace';
+import { SqlClient, UnitOfWork } from '../database';
+import { ModelRouter, ModelError } from '../model';
 import { AnswerStep, RunStop } from './answer-step';
 import { parsePlan } from './context-window';
 import { EventLog } from './event-log';

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Citation } from '../rag/citation';
-import { ConversationService } from '../conversation/conversation.service';
-import { SqlClient } from '../database/sql-client';
-import { UnitOfWork } from '../database/unit-of-work';
-import type { FinishReason, ToolCall, Usage } from '../model/model.types';
+import type { Citation } from '../rag';
+import { ConversationService } from '../conversation';
+import { SqlClient, UnitOfWork } from '../database';
+import type { FinishReason, ToolCall, Usage } from '../model';
 import { EventLog } from './event-log';
 import { type FirstStep, ModelStep } from './model-step';
 import type { RunContext } from './run-launch';

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
-import type { MessageRecord } from '../conversation/conversation.records';
-import type { ToolSpec } from '../model/model.types';
-import { compileArguments } from '../tool/tool-arguments';
+import type { MessageRecord } from '../conversation';
+import type { ToolSpec } from '../model';
+import { compileArguments } from '../tool';
 import type { ClientToolDto, ToolResultDto } from './client-tools.dto';
 
 /**

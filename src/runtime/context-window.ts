@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { MessageRecord } from '../conversation/conversation.records';
-import { type BuiltWindow, MemoryWindow, WARN_AT } from '../memory/memory-window';
+import type { MessageRecord } from '../conversation';
+import { type BuiltWindow, MemoryWindow, WARN_AT } from '../memory';
 import type { PlanStep } from './run-events';
 import { ContextBuilder, type ContextWindow, type EventDraft, type Retrieved, type StepInput } from './step-hooks';
 

@@ -1,5 +1,5 @@
 import { Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
-import type { UnitCondition, UnitOfWork } from '../database/unit-of-work';
+import type { UnitCondition, UnitOfWork } from '../database';
 import type { Observable } from 'rxjs';
 import { EventBus } from './event-bus';
 import { EventReader } from './event-reader';

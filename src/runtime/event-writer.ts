@@ -1,7 +1,6 @@
 import { Logger, ServiceUnavailableException } from '@nestjs/common';
-import { sleep } from '../common/sleep';
-import { toStorableText } from '../common/storable-text';
-import type { UnitCondition, UnitOfWork } from '../database/unit-of-work';
+import { sleep, toStorableText } from '../common';
+import type { UnitCondition, UnitOfWork } from '../database';
 import { BatchCommit } from './batch-commit';
 import type { EventBus } from './event-bus';
 import type { WrittenRun, WrittenRuns } from './event-reader';

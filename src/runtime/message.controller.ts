@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { API_PREFIX } from '../common/api-prefix';
+import { API_PREFIX, ApiController, ApiErrors } from '../common';
 import {
   ApiCreatedResponse,
   ApiExtraModels,
@@ -9,10 +9,7 @@ import {
   ApiProduces,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ApiController, ApiErrors } from '../common/openapi';
-import { Auth, type AuthContext } from '../security/auth-context';
-import { Access } from '../security/access';
-import { StreamLimiter } from '../security/limits/stream-limiter';
+import { Auth, type AuthContext, Access, StreamLimiter } from '../security';
 import { EventLog } from './event-log';
 import { PostedMessageResponse, PostMessageDto, RunResponse } from './run.dto';
 import { RunService } from './run.service';

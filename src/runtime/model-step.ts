@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { MessageRecord } from '../conversation/conversation.records';
-import type { Citation } from '../rag/citation';
-import { ModelCatalog } from '../model/model-catalog';
-import { ModelGateway } from '../model/model-gateway';
-import { ModelRouter } from '../model/model-router';
-import { ModelError, type ModelRequest, type ModelResult, type Usage } from '../model/model.types';
-import { ToolHub } from '../tool/tool-hub';
+import type { MessageRecord } from '../conversation';
+import type { Citation } from '../rag';
+import { ModelCatalog, ModelGateway, ModelRouter, ModelError, type ModelRequest, type ModelResult, type Usage } from '../model';
+import { ToolHub } from '../tool';
 import { clientToolsOf } from './client-tools';
 import { EventLog } from './event-log';
 import { ModelCall } from './model-call';

@@ -1,11 +1,9 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
-import type { ConnectionShape } from '../graphql/connection';
-import { pageSize, toConnection } from '../graphql/connection';
-import { WorkspaceService } from '../workspace/workspace.service';
-import { adminWorkspace } from '../security/admin-scope';
-import { type AuthContext, isBootstrap } from '../security/auth-context';
-import { ConfigHistory } from '../security/config-history';
+import { decodeCursor, encodeCursor, keysetPage } from '../common';
+import type { ConnectionShape } from '../graphql';
+import { pageSize, toConnection } from '../graphql';
+import { WorkspaceService } from '../workspace';
+import { adminWorkspace, type AuthContext, isBootstrap, ConfigHistory } from '../security';
 import { RunEventRepository } from './run-event.repository';
 import type { RunEvent } from './run-events';
 import { RunQueryRepository, type WorkspaceRun } from './run-query.repository';

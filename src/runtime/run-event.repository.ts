@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../database/prisma.service';
-import { SqlClient } from '../database/sql-client';
-import type { UnitCondition, UnitOfWork } from '../database/unit-of-work';
+import { Prisma, SqlClient } from '../database';
+import type { UnitCondition, UnitOfWork } from '../database';
 import type { RunEvent, RunEventType } from './run-events';
 
 /**

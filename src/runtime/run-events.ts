@@ -1,5 +1,4 @@
-import type { FinishReason, ToolCall } from '../model/model.types';
-import type { RequestView } from '../model/request-view';
+import type { FinishReason, ToolCall, RequestView } from '../model';
 
 /** The pinned run event catalogue (DESIGN.md "Run events"): name → payload. */
 export interface RunEventPayloads {

@@ -2,8 +2,8 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Subscription } from 'rxjs';
-import { AppConfig } from '../config/app-config';
-import { DatabaseHandle } from '../database/database-handle';
+import { AppConfig } from '../config';
+import { DatabaseHandle } from '../database';
 import { AgentLoop } from './agent-loop';
 import { ModelStep } from './model-step';
 import { RunInterruption } from './run-interruption';

@@ -1,5 +1,5 @@
-import type { EffectiveSettings } from '../workspace/settings';
-import type { ModelRef } from '../model/model.types';
+import type { EffectiveSettings } from '../workspace';
+import type { ModelRef } from '../model';
 import type { FirstStep } from './model-step';
 import type { RunRecord } from './run.records';
 

@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { TokenCounter } from '../memory/token-counter';
-import { renderPassages, sourceOf } from '../rag/passages';
-import { RetrievalService } from '../rag/retrieval.service';
-import type { SearchHit } from '../rag/retrieval.types';
-import type { SourceDraft } from '../tool/tool.types';
+import { TokenCounter } from '../memory';
+import { renderPassages, sourceOf, RetrievalService } from '../rag';
+import type { SearchHit } from '../rag';
+import type { SourceDraft } from '../tool';
 import { SourceLedger } from './source-ledger';
 import { type CitationInput, type Retrieved, StepRetriever, type StepInput } from './step-hooks';
 

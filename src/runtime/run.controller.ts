@@ -1,12 +1,8 @@
 import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, getSchemaPath } from '@nestjs/swagger';
-import { ApiController, ApiErrors } from '../common/openapi';
-import { MAX_INT4 } from '../common/pagination';
-import { requestId } from '../common/request-id';
-import { AllowStreamToken, Auth, type AuthContext } from '../security/auth-context';
-import { Access } from '../security/access';
-import { StreamLimiter } from '../security/limits/stream-limiter';
+import { ApiController, ApiErrors, MAX_INT4, requestId } from '../common';
+import { AllowStreamToken, Auth, type AuthContext, Access, StreamLimiter } from '../security';
 import { ToolResultsDto } from './client-tools.dto';
 import { EventLog } from './event-log';
 import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunResponse } from './run.dto';

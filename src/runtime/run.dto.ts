@@ -17,10 +17,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsStorableText } from '../common/is-storable-text';
-import { MAX_INT4 } from '../common/pagination';
-import { MessageResponse } from '../conversation/conversation.dto';
-import { ModelRefDto } from '../workspace/settings.fields';
+import { IsStorableText, MAX_INT4 } from '../common';
+import { MessageResponse } from '../conversation';
+import { ModelRefDto } from '../workspace';
 import { ClientToolDto, MAX_CLIENT_TOOLS } from './client-tools.dto';
 import { RUN_MODES, type RunMode } from './run.records';
 

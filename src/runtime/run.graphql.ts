@@ -1,11 +1,9 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsDate, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { IsStorableText } from '../common/is-storable-text';
-import { ModelRefDto } from '../workspace/settings.fields';
-import { Connection } from '../graphql/connection';
-import { asEnum, TokenUsageFields } from '../graphql/shared-types';
-import { JsonScalar } from '../graphql/scalars';
+import { IsStorableText } from '../common';
+import { ModelRefDto } from '../workspace';
+import { Connection, asEnum, TokenUsageFields, JsonScalar } from '../graphql';
 import { RUN_STATES, type RunState } from './run-fsm';
 import { RUN_MODES, type RunMode } from './run.records';
 

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../database/prisma.service';
-import { type Sql, SqlClient } from '../database/sql-client';
-import { type Deferred, UnitCondition, type UnitOfWork } from '../database/unit-of-work';
-import type { ModelRef } from '../model/model.types';
+import { Prisma, type Sql, SqlClient, type Deferred, UnitCondition, type UnitOfWork } from '../database';
+import type { ModelRef } from '../model';
 import { RUN_STATES, RunFsm, type RunState } from './run-fsm';
 import {
   type PendingAction,

@@ -1,8 +1,6 @@
 import { Args, Context, ID, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { type ConnectionShape, PAGE_ARGS_COMPLEXITY } from '../graphql/connection';
-import { requestLoader } from '../graphql/request-loader';
-import { Access } from '../security/access';
-import { Auth, type AuthContext } from '../security/auth-context';
+import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, requestLoader } from '../graphql';
+import { Access, Auth, type AuthContext } from '../security';
 import { eventPage, RunAdminService } from './run-admin.service';
 import { RunConnection, RunEventType, RunFilterInput, RunType } from './run.graphql';
 

@@ -1,11 +1,11 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { AccessService } from '../security/access';
-import { ConversationModule } from '../conversation/conversation.module';
-import { WorkspaceModule } from '../workspace/workspace.module';
-import { MemoryModule } from '../memory/memory.module';
-import { ModelModule } from '../model/model.module';
-import { RagModule } from '../rag/rag.module';
-import { ToolModule } from '../tool/tool.module';
+import { AccessService } from '../security';
+import { ConversationModule } from '../conversation';
+import { WorkspaceModule } from '../workspace';
+import { MemoryModule } from '../memory';
+import { ModelModule } from '../model';
+import { RagModule } from '../rag';
+import { ToolModule } from '../tool';
 import { AgentLoop } from './agent-loop';
 import { AnswerStep } from './answer-step';
 import { AutoTitler } from './auto-titler';

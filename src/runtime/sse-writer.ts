@@ -1,8 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Observable, Observer, Subscription } from 'rxjs';
-import { redactUrl } from '../common/redact-url';
-import { requestId } from '../common/request-id';
+import { redactUrl, requestId } from '../common';
 import type { RunEvent } from './run-events';
 import { RunObserver } from './run-observer';
 

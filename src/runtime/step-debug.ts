@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EffectiveSettings } from '../workspace/settings';
-import { formatModelRef } from '../model/provider-errors';
-import type { ModelRequest } from '../model/model.types';
-import { requestView } from '../model/request-view';
-import { SecretRedactor } from '../model/secret-redactor';
+import type { EffectiveSettings } from '../workspace';
+import { formatModelRef, requestView, SecretRedactor } from '../model';
+import type { ModelRequest } from '../model';
 import { EventLog } from './event-log';
 import type { RunUsage } from './run.records';
 import type { EventDraft, ModelAnswer, StepInput } from './step-hooks';

@@ -1,9 +1,9 @@
-import type { MessageRecord } from '../conversation/conversation.records';
-import type { EffectiveSettings } from '../workspace/settings';
-import type { Citation } from '../rag/citation';
-import type { CitationLedger } from '../tool/tool.types';
+import type { MessageRecord } from '../conversation';
+import type { EffectiveSettings } from '../workspace';
+import type { Citation } from '../rag';
+import type { CitationLedger } from '../tool';
 import { SourceLedger } from './source-ledger';
-import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ToolCall, ToolSpec } from '../model/model.types';
+import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ToolCall, ToolSpec } from '../model';
 import type { RunEventPayloads, RunEventType } from './run-events';
 import type { RunMode, RunPlan, RunUsage } from './run.records';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ConversationService } from '../conversation/conversation.service';
-import type { MessageRecord } from '../conversation/conversation.records';
+import { ConversationService } from '../conversation';
+import type { MessageRecord } from '../conversation';
 import { EventLog } from './event-log';
 import type { RunEventPayloads } from './run-events';
 import type { Shown } from './step-echo';

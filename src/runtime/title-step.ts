@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { MessageRecord } from '../conversation/conversation.records';
+import type { MessageRecord } from '../conversation';
 import { EventLog } from './event-log';
 import { ModelStep } from './model-step';
 import type { RunContext } from './run-launch';

@@ -2,7 +2,7 @@ import { BadRequestException, CanActivate, ExecutionContext, Injectable, NotFoun
 import { Reflector } from '@nestjs/core';
 import { type GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
 import type { Request } from 'express';
-import { isStorableText } from '../common/storable-text';
+import { isStorableText } from '../common';
 import { type AuthContext, isBootstrap, type RequestWithAuth, requestOf } from './auth-context';
 
 /**

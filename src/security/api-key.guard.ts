@@ -3,10 +3,10 @@ import type { GqlContextType } from '@nestjs/graphql';
 import { Reflector } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { AppConfig } from '../config/app-config';
+import { AppConfig } from '../config';
 import { ApiKeyRepository } from './api-key.repository';
 import { ALLOWS_STREAM_TOKEN, type AuthContext, bootstrapAuth, type RequestWithAuth, requestOf } from './auth-context';
-import { IS_PUBLIC } from '../common/public';
+import { IS_PUBLIC } from '../common';
 import { StreamTokenService } from './stream-token.service';
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest();

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Prisma, type ApiKey } from '../generated/prisma/client';
-import { PrismaService } from '../database/prisma.service';
-import type { Sql } from '../database/sql-client';
+import { PrismaService } from '../database';
+import type { Sql } from '../database';
 import type { Role } from './auth-context';
 
 /** An API key of a workspace; the key itself is never stored, only its SHA-256. */

@@ -1,7 +1,6 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { newId } from '../common/ids';
-import { textArg } from '../common/text-arg';
+import { newId, textArg } from '../common';
 import { adminWorkspace } from './admin-scope';
 import { sha256 } from './api-key.guard';
 import { type ApiKeyRecord, ApiKeyRepository } from './api-key.repository';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { newId } from '../common/ids';
-import { SqlClient, type Sql } from '../database/sql-client';
+import { newId } from '../common';
+import { SqlClient, type Sql } from '../database';
 import { Prisma } from '../generated/prisma/client';
 
 /** One admin action: who did what to which target, with the value before and after. */

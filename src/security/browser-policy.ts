@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
-import type { AppConfig } from '../config/app-config';
+import type { AppConfig } from '../config';
 
 /**
  * What the pages Helix serves itself need (GraphiQL at /graphql, Swagger UI at /api/docs), all

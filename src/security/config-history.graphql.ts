@@ -1,6 +1,5 @@
 import { Field, ID, Int, ObjectType } from '@nestjs/graphql';
-import { Connection } from '../graphql/connection';
-import { JsonScalar } from '../graphql/scalars';
+import { Connection, JsonScalar } from '../graphql';
 
 @ObjectType('ConfigVersion', { description: 'One version of a piece of configuration; content null: it was deleted.' })
 export class ConfigVersionType {

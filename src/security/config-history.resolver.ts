@@ -1,7 +1,7 @@
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import { BadRequestException, ForbiddenException } from '@nestjs/common';
-import { decodeCursor, encodeCursor, keysetPage } from '../common/pagination';
-import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, pageSize, toConnection } from '../graphql/connection';
+import { decodeCursor, encodeCursor, keysetPage } from '../common';
+import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, pageSize, toConnection } from '../graphql';
 import { adminWorkspace } from './admin-scope';
 import type { AuditRecord } from './audit.repository';
 import { AuditRepository } from './audit.repository';

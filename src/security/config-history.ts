@@ -1,5 +1,5 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { SqlClient, type Sql } from '../database/sql-client';
+import { SqlClient, type Sql } from '../database';
 import { AuditRepository, type NewAuditEntry } from './audit.repository';
 import { actorOf, type AuthContext } from './auth-context';
 import { type ConfigVersionRecord, ConfigVersionRepository } from './config-version.repository';

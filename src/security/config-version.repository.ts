@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { newId } from '../common/ids';
-import { SqlClient, type Sql } from '../database/sql-client';
-import { equalsOrNull } from '../database/sql-fragments';
+import { newId } from '../common';
+import { SqlClient, type Sql, equalsOrNull } from '../database';
 
 /** One version of a piece of configuration (null content: it was deleted). */
 export interface ConfigVersionRecord {

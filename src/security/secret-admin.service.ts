@@ -1,6 +1,5 @@
 import { BadRequestException, ForbiddenException, Injectable } from '@nestjs/common';
-import { textArg } from '../common/text-arg';
-import { isStorableText } from '../common/storable-text';
+import { textArg, isStorableText } from '../common';
 import { adminWorkspace } from './admin-scope';
 import { type AuthContext, isBootstrap } from './auth-context';
 import { ConfigHistory } from './config-history';

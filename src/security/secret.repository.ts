@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Secret } from '../generated/prisma/client';
-import { newId } from '../common/ids';
-import { PrismaService } from '../database/prisma.service';
-import type { Sql } from '../database/sql-client';
-import { equalsOrNull } from '../database/sql-fragments';
+import { newId } from '../common';
+import { PrismaService, equalsOrNull } from '../database';
+import type { Sql } from '../database';
 
 /** A secret at rest: only its ciphertext is stored (SecretService encrypts and decrypts). */
 export interface SecretRecord {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppConfig } from '../config/app-config';
+import { AppConfig } from '../config';
 import { SecretService } from './secret.service';
 
 /** What a valid stream token grants: the events of this run of this workspace. */

@@ -1,5 +1,5 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { isRecord } from '../common/json-record';
+import { isRecord } from '../common';
 import type { JsonSchema } from './tool.types';
 
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: true });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import type { ToolSpec } from '../model/model.types';
+import type { ToolSpec } from '../model';
 import { compileArguments, parseArguments, type ArgumentCheck } from './tool-arguments';
 import { ToolPolicyRepository } from './tool-policy.repository';
 import {

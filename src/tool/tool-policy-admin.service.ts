@@ -1,12 +1,10 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { isRecord } from '../common/json-record';
-import { textArg } from '../common/text-arg';
-import type { WorkspaceSettings } from '../workspace/settings';
-import { WorkspaceService } from '../workspace/workspace.service';
-import type { Sql } from '../database/sql-client';
-import { adminWorkspace } from '../security/admin-scope';
-import type { AuthContext } from '../security/auth-context';
-import { ConfigHistory } from '../security/config-history';
+import { isRecord, textArg } from '../common';
+import type { WorkspaceSettings } from '../workspace';
+import { WorkspaceService } from '../workspace';
+import type { Sql } from '../database';
+import { adminWorkspace, ConfigHistory } from '../security';
+import type { AuthContext } from '../security';
 import { TOOL_POLICY_MODES, type ToolDefinitionType } from './tool.graphql';
 import { ToolHub } from './tool-hub';
 import { type ToolPolicyRecord, ToolPolicyRepository, type ToolPolicyScope } from './tool-policy.repository';

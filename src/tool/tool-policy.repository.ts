@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { newId } from '../common/ids';
-import type { Sql } from '../database/sql-client';
-import { PrismaService } from '../database/prisma.service';
-import { equalsOrNull } from '../database/sql-fragments';
+import { newId } from '../common';
+import type { Sql } from '../database';
+import { PrismaService, equalsOrNull } from '../database';
 import { Prisma, type ToolPolicy } from '../generated/prisma/client';
 import type { ToolPolicyMode } from './tool.types';
 

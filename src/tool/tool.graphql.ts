@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { JsonScalar } from '../graphql/scalars';
+import { JsonScalar } from '../graphql';
 import type { ToolPolicyMode, ToolRisk } from './tool.types';
 
 export const TOOL_POLICY_MODES = ['always', 'confirm', 'forbid'] as const satisfies readonly ToolPolicyMode[];

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { WorkspaceModule } from '../workspace/workspace.module';
-import { RagModule } from '../rag/rag.module';
+import { WorkspaceModule } from '../workspace';
+import { RagModule } from '../rag';
 import { AskUserTool } from './builtin/ask-user';
 import { CalculatorTool } from './builtin/calculator';
 import { CodeExecTool } from './builtin/code-exec/code-exec.tool';

@@ -1,6 +1,5 @@
 import { Args, ID, Mutation, Query, Resolver } from '@nestjs/graphql';
-import { Access } from '../security/access';
-import { Auth, type AuthContext } from '../security/auth-context';
+import { Access, Auth, type AuthContext } from '../security';
 import { ToolDefinitionType, ToolPolicyModeEnum, ToolPolicyType } from './tool.graphql';
 import { ToolPolicyAdmin } from './tool-policy-admin.service';
 import type { ToolPolicyMode } from './tool.types';

@@ -1,6 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
-import type { EffectiveSettings } from '../workspace/settings';
-import type { Citation } from '../rag/citation';
+import type { EffectiveSettings } from '../workspace';
+import type { Citation } from '../rag';
 
 export type ToolPolicyMode = 'always' | 'confirm' | 'forbid';
 /** The workspace setting `confirmationPolicy`: which calls no rule covers wait for approval. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isRecord } from '../common/json-record';
+import { isRecord } from '../common';
 
 /** A server's name: it becomes part of its tools' names, `mcp.<server>.<tool>`. */
 export const MCP_SERVER_NAME = /^[a-z0-9_-]{1,32}$/;

@@ -14,8 +14,8 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { Field, InputType, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { IsStorableText } from '../common/is-storable-text';
-import { asEnum } from '../graphql/shared-types';
+import { IsStorableText } from '../common';
+import { asEnum } from '../graphql';
 import { isHttpUrl, MAX_MCP_SERVERS, MCP_SERVER_NAME, MCP_TRANSPORTS, type McpServerConfig, type McpTransport } from './mcp-config';
 
 export const McpTransportEnum = asEnum(MCP_TRANSPORTS);

@@ -18,9 +18,8 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { HOST_PATTERN, MAX_ALLOWED_HOSTS, MAX_HOST_PATTERN_LENGTH } from '../common/host-pattern';
-import { IsStorableText } from '../common/is-storable-text';
-import { asEnum } from '../graphql/shared-types';
+import { HOST_PATTERN, MAX_ALLOWED_HOSTS, MAX_HOST_PATTERN_LENGTH, IsStorableText } from '../common';
+import { asEnum } from '../graphql';
 import {
   CONFIRMATION_POLICIES,
   KNOWLEDGE_BASE_ID,

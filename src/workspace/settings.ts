@@ -1,7 +1,5 @@
-import { isRecord } from '../common/json-record';
-import { definedOnly } from '../common/ids';
-import { isHostPattern, MAX_ALLOWED_HOSTS } from '../common/host-pattern';
-import type { ModelRef } from '../model/model.types';
+import { isRecord, definedOnly, isHostPattern, MAX_ALLOWED_HOSTS } from '../common';
+import type { ModelRef } from '../model';
 import { type McpServerConfig, readMcpServers } from './mcp-config';
 
 /**

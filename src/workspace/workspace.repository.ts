@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SqlClient, type Sql } from '../database/sql-client';
+import { SqlClient, type Sql } from '../database';
 import { readWorkspaceSettings, type WorkspaceSettings } from './settings';
 
 /** A workspace: the tenant every conversation, key, budget and configuration belongs to. */

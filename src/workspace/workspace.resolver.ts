@@ -1,6 +1,6 @@
 import { ForbiddenException } from '@nestjs/common';
 import { Args, ID, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { Auth, type AuthContext, isBootstrap } from '../security/auth-context';
+import { Auth, type AuthContext, isBootstrap } from '../security';
 import { PromptType, WorkspaceSettingsInput, WorkspaceSettingsType, WorkspaceType } from './workspace.graphql';
 import type { WorkspaceRecord } from './workspace.repository';
 import { newStdioServers } from './mcp-config';

@@ -1,10 +1,7 @@
 import { ForbiddenException, Injectable, NotFoundException, OnModuleInit } from '@nestjs/common';
-import { newId } from '../common/ids';
-import { textArg } from '../common/text-arg';
-import type { Sql } from '../database/sql-client';
-import { adminWorkspace } from '../security/admin-scope';
-import { DEFAULT_WORKSPACE_ID, type AuthContext, isBootstrap } from '../security/auth-context';
-import { ConfigHistory } from '../security/config-history';
+import { newId, textArg } from '../common';
+import type { Sql } from '../database';
+import { adminWorkspace, DEFAULT_WORKSPACE_ID, type AuthContext, isBootstrap, ConfigHistory } from '../security';
 import { readWorkspaceSettings, type WorkspaceSettings } from './settings';
 import { MAX_PROMPT_LENGTH, PROMPT_KEY } from './workspace.graphql';
 import { type WorkspaceRecord, WorkspaceRepository } from './workspace.repository';

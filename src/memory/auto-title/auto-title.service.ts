@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ConversationService } from '../../conversation/conversation.service';
-import type { ChatMessage } from '../../model/model.types';
+import { ConversationService } from '../../conversation';
+import type { ChatMessage } from '../../model';
 import { cleanTitle, clipForTitle, TITLE_REQUEST, TITLE_SYSTEM_PROMPT } from './title-text';
 
 /** A conversation's first completed exchange, to be titled. */

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { isRecord } from '../../common/json-record';
+import { isRecord, sleep } from '../../common';
 import { OFFLINE_MODEL } from '../model-catalog';
 import type { ChatMessage, ModelChunk, ModelRequest, ToolCall } from '../model.types';
 import { modelError } from '../provider-errors';
 import type { ChatProvider, ProviderCall } from './openai-compatible.provider';
 import { promptChars } from './openai-format';
-import { sleep } from '../../common/sleep';
 
 export interface OfflineModelOptions {
   /** pause between streamed words; 0 (default) streams as fast as the consumer reads */

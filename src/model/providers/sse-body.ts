@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import OpenAI from 'openai';
-import { isRecord } from '../../common/json-record';
+import { isRecord } from '../../common';
 import { nodeBodyOf } from './node-fetch';
 
 /**

@@ -1,4 +1,4 @@
-import { isRecord } from '../../common/json-record';
+import { isRecord } from '../../common';
 import { reasoningOf } from './openai-format';
 
 /** One streamed piece of a tool call, as servers send it: every field may be missing. */

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { AppConfig } from '../../config/app-config';
+import type { AppConfig } from '../../config';
 import type { RequestWithAuth } from '../auth-context';
 
 /** Whom a request's limits count against: its API key, or its client address when it has none. */

@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { getOptionsToken, getStorageToken, type ThrottlerModuleOptions, ThrottlerStorageService } from '@nestjs/throttler';
 import Redis from 'ioredis';
-import { AppConfig } from '../../config/app-config';
+import { AppConfig } from '../../config';
 import { RateLimitGuard, RATE_WINDOW_MS } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler-storage';
 import { StreamLimiter } from './stream-limiter';

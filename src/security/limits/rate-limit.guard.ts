@@ -11,8 +11,8 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { Request } from 'express';
-import { AppConfig } from '../../config/app-config';
-import { LimitExceeded } from '../../common/limit-exceeded';
+import { AppConfig } from '../../config';
+import { LimitExceeded } from '../../common';
 import type { RequestWithAuth } from '../auth-context';
 import { callerOf } from './caller';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppConfig } from '../../config/app-config';
-import { LimitExceeded } from '../../common/limit-exceeded';
+import { AppConfig } from '../../config';
+import { LimitExceeded } from '../../common';
 import type { RequestWithAuth } from '../auth-context';
 import { callerOf } from './caller';
 

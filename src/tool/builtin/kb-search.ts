@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { renderPassages, sourceOf } from '../../rag/passages';
-import { RetrievalService } from '../../rag/retrieval.service';
+import { renderPassages, sourceOf, RetrievalService } from '../../rag';
 import { HelixTool, type ToolContext, type ToolDefinition, type ToolResult, type ToolScope } from '../tool.types';
 
 export const KB_SEARCH_DEFAULT_K = 5;

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig } from '../../workspace/mcp-config';
+import type { McpServerConfig } from '../../workspace';
 import { MCP_CALL_TIMEOUT_MS, mcpToolDefinition, type McpListedTool, toolResultOf } from './mcp-tool';
 import { openTransport } from './mcp-transport';
 import type { ToolContext, ToolDefinition, ToolResult } from '../tool.types';

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nestjs/common';
-import { SecretRepository } from '../../security/secret.repository';
-import { SecretService } from '../../security/secret.service';
+import { SecretRepository, SecretService } from '../../security';
 import { HelixToolSource, type ToolDefinition, type ToolScope, type ToolSource } from '../tool.types';
-import { configHash, type McpServerConfig, SECRET_REF } from '../../workspace/mcp-config';
+import { configHash, type McpServerConfig, SECRET_REF } from '../../workspace';
 import { DEFAULT_MCP_OPTIONS, McpConnection, type McpConnectionOptions } from './mcp-connection';
 import { parseMcpToolName } from './mcp-tool';
 

@@ -1,4 +1,4 @@
-import { isRecord } from '../../common/json-record';
+import { isRecord } from '../../common';
 import { compileArguments } from '../tool-arguments';
 import type { JsonSchema, ToolContext, ToolDefinition, ToolResult } from '../tool.types';
 

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpServerConfig } from '../../workspace/mcp-config';
+import type { McpServerConfig } from '../../workspace';
 
 const STDERR_TAIL_CHARS = 500;
 

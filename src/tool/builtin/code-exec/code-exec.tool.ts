@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../../../config/app-config';
+import { AppConfig } from '../../../config';
 import { HelixTool, type ToolContext, type ToolDefinition, type ToolResult } from '../../tool.types';
 import { CODE_EXEC_GRACE_MS, CODE_EXEC_MAX_CODE_CHARS, DEFAULT_SANDBOX_LIMITS, runInSandbox, type SandboxLimits, type SandboxOutcome } from './sandbox';
 

@@ -1,0 +1,23 @@
+/** The public face of src/common: what other modules may import from it. */
+export { API_PREFIX } from './api-prefix';
+export { SharedShapeExpressAdapter } from './express-adapter';
+export { HOST_PATTERN, MAX_ALLOWED_HOSTS, MAX_HOST_PATTERN_LENGTH, isHostPattern } from './host-pattern';
+export { HttpErrorFilter, validationExceptionFactory } from './http-errors';
+export { definedOnly, newId } from './ids';
+export { IsStorableText } from './is-storable-text';
+export { jsonBodyOptions } from './json-body';
+export { isRecord } from './json-record';
+export { LimitExceeded } from './limit-exceeded';
+export { logDestination } from './log-destination';
+export { ApiController, ApiErrors, ErrorResponse, setupOpenApi } from './openapi';
+export { PageQuery } from './page-query';
+export { MAX_INT4, decodeCursor, encodeCursor, keysetPage } from './pagination';
+export { ListenError, assertCanListen, describeListenError } from './port-check';
+export { IS_PUBLIC, Public } from './public';
+export { redactSecrets } from './redact-secrets';
+export { redactQuery, redactUrl } from './redact-url';
+export { requestId } from './request-id';
+export { sleep } from './sleep';
+export { StorableParamsPipe } from './storable-params.pipe';
+export { REPLACEMENT, isStorableText, toStorableText } from './storable-text';
+export { textArg } from './text-arg';

@@ -1,0 +1,6 @@
+/** The public face of src/memory: what other modules may import from it. */
+export { AutoTitleService } from './auto-title/auto-title.service';
+export { MemoryWindow, WARN_AT } from './memory-window';
+export type { BuiltWindow } from './memory-window';
+export { MemoryModule } from './memory.module';
+export { TokenCounter } from './token-counter';

@@ -1,0 +1,11 @@
+/** The public face of src/model: what other modules may import from it. */
+export { ModelCatalog } from './model-catalog';
+export { DEFAULT_EMBEDDING_MODEL, ModelGateway } from './model-gateway';
+export { ModelRouter } from './model-router';
+export { ModelModule } from './model.module';
+export { ModelError } from './model.types';
+export type { CallObserver, ChatMessage, FinishReason, ModelChunk, ModelRef, ModelRequest, ModelResult, ToolCall, ToolSpec, Usage } from './model.types';
+export { formatModelRef } from './provider-errors';
+export { requestView } from './request-view';
+export type { RequestView } from './request-view';
+export { SecretRedactor } from './secret-redactor';

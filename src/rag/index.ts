@@ -1,0 +1,6 @@
+/** The public face of src/rag: what other modules may import from it. */
+export type { Citation } from './citation';
+export { renderPassages, sourceOf } from './passages';
+export { RagModule } from './rag.module';
+export { RetrievalService } from './retrieval.service';
+export type { SearchHit } from './retrieval.types';

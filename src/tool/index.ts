@@ -1,0 +1,7 @@
+/** The public face of src/tool: what other modules may import from it. */
+export { compileArguments, parseArguments } from './tool-arguments';
+export { ToolHub, truncate } from './tool-hub';
+export { ToolPolicyAdmin } from './tool-policy-admin.service';
+export { ToolModule } from './tool.module';
+export { DEFAULT_TOOL_OUTPUT_CHARS } from './tool.types';
+export type { CitationLedger, SourceDraft, ToolContext, ToolDefinition, ToolPolicyMode, ToolResult, ToolScope } from './tool.types';

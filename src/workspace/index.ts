@@ -1,0 +1,10 @@
+/** The public face of src/workspace: what other modules may import from it. */
+export { SECRET_REF, configHash } from './mcp-config';
+export type { McpServerConfig } from './mcp-config';
+export { ConfirmationPolicySetting, DebugSetting, KnowledgeBaseIdsSetting, MaxStepsSetting, ModelRefDto, MultitaskSetting, RetrievalSetting } from './settings.fields';
+export { effectiveSettings, readConversationSettings, readModelRef, readWorkspaceSettings } from './settings';
+export type { ConfirmationPolicy, ConversationSettings, EffectiveSettings, MultitaskPolicy, RetrievalMode, WorkspaceSettings } from './settings';
+export { WorkspaceType } from './workspace.graphql';
+export { WorkspaceModule } from './workspace.module';
+export type { WorkspaceRecord } from './workspace.repository';
+export { WorkspaceService } from './workspace.service';
