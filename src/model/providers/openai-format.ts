@@ -1,7 +1,7 @@
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { repairToolArguments } from '../tool-args-repair';
 import type { ChatMessage, FinishReason, ModelChunk, ToolSpec, Usage } from '../model.types';
-import type { OpenAiUsage, ToolCallDelta } from './streamed-chunk';
+import type { OpenAiUsage, ToolCallDelta } from './openai-wire';
 import type { ToolNames } from './tool-names';
 
 /**

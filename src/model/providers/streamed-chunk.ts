@@ -1,19 +1,6 @@
 import { isRecord } from '../../common';
 import { reasoningOf } from './openai-format';
-
-/** One streamed piece of a tool call, as servers send it: every field may be missing. */
-export interface ToolCallDelta {
-  index?: number;
-  id?: string;
-  function?: { name?: string; arguments?: string };
-}
-
-/** Token counts as OpenAI-compatible servers report them. */
-export interface OpenAiUsage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  total_tokens?: number;
-}
+import type { OpenAiUsage, ToolCallDelta } from './openai-wire';
 
 /**
  * What Helix reads from one `chat.completion.chunk` payload. Servers differ (and some send
