@@ -71,10 +71,10 @@ if (UPDATE_DOC && (QUICK || NO_HELIX || option('only') !== undefined || option('
   process.exit(2);
 }
 
-/** Helix's token coalescing interval (TOKEN_FLUSH_MS in src/runtime/token-clock.ts), for the notes */
+/** Helix's token coalescing interval (TOKEN_FLUSH_MS in src/runtime/events/token-clock.ts), for the notes */
 const TOKEN_FLUSH_MS = (() => {
   try {
-    const source = readFileSync(join(ROOT, 'src', 'runtime', 'token-clock.ts'), 'utf8');
+    const source = readFileSync(join(ROOT, 'src', 'runtime', 'events', 'token-clock.ts'), 'utf8');
     return Number(/TOKEN_FLUSH_MS\s*=\s*(\d+)/.exec(source)?.[1] ?? Number.NaN);
   } catch {
     return Number.NaN;

@@ -92,6 +92,27 @@ describe('the import graph of src/', () => {
       .map(({ from, to }) => `${rel(from)} → ${rel(to)}`);
     expect(inside).toEqual([]);
   });
+
+  it("the runtime's layers import only their own or lower ones: api → loop → events → store", () => {
+    const layerOf = (path: string): number | undefined => {
+      const [module, folder] = relative(SRC, path).split('/');
+      const layer = RUNTIME_LAYERS.indexOf(folder as (typeof RUNTIME_LAYERS)[number]);
+      return module === 'runtime' && layer >= 0 ? layer : undefined;
+    };
+    const upwards = edges
+      .filter(({ from, to }) => {
+        const [a, b] = [layerOf(from), layerOf(to)];
+        return a !== undefined && b !== undefined && b < a;
+      })
+      .map(({ from, to }) => `${rel(from)} → ${rel(to)}`);
+    const loose = files.filter((file) => moduleOf(file) === 'runtime' && layerOf(file) === undefined).map(rel);
+    expect(upwards).toEqual([]);
+    expect(loose.sort()).toEqual(['src/runtime/index.ts', 'src/runtime/runtime.module.ts']);
+  });
+
+  it('no file imports itself back, directly or around a circle', () => {
+    expect(circles(files, edges).map((circle) => circle.map(rel).join(' → '))).toEqual([]);
+  });
 });
 
 /** The strongly connected components of more than one file (Tarjan's algorithm). */

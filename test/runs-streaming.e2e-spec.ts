@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { PrismaService } from '../src/database/prisma.service';
-import { SseWriter } from '../src/runtime/sse-writer';
+import { SseWriter } from '../src/runtime/events/sse-writer';
 import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
 import {
   describeEvents,

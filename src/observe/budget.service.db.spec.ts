@@ -10,7 +10,7 @@ import { ConfigVersionRepository } from '../security/config-version.repository';
 import { WorkspaceService } from '../workspace/workspace.service';
 import type { ModelRouter } from '../model/model-router';
 import type { ModelInfo } from '../model/model.types';
-import type { BudgetRequest, BudgetReservation } from '../runtime/step-hooks';
+import type { BudgetRequest, BudgetReservation } from '../runtime/loop/step-hooks';
 import { openTestDatabase } from '../../test/support/test-prisma';
 import { BudgetService, DEFAULT_OUTPUT_RESERVE } from './budget.service';
 import type { MetricsService } from './metrics.service';

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { RunSignal } from '../runtime/run-observer';
+import type { RunSignal } from '../runtime/store/run-observer';
 import { LabelCap, OTHER_LABEL } from './label-cap';
 import { type GaugeSource, MetricsService } from './metrics.service';
 

@@ -1,7 +1,7 @@
 import type { EffectiveSettings } from '../workspace/settings';
 import { redactSecrets } from '../common/redact-secrets';
 import type { ModelRequest } from '../model/model.types';
-import type { StepInput } from '../runtime/step-hooks';
+import type { StepInput } from '../runtime/loop/step-hooks';
 import type { ModelCallFigures } from './metrics.service';
 import { ModelCallSpan } from './model-call-span';
 import type { SpanRecord } from './span-rows';

@@ -23,15 +23,15 @@ import { ModelRouter } from '../../src/model/model-router';
 import type { ChatMessage, ModelChunk, ModelRequest, ModelResult, ToolCall, ToolSpec, Usage } from '../../src/model/model.types';
 import { modelError } from '../../src/model/provider-errors';
 import { bootstrapAuth, DEFAULT_WORKSPACE_ID, type AuthContext } from '../../src/security/auth-context';
-import { EventLog } from '../../src/runtime/event-log';
-import type { RunEvent } from '../../src/runtime/run-events';
-import { RunExecutor } from '../../src/runtime/run-executor';
-import type { RunState } from '../../src/runtime/run-fsm';
-import type { PostMessageDto } from '../../src/runtime/run.dto';
-import type { RunChanges, RunRecord, RunUsage } from '../../src/runtime/run.records';
-import { RunRepository } from '../../src/runtime/run.repository';
-import { type PostedMessage, RunService } from '../../src/runtime/run.service';
-import { AutoTitler } from '../../src/runtime/auto-titler';
+import { EventLog } from '../../src/runtime/events/event-log';
+import type { RunEvent } from '../../src/runtime/store/run-events';
+import { RunExecutor } from '../../src/runtime/loop/run-executor';
+import type { RunState } from '../../src/runtime/store/run-fsm';
+import type { PostMessageDto } from '../../src/runtime/api/run.dto';
+import type { RunChanges, RunRecord, RunUsage } from '../../src/runtime/store/run.records';
+import { RunRepository } from '../../src/runtime/store/run.repository';
+import { type PostedMessage, RunService } from '../../src/runtime/api/run.service';
+import { AutoTitler } from '../../src/runtime/loop/auto-titler';
 import { AutoTitleService } from '../../src/memory/auto-title/auto-title.service';
 import {
   BudgetGate,
@@ -46,7 +46,7 @@ import {
   type StepSpan,
   StepTracer,
   type TitlePrompt,
-} from '../../src/runtime/step-hooks';
+} from '../../src/runtime/loop/step-hooks';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { GENEROUS_LIMITS } from './limits';
 

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { API_PREFIX, ApiController, ApiErrors } from '../common';
+import { API_PREFIX, ApiController, ApiErrors } from '../../common';
 import {
   ApiCreatedResponse,
   ApiExtraModels,
@@ -9,11 +9,11 @@ import {
   ApiProduces,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { Auth, type AuthContext, Access, StreamLimiter } from '../security';
-import { EventLog } from './event-log';
+import { Auth, type AuthContext, Access, StreamLimiter } from '../../security';
+import { EventLog } from '../events/event-log';
 import { PostedMessageResponse, PostMessageDto, RunResponse } from './run.dto';
 import { RunService } from './run.service';
-import { acceptsEventStream, SseWriter } from './sse-writer';
+import { acceptsEventStream, SseWriter } from '../events/sse-writer';
 
 /** Posting a message starts a run, so it lives in runtime (conversation never imports runtime). */
 @Controller('conversations')

@@ -1,12 +1,12 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { decodeCursor, encodeCursor, keysetPage } from '../common';
-import type { ConnectionShape } from '../graphql';
-import { pageSize, toConnection } from '../graphql';
-import { WorkspaceService } from '../workspace';
-import { adminWorkspace, type AuthContext, isBootstrap, ConfigHistory } from '../security';
-import { RunEventRepository } from './run-event.repository';
-import type { RunEvent } from './run-events';
-import { RunQueryRepository, type WorkspaceRun } from './run-query.repository';
+import { decodeCursor, encodeCursor, keysetPage } from '../../common';
+import type { ConnectionShape } from '../../graphql';
+import { pageSize, toConnection } from '../../graphql';
+import { WorkspaceService } from '../../workspace';
+import { adminWorkspace, type AuthContext, isBootstrap, ConfigHistory } from '../../security';
+import { RunEventRepository } from '../store/run-event.repository';
+import type { RunEvent } from '../store/run-events';
+import { RunQueryRepository, type WorkspaceRun } from '../store/run-query.repository';
 import type { RunEventType, RunFilterInput, RunType } from './run.graphql';
 import { RunService } from './run.service';
 

@@ -1,13 +1,13 @@
 import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, getSchemaPath } from '@nestjs/swagger';
-import { ApiController, ApiErrors, MAX_INT4, requestId } from '../common';
-import { AllowStreamToken, Auth, type AuthContext, Access, StreamLimiter } from '../security';
-import { ToolResultsDto } from './client-tools.dto';
-import { EventLog } from './event-log';
+import { ApiController, ApiErrors, MAX_INT4, requestId } from '../../common';
+import { AllowStreamToken, Auth, type AuthContext, Access, StreamLimiter } from '../../security';
+import { ToolResultsDto } from '../loop/client-tools.dto';
+import { EventLog } from '../events/event-log';
 import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunResponse } from './run.dto';
 import { RunService } from './run.service';
-import { acceptsEventStream, SseWriter } from './sse-writer';
+import { acceptsEventStream, SseWriter } from '../events/sse-writer';
 
 function resumePoint(query: EventsQuery, request: Request): number {
   if (query.after !== undefined) return query.after;

@@ -17,11 +17,11 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsStorableText, MAX_INT4 } from '../common';
-import { MessageResponse } from '../conversation';
-import { ModelRefDto } from '../workspace';
-import { ClientToolDto, MAX_CLIENT_TOOLS } from './client-tools.dto';
-import { RUN_MODES, type RunMode } from './run.records';
+import { IsStorableText, MAX_INT4 } from '../../common';
+import { MessageResponse } from '../../conversation';
+import { ModelRefDto } from '../../workspace';
+import { ClientToolDto, MAX_CLIENT_TOOLS } from '../loop/client-tools.dto';
+import { RUN_MODES, type RunMode } from '../store/run.records';
 
 
 export class PostMessageDto {

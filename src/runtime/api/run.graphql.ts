@@ -1,11 +1,11 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsDate, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { IsStorableText } from '../common';
-import { ModelRefDto } from '../workspace';
-import { Connection, asEnum, TokenUsageFields, JsonScalar } from '../graphql';
-import { RUN_STATES, type RunState } from './run-fsm';
-import { RUN_MODES, type RunMode } from './run.records';
+import { IsStorableText } from '../../common';
+import { ModelRefDto } from '../../workspace';
+import { Connection, asEnum, TokenUsageFields, JsonScalar } from '../../graphql';
+import { RUN_STATES, type RunState } from '../store/run-fsm';
+import { RUN_MODES, type RunMode } from '../store/run.records';
 
 export const RunStateEnum = asEnum(RUN_STATES);
 export const RunModeEnum = asEnum(RUN_MODES);

@@ -1,6 +1,6 @@
 import { Args, Context, ID, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, requestLoader } from '../graphql';
-import { Access, Auth, type AuthContext } from '../security';
+import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, requestLoader } from '../../graphql';
+import { Access, Auth, type AuthContext } from '../../security';
 import { eventPage, RunAdminService } from './run-admin.service';
 import { RunConnection, RunEventType, RunFilterInput, RunType } from './run.graphql';
 

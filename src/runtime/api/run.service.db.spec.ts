@@ -4,12 +4,12 @@
  * propagates as itself (the HTTP layer answers it 500, never 404).
  */
 import { ConflictException, NotFoundException } from '@nestjs/common';
-import { WorkspaceRepository } from '../workspace/workspace.repository';
-import { ConversationRepository } from '../conversation/conversation.repository';
-import { DatabaseHandle } from '../database/database-handle';
-import type { AuthContext } from '../security/auth-context';
-import { AUTH, deferred, toolCall, useCore } from '../../test/support/core-harness';
-import { ApprovalRepository } from './approval.repository';
+import { WorkspaceRepository } from '../../workspace/workspace.repository';
+import { ConversationRepository } from '../../conversation/conversation.repository';
+import { DatabaseHandle } from '../../database/database-handle';
+import type { AuthContext } from '../../security/auth-context';
+import { AUTH, deferred, toolCall, useCore } from '../../../test/support/core-harness';
+import { ApprovalRepository } from '../store/approval.repository';
 
 const OTHER: AuthContext = { kind: 'key', workspaceId: 'ws_other_tenant', role: 'admin', keyId: 'key_other' };
 const DB_DOWN = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });

@@ -1,5 +1,5 @@
-import type { RunState } from './run-fsm';
-import type { RunError, RunMode, RunPlan, RunRecord, RunUsage } from './run.records';
+import type { RunState } from '../store/run-fsm';
+import type { RunError, RunMode, RunPlan, RunRecord, RunUsage } from '../store/run.records';
 
 export interface RunView {
   id: string;

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { PendingEvent, RunEventRepository } from './run-event.repository';
-import type { RunEvent } from './run-events';
+import type { PendingEvent, RunEventRepository } from '../store/run-event.repository';
+import type { RunEvent } from '../store/run-events';
 
 /**
  * SQLSTATE classes of errors that belong to the statement's data rather than to the database:

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Observable, Subject } from 'rxjs';
-import type { RunEvent } from './run-events';
+import type { RunEvent } from '../store/run-events';
 
 /**
  * Live fan-out of run events to subscribers. The in-process implementation is one RxJS Subject

@@ -1,8 +1,8 @@
-import { openRunEventsDatabase, until, type RunEventsDatabase } from '../../test/support/run-events-database';
-import type { SqlClient } from '../database/sql-client';
+import { openRunEventsDatabase, until, type RunEventsDatabase } from '../../../test/support/run-events-database';
+import type { SqlClient } from '../../database/sql-client';
 import { InProcessEventBus } from './event-bus';
 import { EventLog } from './event-log';
-import { RunEventRepository } from './run-event.repository';
+import { RunEventRepository } from '../store/run-event.repository';
 import { TOKEN_FLUSH_MS } from './token-clock';
 
 /** The facade end to end: the token clock, the writer and the reader together (each has its own spec). */

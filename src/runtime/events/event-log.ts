@@ -1,13 +1,14 @@
 import { Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
-import type { UnitCondition, UnitOfWork } from '../database';
+import type { UnitCondition, UnitOfWork } from '../../database';
 import type { Observable } from 'rxjs';
 import { EventBus } from './event-bus';
 import { EventReader } from './event-reader';
-import { DEFAULT_WRITER_LIMITS, EventWriter, type FirstEvent } from './event-writer';
-import { RunObserver } from './run-observer';
+import { EventWriter, type FirstEvent } from './event-writer';
+import { DEFAULT_WRITER_LIMITS } from './writer-limits';
+import { RunObserver } from '../store/run-observer';
 import type { WriterHealth } from './write-attempts';
-import { RunEventRepository } from './run-event.repository';
-import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
+import { RunEventRepository } from '../store/run-event.repository';
+import type { RunEvent, RunEventPayloads, RunEventType } from '../store/run-events';
 import { TokenClock } from './token-clock';
 
 /**

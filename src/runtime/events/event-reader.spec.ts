@@ -1,10 +1,10 @@
 import { firstValueFrom, Observable, Subject, toArray } from 'rxjs';
-import { openRunEventsDatabase, until, type RunEventsDatabase } from '../../test/support/run-events-database';
+import { openRunEventsDatabase, until, type RunEventsDatabase } from '../../../test/support/run-events-database';
 import { EventBus, InProcessEventBus } from './event-bus';
 import { EventReader, type WrittenRuns } from './event-reader';
 import { EventWriter } from './event-writer';
-import { RunEventRepository, SEGMENT_PARTS } from './run-event.repository';
-import type { RunEvent } from './run-events';
+import { RunEventRepository, SEGMENT_PARTS } from '../store/run-event.repository';
+import type { RunEvent } from '../store/run-events';
 
 /** A bus that loses events, as a cross-instance transport may: readers must fill the gaps. */
 class LossyBus extends EventBus {

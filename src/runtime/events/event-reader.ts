@@ -1,7 +1,7 @@
 import { Observable } from 'rxjs';
 import type { EventBus } from './event-bus';
-import type { RunEventRepository } from './run-event.repository';
-import type { RunEvent } from './run-events';
+import type { RunEventRepository } from '../store/run-event.repository';
+import type { RunEvent } from '../store/run-events';
 
 /** What this process persisted of a run it writes (see EventWriter). */
 export interface WrittenRun {

@@ -1,12 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { openRunEventsDatabase, until, type RunEventsDatabase } from '../../test/support/run-events-database';
-import { REPLACEMENT } from '../common/storable-text';
-import type { SqlClient } from '../database/sql-client';
+import { openRunEventsDatabase, until, type RunEventsDatabase } from '../../../test/support/run-events-database';
+import { REPLACEMENT } from '../../common/storable-text';
+import type { SqlClient } from '../../database/sql-client';
 import { InProcessEventBus } from './event-bus';
-import { DEFAULT_WRITER_LIMITS, EventsNotPersistedError, EventWriter, type WriterLimits } from './event-writer';
-import { type PendingEvent, RunEventRepository, SEGMENT_PARTS } from './run-event.repository';
-import type { RunEvent } from './run-events';
-import type { RunSignal } from './run-observer';
+import { EventsNotPersistedError, EventWriter } from './event-writer';
+import { DEFAULT_WRITER_LIMITS, type WriterLimits } from './writer-limits';
+import { type PendingEvent, RunEventRepository, SEGMENT_PARTS } from '../store/run-event.repository';
+import type { RunEvent } from '../store/run-events';
+import type { RunSignal } from '../store/run-observer';
 
 /** A repository whose inserts throw what `failure(batch)` returns, if anything. */
 class FailingRepository extends RunEventRepository {

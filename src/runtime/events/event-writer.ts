@@ -1,35 +1,15 @@
 import { Logger, ServiceUnavailableException } from '@nestjs/common';
-import { sleep, toStorableText } from '../common';
-import type { UnitCondition, UnitOfWork } from '../database';
+import { sleep, toStorableText } from '../../common';
+import type { UnitCondition, UnitOfWork } from '../../database';
 import { BatchCommit } from './batch-commit';
 import type { EventBus } from './event-bus';
 import type { WrittenRun, WrittenRuns } from './event-reader';
-import type { RunObserver } from './run-observer';
-import { type PendingEvent, type RunEventRepository, SEGMENT_BYTES, SEGMENT_PARTS } from './run-event.repository';
-import type { RunEvent, RunEventPayloads, RunEventType } from './run-events';
+import type { RunObserver } from '../store/run-observer';
+import { type PendingEvent, type RunEventRepository, SEGMENT_BYTES, SEGMENT_PARTS } from '../store/run-event.repository';
+import type { RunEvent, RunEventPayloads, RunEventType } from '../store/run-events';
 import { toStorablePayload } from './storable-payload';
 import { WriteAttempts, type WriterHealth } from './write-attempts';
-
-export interface WriterLimits {
-  /** how long `flush` waits for a run's events to be persisted before it fails */
-  flushTimeoutMs: number;
-  /** how long shutdown waits for queued events to be persisted */
-  shutdownTimeoutMs: number;
-  /** failing (or one write pending) this long makes the writer unhealthy; a blip does not */
-  unhealthyAfterMs: number;
-  /** this many events waiting makes the writer unhealthy */
-  maxQueued: number;
-  /** the first and the longest wait between attempts while the database fails */
-  retryMs: { first: number; max: number };
-}
-
-export const DEFAULT_WRITER_LIMITS: WriterLimits = {
-  flushTimeoutMs: 10_000,
-  shutdownTimeoutMs: 5_000,
-  unhealthyAfterMs: 3_000,
-  maxQueued: 100_000,
-  retryMs: { first: 250, max: 5_000 },
-};
+import { DEFAULT_WRITER_LIMITS, type WriterLimits } from './writer-limits';
 
 /** A new run's first event, written by its creator's unit of work (see EventLog.firstEventIn). */
 export interface FirstEvent {

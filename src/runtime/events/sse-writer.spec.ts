@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { Subject } from 'rxjs';
-import type { RunEvent } from './run-events';
-import type { RunSignal } from './run-observer';
+import type { RunEvent } from '../store/run-events';
+import type { RunSignal } from '../store/run-observer';
 import { SseWriter } from './sse-writer';
 
 /** Just what SseWriter touches of an Express response. */

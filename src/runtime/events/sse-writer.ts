@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Observable, Observer, Subscription } from 'rxjs';
-import { redactUrl, requestId } from '../common';
-import type { RunEvent } from './run-events';
-import { RunObserver } from './run-observer';
+import { redactUrl, requestId } from '../../common';
+import type { RunEvent } from '../store/run-events';
+import { RunObserver } from '../store/run-observer';
 
 export const HEARTBEAT_MS = 15_000;
 

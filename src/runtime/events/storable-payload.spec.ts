@@ -1,4 +1,4 @@
-import { REPLACEMENT, toStorableText } from '../common/storable-text';
+import { REPLACEMENT, toStorableText } from '../../common/storable-text';
 import { toStorablePayload } from './storable-payload';
 
 describe('toStorablePayload', () => {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { describeError } from './batch-commit';
-import type { WriterLimits } from './event-writer';
+import type { WriterLimits } from './writer-limits';
 
 export type WriterHealth = { ok: true; queued: number } | { ok: false; queued: number; reason: string };
 

@@ -3,8 +3,8 @@
  * (test/support/core-harness): what the run row, its events, its messages and the model's
  * requests say after each path through the state machine.
  */
-import { ModelError } from '../model/model.types';
-import { AUTH, briefly, type EventView, tokenText, toolCall, useCore } from '../../test/support/core-harness';
+import { ModelError } from '../../model/model.types';
+import { AUTH, briefly, type EventView, tokenText, toolCall, useCore } from '../../../test/support/core-harness';
 import { PLAN_PROMPT } from './context-window';
 
 const PLAN = '{"steps":[{"title":"Look it up","detail":"in the docs"},{"title":"Answer"}]}';

@@ -1,17 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { type NewMessage, ConversationService } from '../conversation';
-import { effectiveSettings } from '../workspace';
-import { SqlClient, UnitOfWork } from '../database';
-import { ModelRouter, ModelError } from '../model';
+import { type NewMessage, ConversationService } from '../../conversation';
+import { effectiveSettings } from '../../workspace';
+import { SqlClient, UnitOfWork } from '../../database';
+import { ModelRouter, ModelError } from '../../model';
 import { AnswerStep, RunStop } from './answer-step';
 import { parsePlan } from './context-window';
-import { EventLog } from './event-log';
+import { EventLog } from '../events/event-log';
 import { ModelStep } from './model-step';
-import { RunFsm } from './run-fsm';
+import { RunFsm } from '../store/run-fsm';
 import { RunInterruption } from './run-interruption';
-import type { RunContext, RunLaunch } from './run-launch';
+import type { RunLaunch } from './run-launch';
+import type { RunContext } from './run-context';
 import { RunStore } from './run-store';
-import { addUsage, type RunRecord } from './run.records';
+import { addUsage, type RunRecord } from '../store/run.records';
 
 /**
  * Drives one run from whatever state it was persisted in until it finishes or has to wait

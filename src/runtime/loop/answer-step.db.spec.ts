@@ -5,7 +5,7 @@
  * was shown keeps the shown text as an interrupted partial message and starts the step over.
  */
 import { stepStatus } from './step-replay';
-import { type EventView, tokenText, useCore } from '../../test/support/core-harness';
+import { type EventView, tokenText, useCore } from '../../../test/support/core-harness';
 
 const reasoningText = (events: EventView[]) =>
   events

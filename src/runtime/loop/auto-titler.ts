@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AutoTitleService } from '../memory';
+import { AutoTitleService } from '../../memory';
 import { ConversationTitler, type Exchange, type TitlePrompt } from './step-hooks';
 
 /** The runtime's title hook, filled by memory's auto-titles (memory knows nothing of runs). */

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsStorableText } from '../common';
+import { IsStorableText } from '../../common';
 
 /** OpenAI's rule for function names, so a client tool can be offered to any provider as is. */
 export const CLIENT_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
-import type { MessageRecord } from '../conversation';
-import type { ToolSpec } from '../model';
-import { compileArguments } from '../tool';
+import type { MessageRecord } from '../../conversation';
+import type { ToolSpec } from '../../model';
+import { compileArguments } from '../../tool';
 import type { ClientToolDto, ToolResultDto } from './client-tools.dto';
 
 /**

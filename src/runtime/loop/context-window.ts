@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { MessageRecord } from '../conversation';
-import { type BuiltWindow, MemoryWindow, WARN_AT } from '../memory';
-import type { PlanStep } from './run-events';
+import type { MessageRecord } from '../../conversation';
+import { type BuiltWindow, MemoryWindow, WARN_AT } from '../../memory';
+import type { PlanStep } from '../store/run-events';
 import { ContextBuilder, type ContextWindow, type EventDraft, type Retrieved, type StepInput } from './step-hooks';
 
 export const BASE_SYSTEM_PROMPT =

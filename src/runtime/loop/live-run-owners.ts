@@ -1,6 +1,6 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { Subscription } from 'rxjs';
-import { ConversationService } from '../conversation';
+import { ConversationService } from '../../conversation';
 import { RunStore } from './run-store';
 
 /**

@@ -1,5 +1,5 @@
-import type { ModelGateway } from '../model/model-gateway';
-import type { ModelChunk, ModelRequest } from '../model/model.types';
+import type { ModelGateway } from '../../model/model-gateway';
+import type { ModelChunk, ModelRequest } from '../../model/model.types';
 import { ModelCall } from './model-call';
 
 const REQUEST: ModelRequest = { model: { provider: 'openai', modelId: 'm' }, messages: [{ role: 'user', content: 'hi' }] };

@@ -1,4 +1,4 @@
-import type { ModelGateway, CallObserver, ModelChunk, ModelRequest } from '../model';
+import type { ModelGateway, CallObserver, ModelChunk, ModelRequest } from '../../model';
 
 /**
  * A model call that is sent as soon as it is made, and read by whoever takes it. The loop takes

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import type { MessageRecord } from '../conversation';
-import type { Citation } from '../rag';
-import { ModelCatalog, ModelGateway, ModelRouter, ModelError, type ModelRequest, type ModelResult, type Usage } from '../model';
-import { ToolHub } from '../tool';
+import type { MessageRecord } from '../../conversation';
+import type { Citation } from '../../rag';
+import { ModelCatalog, ModelGateway, ModelRouter, ModelError, type ModelRequest, type ModelResult, type Usage } from '../../model';
+import { ToolHub } from '../../tool';
 import { clientToolsOf } from './client-tools';
-import { EventLog } from './event-log';
+import { EventLog } from '../events/event-log';
 import { ModelCall } from './model-call';
-import type { RunContext } from './run-launch';
-import { NO_USAGE, type RunUsage } from './run.records';
+import type { RunContext } from './run-context';
+import { NO_USAGE, type RunUsage } from '../store/run.records';
 import { StepDebug } from './step-debug';
 import { BudgetGate, ContextBuilder, type EventDraft, type ModelAnswer, StepRetriever, type StepInput, type StepSpan, StepTracer } from './step-hooks';
 

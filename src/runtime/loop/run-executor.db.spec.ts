@@ -3,7 +3,7 @@
  * multitask (enqueue, interrupt), leases held by another instance, recovery of an orphaned run
  * at bootstrap, and a lease lost while the run streams.
  */
-import { AUTH, briefly, deferred, ScriptedModel, tokenText, toolCall, useCore } from '../../test/support/core-harness';
+import { AUTH, briefly, deferred, ScriptedModel, tokenText, toolCall, useCore } from '../../../test/support/core-harness';
 
 /** every timer but setInterval stays real: the executor renews leases with setInterval */
 const ONLY_INTERVALS_FAKE: Parameters<typeof jest.useFakeTimers>[0] = {

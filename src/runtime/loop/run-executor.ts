@@ -2,13 +2,13 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Subscription } from 'rxjs';
-import { AppConfig } from '../config';
-import { DatabaseHandle } from '../database';
+import { AppConfig } from '../../config';
+import { DatabaseHandle } from '../../database';
 import { AgentLoop } from './agent-loop';
 import { ModelStep } from './model-step';
 import { RunInterruption } from './run-interruption';
 import type { RunLaunch } from './run-launch';
-import { RunRepository } from './run.repository';
+import { RunRepository } from '../store/run.repository';
 import { RunStore } from './run-store';
 
 export const LEASE_MS = 30_000;

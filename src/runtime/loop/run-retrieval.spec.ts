@@ -1,8 +1,8 @@
-import type { MessageRecord } from '../conversation/conversation.records';
-import type { EffectiveSettings } from '../workspace/settings';
-import { TokenCounter } from '../memory/token-counter';
-import type { RetrievalService } from '../rag/retrieval.service';
-import type { SearchHit, SearchRequest, SearchResult } from '../rag/retrieval.types';
+import type { MessageRecord } from '../../conversation/conversation.records';
+import type { EffectiveSettings } from '../../workspace/settings';
+import { TokenCounter } from '../../memory/token-counter';
+import type { RetrievalService } from '../../rag/retrieval.service';
+import type { SearchHit, SearchRequest, SearchResult } from '../../rag/retrieval.types';
 import { DOCUMENT_TOKEN_BUDGET, RunRetrieval } from './run-retrieval';
 import type { StepInput } from './step-hooks';
 

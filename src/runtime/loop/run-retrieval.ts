@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { TokenCounter } from '../memory';
-import { renderPassages, sourceOf, RetrievalService } from '../rag';
-import type { SearchHit } from '../rag';
-import type { SourceDraft } from '../tool';
+import { TokenCounter } from '../../memory';
+import { renderPassages, sourceOf, RetrievalService } from '../../rag';
+import type { SearchHit } from '../../rag';
+import type { SourceDraft } from '../../tool';
 import { SourceLedger } from './source-ledger';
 import { type CitationInput, type Retrieved, StepRetriever, type StepInput } from './step-hooks';
 

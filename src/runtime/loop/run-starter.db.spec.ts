@@ -4,9 +4,9 @@
  * abandoned — its request aborted, its budget reservation settled with nothing, its span ended.
  */
 import { ConflictException } from '@nestjs/common';
-import { UnitOfWork } from '../database/unit-of-work';
-import { ModelRouter } from '../model/model-router';
-import { AUTH, type CoreHarness, useCore } from '../../test/support/core-harness';
+import { UnitOfWork } from '../../database/unit-of-work';
+import { ModelRouter } from '../../model/model-router';
+import { AUTH, type CoreHarness, useCore } from '../../../test/support/core-harness';
 
 const NOTHING = { promptTokens: 0, completionTokens: 0, cost: 0 };
 

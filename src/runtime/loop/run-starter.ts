@@ -1,18 +1,18 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { newId, LimitExceeded } from '../common';
-import { AppConfig } from '../config';
-import { type MessageRecord, type NewMessage, ConversationService } from '../conversation';
-import { effectiveSettings } from '../workspace';
-import { SqlClient, UnitOfWork } from '../database';
-import { ModelRouter, ModelError, type ModelRef, type ToolSpec } from '../model';
-import type { AuthContext } from '../security';
-import { EventLog } from './event-log';
+import { newId, LimitExceeded } from '../../common';
+import { AppConfig } from '../../config';
+import { type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
+import { effectiveSettings } from '../../workspace';
+import { SqlClient, UnitOfWork } from '../../database';
+import { ModelRouter, ModelError, type ModelRef, type ToolSpec } from '../../model';
+import type { AuthContext } from '../../security';
+import { EventLog } from '../events/event-log';
 import { type FirstStep, ModelStep } from './model-step';
 import { type ExecutionSlot, RunExecutor } from './run-executor';
-import type { RunContext } from './run-launch';
-import { RunObserver } from './run-observer';
-import { type LiveRun, RunRepository } from './run.repository';
-import type { RunMode, RunRecord } from './run.records';
+import type { RunContext } from './run-context';
+import { RunObserver } from '../store/run-observer';
+import { type LiveRun, RunRepository } from '../store/run.repository';
+import type { RunMode, RunRecord } from '../store/run.records';
 import { stepStatus } from './step-replay';
 
 export interface NewRunInput {

@@ -1,10 +1,10 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { Subject } from 'rxjs';
-import { EventLog } from './event-log';
-import { RunObserver } from './run-observer';
-import { RunFsm, type RunState } from './run-fsm';
-import { RunRepository } from './run.repository';
-import type { RunChanges, RunRecord } from './run.records';
+import { EventLog } from '../events/event-log';
+import { RunObserver } from '../store/run-observer';
+import { RunFsm, type RunState } from '../store/run-fsm';
+import { RunRepository } from '../store/run.repository';
+import type { RunChanges, RunRecord } from '../store/run.records';
 
 /**
  * Every state change of a run. A transition first flushes the run's events so the table never

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ApprovalRepository } from './approval.repository';
+import { ApprovalRepository } from '../store/approval.repository';
 import { RunExecutor } from './run-executor';
-import { SseWriter } from './sse-writer';
+import { SseWriter } from '../events/sse-writer';
 
 /**
  * The runtime's state as gauges, read when metrics are scraped rather than told on every

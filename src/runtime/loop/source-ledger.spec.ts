@@ -1,6 +1,6 @@
-import type { MessageRecord } from '../conversation/conversation.records';
-import type { MessageParts } from '../conversation/message-parts';
-import type { Citation } from '../rag/citation';
+import type { MessageRecord } from '../../conversation/conversation.records';
+import type { MessageParts } from '../../conversation/message-parts';
+import type { Citation } from '../../rag/citation';
 import { SourceLedger, sourcesEventItems } from './source-ledger';
 
 const draft = (id: string) => ({ id, documentId: `doc_${id}`, title: `T ${id}`, source: 'text', snippet: `about ${id}`, score: 0.5 });

@@ -1,6 +1,6 @@
-import type { MessageRecord } from '../conversation';
-import type { Citation } from '../rag';
-import type { CitationLedger, SourceDraft } from '../tool';
+import type { MessageRecord } from '../../conversation';
+import type { Citation } from '../../rag';
+import type { CitationLedger, SourceDraft } from '../../tool';
 
 /**
  * The sources of one run, numbered in the order the model was first given them: the passages

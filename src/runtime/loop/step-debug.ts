@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { EffectiveSettings } from '../workspace';
-import { formatModelRef, requestView, SecretRedactor } from '../model';
-import type { ModelRequest } from '../model';
-import { EventLog } from './event-log';
-import type { RunUsage } from './run.records';
+import type { EffectiveSettings } from '../../workspace';
+import { formatModelRef, requestView, SecretRedactor } from '../../model';
+import type { ModelRequest } from '../../model';
+import { EventLog } from '../events/event-log';
+import type { RunUsage } from '../store/run.records';
 import type { EventDraft, ModelAnswer, StepInput } from './step-hooks';
 
 /**

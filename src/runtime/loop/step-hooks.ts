@@ -1,11 +1,11 @@
-import type { MessageRecord } from '../conversation';
-import type { EffectiveSettings } from '../workspace';
-import type { Citation } from '../rag';
-import type { CitationLedger } from '../tool';
+import type { MessageRecord } from '../../conversation';
+import type { EffectiveSettings } from '../../workspace';
+import type { Citation } from '../../rag';
+import type { CitationLedger } from '../../tool';
 import { SourceLedger } from './source-ledger';
-import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ToolCall, ToolSpec } from '../model';
-import type { RunEventPayloads, RunEventType } from './run-events';
-import type { RunMode, RunPlan, RunUsage } from './run.records';
+import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ToolCall, ToolSpec } from '../../model';
+import type { RunEventPayloads, RunEventType } from '../store/run-events';
+import type { RunMode, RunPlan, RunUsage } from '../store/run.records';
 
 /**
  * The seams other modules plug into a run's model calls. `ModelStep.prepare` runs them, in this

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ConversationService } from '../conversation';
-import type { MessageRecord } from '../conversation';
-import { EventLog } from './event-log';
-import type { RunEventPayloads } from './run-events';
+import { ConversationService } from '../../conversation';
+import type { MessageRecord } from '../../conversation';
+import { EventLog } from '../events/event-log';
+import type { RunEventPayloads } from '../store/run-events';
 import type { Shown } from './step-echo';
 
 type Status = RunEventPayloads['status'];

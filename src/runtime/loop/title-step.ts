@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { MessageRecord } from '../conversation';
-import { EventLog } from './event-log';
+import type { MessageRecord } from '../../conversation';
+import { EventLog } from '../events/event-log';
 import { ModelStep } from './model-step';
-import type { RunContext } from './run-launch';
-import { NO_USAGE, type RunRecord, type RunUsage } from './run.records';
+import type { RunContext } from './run-context';
+import { NO_USAGE, type RunRecord, type RunUsage } from '../store/run.records';
 import { ConversationTitler } from './step-hooks';
 
 /** The longest a title call may take: the run's `done` waits for it. */

@@ -3,9 +3,9 @@
  * run together (their results stored in call order), a call waiting for approval lets the others
  * run first, a cancel aborts a running tool, and client-side tools pause the run for the client.
  */
-import { ToolHub } from '../tool/tool-hub';
-import type { ToolDefinition, ToolResult } from '../tool/tool.types';
-import { AUTH, toolCall, useCore } from '../../test/support/core-harness';
+import { ToolHub } from '../../tool/tool-hub';
+import type { ToolDefinition, ToolResult } from '../../tool/tool.types';
+import { AUTH, toolCall, useCore } from '../../../test/support/core-harness';
 
 /** A tool that takes `ms` and logs when each call started and ended (and whether it was aborted). */
 class SlowTool implements ToolDefinition {

@@ -3,10 +3,10 @@
  * a crash mid-call, one forbidden by policy, one that waits for a person, and one the model
  * malformed. Re-entrance: a call already answered is never run again.
  */
-import { ToolHub } from '../tool/tool-hub';
-import { ApprovalRepository } from './approval.repository';
-import type { ToolCall } from '../model/model.types';
-import { AUTH, briefly, toolCall, useCore } from '../../test/support/core-harness';
+import { ToolHub } from '../../tool/tool-hub';
+import { ApprovalRepository } from '../store/approval.repository';
+import type { ToolCall } from '../../model/model.types';
+import { AUTH, briefly, toolCall, useCore } from '../../../test/support/core-harness';
 
 const INTERRUPTED = 'This tool call was interrupted by a server restart before it finished; it was not run again.';
 

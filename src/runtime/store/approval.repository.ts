@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, SqlClient } from '../database';
+import { Prisma, SqlClient } from '../../database';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected';
 

@@ -3,11 +3,11 @@
  * HELIX_TEST_DATABASE_URL): every column written is read back, JSON columns parsed into typed
  * records, and malformed JSON read as the typed defaults rather than passed on.
  */
-import { ConversationRepository } from '../conversation/conversation.repository';
-import { WorkspaceRepository } from '../workspace/workspace.repository';
-import type { SqlClient } from '../database/sql-client';
-import { UnitOfWork } from '../database/unit-of-work';
-import { openTestDatabase } from '../../test/support/test-prisma';
+import { ConversationRepository } from '../../conversation/conversation.repository';
+import { WorkspaceRepository } from '../../workspace/workspace.repository';
+import type { SqlClient } from '../../database/sql-client';
+import { UnitOfWork } from '../../database/unit-of-work';
+import { openTestDatabase } from '../../../test/support/test-prisma';
 import { ApprovalRepository } from './approval.repository';
 import { RunRepository, type NewRun } from './run.repository';
 import type { PendingAction, RunRecord } from './run.records';

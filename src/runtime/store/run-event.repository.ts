@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, SqlClient } from '../database';
-import type { UnitCondition, UnitOfWork } from '../database';
+import { Prisma, SqlClient } from '../../database';
+import type { UnitCondition, UnitOfWork } from '../../database';
 import type { RunEvent, RunEventType } from './run-events';
 
 /**

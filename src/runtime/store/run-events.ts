@@ -1,4 +1,4 @@
-import type { FinishReason, ToolCall, RequestView } from '../model';
+import type { FinishReason, ToolCall, RequestView } from '../../model';
 
 /** The pinned run event catalogue (DESIGN.md "Run events"): name → payload. */
 export interface RunEventPayloads {

@@ -1,4 +1,4 @@
-import type { RunState } from '../generated/prisma/enums';
+import type { RunState } from '../../generated/prisma/enums';
 
 export type { RunState };
 

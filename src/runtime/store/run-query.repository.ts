@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, SqlClient } from '../database';
+import { Prisma, SqlClient } from '../../database';
 import type { RunState } from './run-fsm';
 import type { RunRecord } from './run.records';
 import { RUN_COLUMNS, type RunRow, toRunRecord } from './run.repository';

@@ -1,5 +1,5 @@
-import { isRecord } from '../common';
-import type { ModelRef } from '../model';
+import { isRecord } from '../../common';
+import type { ModelRef } from '../../model';
 import type { PlanStep } from './run-events';
 import type { RunState } from './run-fsm';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, type Sql, SqlClient, type Deferred, UnitCondition, type UnitOfWork } from '../database';
-import type { ModelRef } from '../model';
+import { Prisma, type Sql, SqlClient, type Deferred, UnitCondition, type UnitOfWork } from '../../database';
+import type { ModelRef } from '../../model';
 import { RUN_STATES, RunFsm, type RunState } from './run-fsm';
 import {
   type PendingAction,
