@@ -101,6 +101,22 @@ describe('ModelRouter', () => {
       await expect(router.target(ref('openai', 'gpt-4o'))).rejects.toMatchObject({ code: 'auth_failed' });
     });
 
+    it('reads a stored key only to call the model: choosing, describing and sizing it do not', async () => {
+      const reveal = jest.fn(async (id: string) => (id === 'sec_1' ? 'sk-from-secret' : undefined));
+      const { router } = buildModelStack({ env: KEY, secrets: { sec_1: 'sk-from-secret' }, rows: [{ provider: 'openai', modelId: 'gpt-4o', apiKeySecretId: 'sec_1' }] });
+      jest.spyOn(router['secrets'] as { reveal: typeof reveal }, 'reveal').mockImplementation(reveal);
+      await expect(router.resolve(ref('openai', 'gpt-4o'))).resolves.toEqual(ref('openai', 'gpt-4o'));
+      await router.describe(ref('openai', 'gpt-4o'));
+      await router.limits(ref('openai', 'gpt-4o'));
+      expect(reveal).not.toHaveBeenCalled();
+      await expect(router.readsSecret(ref('openai', 'gpt-4o'))).resolves.toBe(true);
+      await expect(router.readsSecret(ref('openai', 'gpt-4o-mini'))).resolves.toBe(false); // the env key
+      expect((await router.target(ref('openai', 'gpt-4o'))).apiKey).toBe('sk-from-secret');
+      expect(reveal).toHaveBeenCalledTimes(1);
+      // revealed and cached: the next call reads nothing
+      await expect(router.readsSecret(ref('openai', 'gpt-4o'))).resolves.toBe(false);
+    });
+
     it('a keyless local server configured by row works without OPENAI_API_KEY', async () => {
       const { router } = buildModelStack({ rows: [{ provider: 'openai', modelId: 'llama3', baseUrl: 'http://127.0.0.1:11434/v1' }] });
       await expect(router.target(ref('openai', 'llama3'))).resolves.toMatchObject({

@@ -22,6 +22,14 @@ export interface ModelTarget {
   info: ModelInfo;
 }
 
+/**
+ * How to call one model but for its key: all that choosing, describing and sizing a model need,
+ * so none of them reads a secret. `key` says where the call's key comes from.
+ */
+export interface ModelRoute extends Omit<ModelTarget, 'apiKey'> {
+  key: { secretId: string } | { value: string };
+}
+
 export const MODEL_TARGET_CACHE_MS = 5_000;
 const PROVIDER = /^[a-z0-9_-]{1,64}$/i;
 
@@ -33,7 +41,8 @@ const PROVIDER = /^[a-z0-9_-]{1,64}$/i;
  */
 @Injectable()
 export class ModelRouter {
-  private readonly targets = new Map<string, { until: number; target: Promise<ModelTarget> }>();
+  private readonly routes = new Map<string, { until: number; value: Promise<ModelRoute> }>();
+  private readonly targets = new Map<string, { until: number; value: Promise<ModelTarget> }>();
   /** provider keys revealed from secrets so far: debug output and traces must never show them */
   private readonly revealed = new Set<string>();
 
@@ -59,7 +68,7 @@ export class ModelRouter {
       workspaceModelSettings(workspaceSettings).defaultModel ??
       parseModelString(this.config.HELIX_DEFAULT_MODEL) ??
       this.builtinDefault();
-    return (await this.target(chosen, workspaceId)).ref;
+    return (await this.routeOf(chosen, workspaceId)).ref;
   }
 
   /** The workspace's fallback chain (`settings.fallbackModels`), malformed entries dropped. */
@@ -75,13 +84,13 @@ export class ModelRouter {
 
   /** Context window, prices and tool support of a model, with ModelConfig overrides applied. */
   async describe(ref: ModelRef, workspaceId?: string): Promise<ModelInfo> {
-    return (await this.target(ref, workspaceId)).info;
+    return (await this.routeOf(ref, workspaceId)).info;
   }
 
   /** The size a prompt for `ref` must fit in (the memory module's window), config rows applied. */
   async limits(ref: ModelRef, workspaceId?: string): Promise<ModelLimits> {
-    const target = await this.target(ref, workspaceId);
-    return { ref: target.ref, contextWindow: target.info.contextWindow, ...(target.maxTokens !== undefined && { maxOutputTokens: target.maxTokens }) };
+    const route = await this.routeOf(ref, workspaceId);
+    return { ref: route.ref, contextWindow: route.info.contextWindow, ...(route.maxTokens !== undefined && { maxOutputTokens: route.maxTokens }) };
   }
 
   builtinDefault(): ModelRef {
@@ -96,28 +105,40 @@ export class ModelRouter {
 
   /** Drops cached targets and config rows (call after a ModelConfig or Secret changes). */
   invalidate(): void {
+    this.routes.clear();
     this.targets.clear();
     this.configs.invalidate();
   }
 
-  /** How to call `ref`: cached for a few seconds because it sits on every call's first token. */
+  /** How to call `ref`, its key included: cached for a few seconds because it sits on every call's first token. */
   target(ref: ModelRef, workspaceId?: string): Promise<ModelTarget> {
-    const key = `${workspaceId ?? ''}\u0000${ref.provider}\u0000${ref.modelId}`;
-    const now = Date.now();
-    const hit = this.targets.get(key);
-    if (hit && hit.until > now) return hit.target;
-    const target = this.buildTarget(ref, workspaceId);
-    target.catch(() => this.targets.delete(key)); // errors are re-evaluated on the next call
-    this.targets.set(key, { until: now + MODEL_TARGET_CACHE_MS, target });
-    return target;
+    return cached(this.targets, ref, workspaceId, async () => {
+      const { key, ...route } = await this.routeOf(ref, workspaceId);
+      const apiKey = 'secretId' in key ? await this.revealKey(route.ref, key.secretId, workspaceId) : key.value;
+      return { ...route, apiKey };
+    });
   }
 
-  private async buildTarget(input: ModelRef, workspaceId?: string): Promise<ModelTarget> {
+  /**
+   * Whether calling `ref` now would read a stored key (its target is not cached and its
+   * configuration names a secret): work a run that may still be refused should not cause.
+   */
+  async readsSecret(ref: ModelRef, workspaceId?: string): Promise<boolean> {
+    const hit = this.targets.get(cacheKey(ref, workspaceId));
+    if (hit && hit.until > Date.now()) return false;
+    return 'secretId' in (await this.routeOf(ref, workspaceId)).key;
+  }
+
+  private routeOf(ref: ModelRef, workspaceId?: string): Promise<ModelRoute> {
+    return cached(this.routes, ref, workspaceId, () => this.buildRoute(ref, workspaceId));
+  }
+
+  private async buildRoute(input: ModelRef, workspaceId?: string): Promise<ModelRoute> {
     const provider = input.provider.trim().toLowerCase();
     const raw = { provider, modelId: input.modelId.trim() };
     if (this.config.fakeModel || provider === 'offline') {
       if (provider === 'offline' && raw.modelId !== OFFLINE_MODEL.modelId) throw unknownModel(raw);
-      return this.offlineTarget();
+      return this.offlineRoute();
     }
     // A row naming the id exactly as typed wins over the catalog's alias (a local server may
     // really call its model `gpt-oss-120b`).
@@ -125,12 +146,12 @@ export class ModelRouter {
     const settings = await this.configs.settingsFor(ref, workspaceId);
 
     let baseURL: string;
-    let apiKey: string | undefined;
+    let key: ModelRoute['key'];
     if (provider === 'openai') {
       const usable = this.config.OPENAI_API_KEY || settings.apiKeySecretId || settings.baseUrl;
-      if (!usable) return this.offlineTarget();
+      if (!usable) return this.offlineRoute();
       baseURL = settings.baseUrl ?? this.config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
-      apiKey = settings.apiKeySecretId ? await this.revealKey(ref, settings.apiKeySecretId, workspaceId) : this.config.OPENAI_API_KEY;
+      key = settings.apiKeySecretId ? { secretId: settings.apiKeySecretId } : { value: this.config.OPENAI_API_KEY || KEYLESS };
     } else {
       if (!settings.configured || !settings.baseUrl) {
         throw new ModelError(
@@ -141,7 +162,7 @@ export class ModelRouter {
         );
       }
       baseURL = settings.baseUrl;
-      apiKey = settings.apiKeySecretId ? await this.revealKey(ref, settings.apiKeySecretId, workspaceId) : undefined;
+      key = settings.apiKeySecretId ? { secretId: settings.apiKeySecretId } : { value: KEYLESS };
     }
 
     const catalogInfo = this.catalog.info(ref);
@@ -149,8 +170,7 @@ export class ModelRouter {
       ref,
       kind: 'openai-compatible',
       baseURL,
-      // keyless local servers (vLLM, Ollama) accept any bearer token; the SDK insists on one
-      apiKey: apiKey ?? 'not-needed',
+      key,
       temperature: settings.temperature,
       topP: settings.topP,
       maxTokens: settings.maxTokens,
@@ -165,12 +185,12 @@ export class ModelRouter {
     };
   }
 
-  private offlineTarget(): ModelTarget {
+  private offlineRoute(): ModelRoute {
     return {
       ref: OFFLINE_MODEL,
       kind: 'offline',
       baseURL: '',
-      apiKey: '',
+      key: { value: '' },
       toolsEnabled: true,
       info: this.catalog.info(OFFLINE_MODEL),
     };
@@ -190,6 +210,23 @@ export class ModelRouter {
     this.revealed.add(key);
     return key;
   }
+}
+
+/** keyless local servers (vLLM, Ollama) accept any bearer token; the SDK insists on one */
+const KEYLESS = 'not-needed';
+
+const cacheKey = (ref: ModelRef, workspaceId?: string) => `${workspaceId ?? ''}\u0000${ref.provider}\u0000${ref.modelId}`;
+
+/** `build`'s promise, kept for MODEL_TARGET_CACHE_MS; a failure is forgotten, to be tried again on the next call. */
+function cached<T>(cache: Map<string, { until: number; value: Promise<T> }>, ref: ModelRef, workspaceId: string | undefined, build: () => Promise<T>): Promise<T> {
+  const key = cacheKey(ref, workspaceId);
+  const now = Date.now();
+  const hit = cache.get(key);
+  if (hit && hit.until > now) return hit.value;
+  const value = build();
+  value.catch(() => cache.delete(key));
+  cache.set(key, { until: now + MODEL_TARGET_CACHE_MS, value });
+  return value;
 }
 
 function unknownModel(ref: ModelRef): ModelError {

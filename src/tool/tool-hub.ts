@@ -77,6 +77,11 @@ export class ToolHub implements OnModuleInit {
     return [...this.builtinSpecs, ...conditional.map(specOf), ...sourced.map(specOf)];
   }
 
+  /** Whether specsFor(scope) answers from what is at hand: no tool source connects, starts a process or reads a secret. */
+  listsAtOnce(scope: ToolScope): boolean {
+    return this.sources.every((source) => source.listsAtOnce(scope));
+  }
+
   private builtinsFor(scope: ToolScope): ToolDefinition[] {
     return this.list().filter((tool) => !tool.offeredTo || tool.offeredTo(scope));
   }

@@ -64,6 +64,11 @@ export interface ToolDefinition {
 export interface ToolSource {
   /** The tools the scope has now; a source that cannot reach its backend lists what it knows and fails their calls. */
   toolsFor(scope: ToolScope): Promise<ToolDefinition[]>;
+  /**
+   * Whether toolsFor(scope) would answer from what the source holds: no connection opened, no
+   * process started, no secret read (a run not yet admitted must not cause those).
+   */
+  listsAtOnce(scope: ToolScope): boolean;
   /** Why a call names a tool the scope does not have, when the source knows (an MCP server that is down). */
   explainUnknown?(scope: ToolScope, name: string): Promise<string | undefined>;
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MessageRecord } from '../../conversation';
 import type { Citation } from '../../rag';
-import { ModelCatalog, ModelGateway, ModelRouter, ModelError, type ModelRequest, type ModelResult, type Usage } from '../../model';
+import { DEFAULT_EMBEDDING_MODEL, ModelCatalog, ModelGateway, ModelRouter, ModelError, type ModelRequest, type ModelResult, type Usage } from '../../model';
 import { ToolHub } from '../../tool';
 import { clientToolsOf } from './client-tools';
 import { EventLog } from '../events/event-log';
@@ -77,6 +77,21 @@ export class ModelStep {
     const scope = { workspaceId: context.workspaceId, conversationId: run.conversationId, settings: context.settings };
     const tools = offered ? [...(await this.tools.specsFor(scope)), ...clientToolsOf(run.id, history)] : undefined;
     return { run, workspaceId: context.workspaceId, settings: context.settings, fallbacks: context.fallbacks, history, purpose, tools };
+  }
+
+  /**
+   * Whether the first call of `run` may be prepared and sent before the run is admitted (its
+   * row written): only when that causes nothing a refused run must not — no MCP server to
+   * connect to or start, no stored key (of its models or the embedding model of classic
+   * retrieval) to decrypt. Otherwise the run's loop makes the call once the run is written.
+   */
+  async sendsBeforeAdmission(run: StepInput['run'], context: RunContext): Promise<boolean> {
+    const { settings, workspaceId } = context;
+    if (run.mode !== 'direct' && !this.tools.listsAtOnce({ workspaceId, conversationId: run.conversationId, settings })) return false;
+    const embeds = settings.retrieval === 'classic' && Boolean(settings.knowledgeBaseIds?.length);
+    const models = [run.model, ...context.fallbacks, ...(embeds ? [settings.embeddingModel ?? DEFAULT_EMBEDDING_MODEL] : [])];
+    const reads = await Promise.all(models.map((model) => this.router.readsSecret(model, workspaceId)));
+    return !reads.includes(true);
   }
 
   async prepare(input: StepInput): Promise<PreparedStep> {

@@ -6,6 +6,8 @@
 import { ConflictException } from '@nestjs/common';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { ModelRouter } from '../../model/model-router';
+import { McpToolSource } from '../../tool/mcp/mcp-tool-source';
+import { WorkspaceService } from '../../workspace/workspace.service';
 import { AUTH, type CoreHarness, useCore } from '../../../test/support/core-harness';
 
 const NOTHING = { promptTokens: 0, completionTokens: 0, cost: 0 };
@@ -135,5 +137,41 @@ describe('the first step of a new run (database, scripted model)', () => {
     await h.waitForRun(posted.run.id);
     expect(h.order).toEqual(['run.insert', 'budget.reserve', 'span.start', 'model.call']);
     await h.runs.resume(AUTH, posted.run.id, { approve: false });
+  });
+
+  it("waits for the write while the workspace's MCP servers are not connected: a refused run starts none", async () => {
+    const workspaces = h.get(WorkspaceService);
+    const mcp = h.get(McpToolSource);
+    const toolsFor = mcp.toolsFor.bind(mcp);
+    spies.push(jest.spyOn(mcp, 'toolsFor').mockImplementation((scope) => (h.order.push('mcp.tools'), toolsFor(scope))));
+    // nothing listens there: the connection fails at once and the server has no tools
+    await workspaces.updateSettings(AUTH, undefined, { mcpServers: [{ name: 'down', transport: 'http', url: 'http://127.0.0.1:9/mcp' }] });
+    try {
+      const conversationId = await h.conversation();
+      h.model.answer({ text: ['after the write'] });
+      const run = await h.waitForRun((await h.post(conversationId, 'hi')).run.id);
+      expect(run.state).toBe('SUCCEEDED');
+      expect(h.order).toEqual(['run.insert', 'mcp.tools', 'budget.reserve', 'span.start', 'model.call']);
+    } finally {
+      await workspaces.updateSettings(AUTH, undefined, { mcpServers: null });
+    }
+  });
+
+  it('waits for the write when a model of the call has a stored key not read yet', async () => {
+    const router = h.get(ModelRouter);
+    const conversationId = await h.conversation();
+    spies.push(jest.spyOn(router, 'readsSecret').mockImplementation(async (ref) => ref.modelId === 'keyed'));
+    // the run's own model needs no secret, its fallback does: the fallback may be called before the write too
+    const fallbackModels = [{ provider: 'openai', modelId: 'keyed' }];
+    await h.get(WorkspaceService).updateSettings(AUTH, undefined, { fallbackModels });
+    try {
+      h.model.answer({ text: ['after the write'] });
+      const run = await h.waitForRun((await h.post(conversationId, 'hi')).run.id);
+      expect(run.state).toBe('SUCCEEDED');
+      expect(h.order).toEqual(['run.insert', 'budget.reserve', 'span.start', 'model.call']);
+      expect(router.readsSecret).toHaveBeenCalledWith(fallbackModels[0], AUTH.workspaceId);
+    } finally {
+      await h.get(WorkspaceService).updateSettings(AUTH, undefined, { fallbackModels: null });
+    }
   });
 });

@@ -34,8 +34,10 @@ export type RunStarted = { message: MessageRecord; runId: string } & (
  * run to the executor. A run that can start at once (an execution slot is free, no other run of
  * the conversation is live) is written already executing with its first step begun, and its
  * first model call, prepared through the same hooks as every other call (ModelStep), is sent
- * before the unit, so that the provider's time to first token overlaps the write. The loop
- * takes that call over if the message landed right after the history the call was built from.
+ * before the unit, so that the provider's time to first token overlaps the write — unless that
+ * would connect to MCP servers or decrypt a stored key, work that waits until the run is
+ * admitted (ModelStep.sendsBeforeAdmission). The loop takes an early call over if the message
+ * landed right after the history the call was built from.
  */
 @Injectable()
 export class RunStarter {
@@ -89,9 +91,9 @@ export class RunStarter {
     // the seq the message gets if nothing is appended before it: the history read holds then
     const seq = (history?.value.at(-1)?.seq ?? 0) + 1;
     let first: FirstStep | undefined;
-    if (history && !liveBefore?.value.length) {
+    const draft = { id: runId, conversationId, mode: input.mode, model, plan: null, step: 1 };
+    if (history && !liveBefore?.value.length && (await this.steps.sendsBeforeAdmission(draft, context))) {
       const seen = [...history.value, unsaved(message, seq)];
-      const draft = { id: runId, conversationId, mode: input.mode, model, plan: null, step: 1 };
       const prepared = await this.steps.prepare(await this.steps.inputFor(draft, context, seen, 'answer'));
       first = { history: seen, prepared, call: prepared.kind === 'ready' ? this.steps.send(prepared) : undefined };
     }

@@ -73,6 +73,11 @@ export class McpConnection {
     return this.listed;
   }
 
+  /** tools() would answer from the list it holds: connected, the list fresh. */
+  listsAtOnce(): boolean {
+    return this.client !== undefined && !this.stale && this.options.now() - this.listedAt <= this.options.listTtlMs;
+  }
+
   async call(tool: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
     const client = await this.ready();
     if (!client) return { ok: false, error: this.unavailable() };

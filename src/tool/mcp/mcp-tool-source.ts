@@ -37,6 +37,14 @@ export class McpToolSource implements ToolSource, OnModuleDestroy {
     return lists.flat();
   }
 
+  /** Every server of the scope is connected, as configured, with a fresh tool list. */
+  listsAtOnce(scope: ToolScope): boolean {
+    return (scope.settings.mcpServers ?? []).every((server) => {
+      const connection = this.connections.get(`${scope.workspaceId}\u0000${server.name}`);
+      return connection?.hash === configHash(server) && connection.listsAtOnce();
+    });
+  }
+
   /** Why `name` is not a tool of the scope, when it looks like an MCP tool's name. */
   async explainUnknown(scope: ToolScope, name: string): Promise<string | undefined> {
     const parsed = parseMcpToolName(name);
