@@ -3,50 +3,32 @@
  * sized from what is left, concurrent holds that never add up to more than the budget, cost
  * budgets priced from the catalog, settling, expiry, and the status read model.
  */
-import { WorkspaceRepository } from '../workspace/workspace.repository';
-import { AuditRepository } from '../security/audit.repository';
-import { ConfigHistory } from '../security/config-history';
-import { ConfigVersionRepository } from '../security/config-version.repository';
-import { WorkspaceService } from '../workspace/workspace.service';
-import type { ModelRouter } from '../model/model-router';
-import type { ModelInfo } from '../model/model.types';
 import type { BudgetRequest, BudgetReservation } from '../runtime/step-hooks';
-import { openTestDatabase } from '../../test/support/test-prisma';
-import { BudgetService, DEFAULT_OUTPUT_RESERVE } from './budget.service';
-import type { MetricsService } from './metrics.service';
-import { UsageLedger, utcDay } from './usage-ledger';
-import { UsageRepository } from './usage.repository';
+import { mediumTest, type MediumTest } from '../../test/support/medium';
+import { type BudgetService, DEFAULT_OUTPUT_RESERVE } from './budget.service';
+import { utcDay } from './usage-ledger';
+import type { UsageRepository } from './usage.repository';
 
 const MODEL = { provider: 'openai', modelId: 'priced' };
 /** USD per million tokens */
 const PRICES = { inputPrice: 1, outputPrice: 2 };
 
 describe('BudgetService (database)', () => {
-  let db: Awaited<ReturnType<typeof openTestDatabase>>;
+  let t: MediumTest;
   let budgets: BudgetService;
   let usage: UsageRepository;
-  const rejected: string[] = [];
-  let counter = 0;
+  let rejected: string[];
 
   beforeAll(async () => {
-    db = await openTestDatabase();
-    usage = new UsageRepository(db.sql);
-    const router = { describe: async () => ({ ...PRICES, contextWindow: 128_000 }) as unknown as ModelInfo } as unknown as ModelRouter;
-    const metrics = { budgetRejected: (budget: string) => void rejected.push(budget) } as unknown as MetricsService;
-    const workspaces = new WorkspaceRepository(db.sql);
-    budgets = new BudgetService(usage, new UsageLedger(usage), router, new WorkspaceService(workspaces, new ConfigHistory(db.sql, new ConfigVersionRepository(db.sql), new AuditRepository(db.sql))), metrics);
+    t = await mediumTest();
+    ({ budgets, usage, rejected } = t.budgets(PRICES));
   });
-  afterAll(() => db?.close());
+  afterAll(() => t?.close());
 
-  async function workspace(settings: object = {}): Promise<string> {
-    const id = `ws_budget_${++counter}`;
-    await new WorkspaceRepository(db.sql).ensure(id, id);
-    await db.sql.$executeRaw`UPDATE workspaces SET settings = ${JSON.stringify(settings)}::jsonb WHERE id = ${id}`;
-    return id;
-  }
+  const workspace = async (settings: object = {}): Promise<string> => (await t.workspace({ settings })).workspaceId;
 
   const ask = (workspaceId: string, limits: Partial<BudgetRequest>): Promise<BudgetReservation> =>
-    budgets.reserve({ workspaceId, runId: `run_${++counter}`, model: MODEL, estimatedPromptTokens: 100, ...limits });
+    budgets.reserve({ workspaceId, runId: t.id('run'), model: MODEL, estimatedPromptTokens: 100, ...limits });
 
   it('without a budget: allowed, nothing held, the usage recorded behind', async () => {
     const ws = await workspace();
