@@ -4,47 +4,31 @@
  * copied; unknown or deleted sources and foreign messages are 404.
  */
 import { NotFoundException } from '@nestjs/common';
-import type { SqlClient } from '../database/sql-client';
-import { openTestDatabase } from '../../test/support/test-prisma';
+import { mediumTest, type MediumTest } from '../../test/support/medium';
 import type { AuthContext } from '../security/auth-context';
 import type { MessageRecord, NewMessage } from './conversation.records';
-import { ConversationRepository } from './conversation.repository';
-import { ConversationService } from './conversation.service';
+import type { ConversationService } from './conversation.service';
 import { forkLength, forkTitle } from './fork-point';
 import { MessageRepository } from './message.repository';
-import { WorkspaceRepository } from '../workspace/workspace.repository';
-
-const AUTH: AuthContext = { kind: 'key', workspaceId: 'ws_fork', role: 'member', keyId: 'key_fork' };
-const OTHER: AuthContext = { kind: 'key', workspaceId: 'ws_fork_other', role: 'member', keyId: 'key_fork_other' };
 
 describe('forking a conversation (database)', () => {
-  let db: Awaited<ReturnType<typeof openTestDatabase>>;
-  let sql: SqlClient;
+  let t: MediumTest;
+  let AUTH: AuthContext;
+  let OTHER: AuthContext;
   let service: ConversationService;
-  let messages: MessageRepository;
 
   beforeAll(async () => {
-    db = await openTestDatabase();
-    sql = db.sql;
-    messages = new MessageRepository(sql);
-    service = new ConversationService(sql, new ConversationRepository(sql), messages);
-    await new WorkspaceRepository(sql).ensure(AUTH.workspaceId, 'fork');
-    await new WorkspaceRepository(sql).ensure(OTHER.workspaceId, 'other');
+    t = await mediumTest();
+    AUTH = await t.workspace();
+    OTHER = await t.workspace();
+    service = t.conversations;
   });
-  afterAll(() => db?.close());
-
-  async function runOf(conversationId: string): Promise<string> {
-    const id = `run_f_${Math.random().toString(36).slice(2)}`;
-    await sql.$executeRaw`
-      INSERT INTO runs (id, conversation_id, workspace_id, goal, model, max_steps, updated_at)
-      SELECT ${id}, ${conversationId}, workspace_id, 'g', '{"provider":"openai","modelId":"m"}'::jsonb, 3, now() FROM conversations WHERE id = ${conversationId}`;
-    return id;
-  }
+  afterAll(() => t?.close());
 
   /** user, assistant calling two tools, their two results, the final answer, a second user message */
   async function conversationWithTools(title?: string) {
     const source = await service.create(AUTH, { title, model: { provider: 'openai', modelId: 'gpt-4o' }, settings: { maxSteps: 4, multitask: 'enqueue' } });
-    const runId = await runOf(source.id);
+    const runId = await t.run(source.id);
     const base = { conversationId: source.id, runId };
     const calls = [{ id: 'call_a', name: 'calculator', arguments: '{"expression":"1+1"}' }, { id: 'call_b', name: 'current_time', arguments: '{}' }];
     const drafts: NewMessage[] = [
@@ -76,7 +60,7 @@ describe('forking a conversation (database)', () => {
     // the next message of the fork takes the next seq; the source is untouched
     expect((await service.append({ conversationId: fork.id, content: 'More', parts: { kind: 'user' } })).seq).toBe(7);
     expect(await service.history(source.id)).toEqual(stored);
-    const [{ count }] = await sql.$queryRaw<{ count: number }[]>`SELECT count(*)::int AS count FROM runs WHERE conversation_id = ${fork.id}`;
+    const [{ count }] = await t.sql.$queryRaw<{ count: number }[]>`SELECT count(*)::int AS count FROM runs WHERE conversation_id = ${fork.id}`;
     expect(count).toBe(0);
   });
 
@@ -125,9 +109,10 @@ describe('forking a conversation (database)', () => {
 
   it('is one transaction: a failing copy leaves no fork behind', async () => {
     const { source } = await conversationWithTools('Atomic');
-    const before = await sql.$queryRaw<{ count: number }[]>`SELECT count(*)::int AS count FROM conversations`;
+    const before = await t.sql.$queryRaw<{ count: number }[]>`SELECT count(*)::int AS count FROM conversations`;
     // a message id taken already makes the copy fail after the conversation was inserted
     const taken = (await service.history(source.id))[0].id;
+    const messages = t.repo(MessageRepository);
     const copyIn = messages.copyIn.bind(messages);
     messages.copyIn = (unit, copy, onlyIf) => copyIn(unit, { ...copy, ids: copy.ids.map((id, i) => (i === 1 ? taken : id)) }, onlyIf);
     try {
@@ -135,7 +120,7 @@ describe('forking a conversation (database)', () => {
     } finally {
       messages.copyIn = copyIn;
     }
-    expect(await sql.$queryRaw<{ count: number }[]>`SELECT count(*)::int AS count FROM conversations`).toEqual(before);
+    expect(await t.sql.$queryRaw<{ count: number }[]>`SELECT count(*)::int AS count FROM conversations`).toEqual(before);
   });
 });
 

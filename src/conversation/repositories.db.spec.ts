@@ -3,45 +3,31 @@
  * PostgreSQL with HELIX_TEST_DATABASE_URL): every column read back as written, message parts of
  * every kind, rows stored before `parts.kind` existed, and JSON settings validated on read.
  */
-import type { SqlClient } from '../database/sql-client';
 import { UnitCondition, UnitOfWork } from '../database/unit-of-work';
 import { Prisma } from '../database/prisma.service';
-import { openTestDatabase } from '../../test/support/test-prisma';
+import { mediumTest, type MediumTest } from '../../test/support/medium';
 import type { MessageParts } from './message-parts';
-import { ConversationRepository } from './conversation.repository';
+import { ConversationRepository, type NewConversation } from './conversation.repository';
 import { MessageRepository } from './message.repository';
-import { WorkspaceRepository } from '../workspace/workspace.repository';
-
-const WS = 'ws_conv_rows';
 
 describe('conversation repositories (database)', () => {
-  let db: Awaited<ReturnType<typeof openTestDatabase>>;
-  let sql: SqlClient;
+  let t: MediumTest;
+  let WS: string;
+  let OTHER_WS: string;
   let conversations: ConversationRepository;
   let messages: MessageRepository;
   let counter = 0;
 
   beforeAll(async () => {
-    db = await openTestDatabase();
-    sql = db.sql;
-    conversations = new ConversationRepository(sql);
-    messages = new MessageRepository(sql);
-    await new WorkspaceRepository(sql).ensure(WS, 'rows');
-    await new WorkspaceRepository(sql).ensure('ws_conv_rows_other', 'other');
+    t = await mediumTest();
+    ({ workspaceId: WS } = await t.workspace());
+    ({ workspaceId: OTHER_WS } = await t.workspace());
+    conversations = t.repo(ConversationRepository);
+    messages = t.repo(MessageRepository);
   });
-  afterAll(() => db?.close());
+  afterAll(() => t?.close());
 
-  const newConversation = (overrides: Partial<Parameters<ConversationRepository['create']>[0]> = {}) =>
-    conversations.create({ id: `conv_r_${++counter}`, workspaceId: WS, title: 'A title', model: null, settings: {}, ...overrides });
-
-  /** a run row for messages to refer to */
-  async function runOf(conversationId: string): Promise<string> {
-    const id = `run_r_${++counter}`;
-    await sql.$executeRaw`
-      INSERT INTO runs (id, conversation_id, workspace_id, goal, model, max_steps, updated_at)
-      SELECT ${id}, ${conversationId}, workspace_id, 'g', '{"provider":"openai","modelId":"m"}'::jsonb, 3, now() FROM conversations WHERE id = ${conversationId}`;
-    return id;
-  }
+  const newConversation = (overrides: Partial<NewConversation> = {}) => t.conversation({ workspaceId: WS }, { id: `conv_r_${++counter}`, ...overrides });
 
   describe('ConversationRepository', () => {
     it('creates a conversation and reads every column back; model and settings typed', async () => {
@@ -62,7 +48,7 @@ describe('conversation repositories (database)', () => {
         deletedAt: null,
       });
       expect(await conversations.find(WS, created.id)).toEqual(created);
-      expect(await conversations.find('ws_conv_rows_other', created.id)).toBeUndefined();
+      expect(await conversations.find(OTHER_WS, created.id)).toBeUndefined();
       expect((await newConversation()).model).toBeNull();
     });
 
@@ -80,7 +66,7 @@ describe('conversation repositories (database)', () => {
 
     it('reads malformed settings and model as typed values (unknown or ill-typed keys dropped)', async () => {
       const created = await newConversation();
-      await sql.$executeRaw`
+      await t.sql.$executeRaw`
         UPDATE conversations SET model = '{"provider":1,"modelId":"x"}'::jsonb,
           settings = '{"multitask":"sometimes","maxSteps":0,"retrieval":"classic","systemPrompt":"Hi","extra":true}'::jsonb
         WHERE id = ${created.id}`;
@@ -90,7 +76,7 @@ describe('conversation repositories (database)', () => {
 
     it('reads a conversation with its workspace settings, typed; by id alone even once deleted', async () => {
       const created = await newConversation({ settings: { maxSteps: 3 } });
-      await sql.$executeRaw`
+      await t.sql.$executeRaw`
         UPDATE workspaces SET settings = ${JSON.stringify({
           defaultModel: { provider: 'openai', modelId: 'gpt-4o-mini' },
           fallbackModels: [{ provider: 'openai', modelId: 'gpt-4o' }, { provider: 2 }],
@@ -104,8 +90,8 @@ describe('conversation repositories (database)', () => {
         })}::jsonb WHERE id = ${WS}`;
       const unit = new UnitOfWork();
       const found = conversations.findWithSettingsIn(unit, WS, created.id);
-      const elsewhere = conversations.findWithSettingsIn(unit, 'ws_conv_rows_other', created.id);
-      await unit.run(sql);
+      const elsewhere = conversations.findWithSettingsIn(unit, OTHER_WS, created.id);
+      await unit.run(t.sql);
       expect(found.value).toEqual({
         conversation: created,
         workspaceSettings: {
@@ -125,17 +111,17 @@ describe('conversation repositories (database)', () => {
       expect(deleted!.conversation.deletedAt).toBeInstanceOf(Date);
       expect(deleted!.workspaceSettings.maxSteps).toBe(9);
       expect(await conversations.findWithSettingsById('conv_missing')).toBeUndefined();
-      await sql.$executeRaw`UPDATE workspaces SET settings = '{}'::jsonb WHERE id = ${WS}`;
+      await t.sql.$executeRaw`UPDATE workspaces SET settings = '{}'::jsonb WHERE id = ${WS}`;
     });
 
     it('pages a workspace\'s conversations newest first by keyset, without deleted ones', async () => {
-      await new WorkspaceRepository(sql).ensure('ws_paging', 'paging');
+      const paging = await t.workspace();
       const made = [];
-      for (let i = 0; i < 4; i++) made.push(await conversations.create({ id: `conv_page_${i}`, workspaceId: 'ws_paging', title: `c${i}`, model: null, settings: {} }));
+      for (let i = 0; i < 4; i++) made.push(await t.conversation(paging, { id: `conv_page_${i}`, title: `c${i}` }));
       await conversations.softDelete(made[2].id);
-      const first = await conversations.page('ws_paging', 2);
+      const first = await conversations.page(paging.workspaceId, 2);
       expect(first.map((c) => c.id)).toEqual([made[3].id, made[1].id]);
-      const next = await conversations.page('ws_paging', 2, { createdAt: first[1].createdAt, id: first[1].id });
+      const next = await conversations.page(paging.workspaceId, 2, { createdAt: first[1].createdAt, id: first[1].id });
       expect(next.map((c) => c.id)).toEqual([made[0].id]);
     });
   });
@@ -155,7 +141,7 @@ describe('conversation repositories (database)', () => {
 
     it('appends messages of every kind with the next seq and reads every column back as written', async () => {
       const conversation = await newConversation();
-      const runId = await runOf(conversation.id);
+      const runId = await t.run(conversation.id);
       const stored = [];
       for (const [i, { parts, toolCallId }] of kinds.entries()) {
         stored.push(await messages.append({ id: `msg_r_${counter}_${i}`, conversationId: conversation.id, runId, content: `text ${i}`, parts, toolCallId }));
@@ -188,7 +174,7 @@ describe('conversation repositories (database)', () => {
       const skipped = messages.appendIn(unit, { conversationId: conversation.id, content: 'no', parts: { kind: 'user' } }, new UnitCondition(Prisma.sql`FALSE`));
       const kept = messages.appendIn(unit, { conversationId: conversation.id, content: 'yes', parts: { kind: 'user' } });
       const history = messages.historyIn(unit, conversation.id);
-      await unit.run(sql);
+      await unit.run(t.sql);
       expect(skipped.value).toBeUndefined();
       expect(kept.value).toMatchObject({ seq: 1, content: 'yes' });
       expect(history.value.map((m) => m.content)).toEqual(['yes']);
@@ -206,7 +192,7 @@ describe('conversation repositories (database)', () => {
         ['system', {}, null],
       ];
       for (const [i, [role, parts, toolCallId]] of legacy.entries()) {
-        await sql.$executeRaw`
+        await t.sql.$executeRaw`
           INSERT INTO messages (id, conversation_id, seq, role, content, parts, tool_call_id)
           VALUES (${`msg_legacy_${counter}_${i}`}, ${conversation.id}, ${i + 1}, ${role}::"MessageRole", 'old', ${JSON.stringify(parts)}::jsonb, ${toolCallId})`;
       }

@@ -1,52 +1,36 @@
 /**
  * BudgetService on a real database (PGlite, or PostgreSQL with HELIX_TEST_DATABASE_URL): holds
  * sized from what is left, concurrent holds that never add up to more than the budget, cost
- * budgets priced from the catalog, settling, expiry, and the status read model.
+ * budgets priced from the catalog, settling, expiry, and the status read model; the UTC day a
+ * hold and its settlement count on, holds left behind by calls that never settled, and holds of
+ * several instances at once.
  */
-import { WorkspaceRepository } from '../workspace/workspace.repository';
-import { AuditRepository } from '../security/audit.repository';
-import { ConfigHistory } from '../security/config-history';
-import { ConfigVersionRepository } from '../security/config-version.repository';
-import { WorkspaceService } from '../workspace/workspace.service';
-import type { ModelRouter } from '../model/model-router';
-import type { ModelInfo } from '../model/model.types';
 import type { BudgetRequest, BudgetReservation } from '../runtime/loop/step-hooks';
-import { openTestDatabase } from '../../test/support/test-prisma';
-import { BudgetService, DEFAULT_OUTPUT_RESERVE } from './budget.service';
-import type { MetricsService } from './metrics.service';
-import { UsageLedger, utcDay } from './usage-ledger';
-import { UsageRepository } from './usage.repository';
+import { mediumTest, type MediumTest } from '../../test/support/medium';
+import { type BudgetService, DEFAULT_OUTPUT_RESERVE, HOLD_TTL_MS } from './budget.service';
+import { utcDay } from './usage-ledger';
+import type { UsageRepository } from './usage.repository';
 
 const MODEL = { provider: 'openai', modelId: 'priced' };
 /** USD per million tokens */
 const PRICES = { inputPrice: 1, outputPrice: 2 };
 
 describe('BudgetService (database)', () => {
-  let db: Awaited<ReturnType<typeof openTestDatabase>>;
+  let t: MediumTest;
   let budgets: BudgetService;
   let usage: UsageRepository;
-  const rejected: string[] = [];
-  let counter = 0;
+  let rejected: string[];
 
   beforeAll(async () => {
-    db = await openTestDatabase();
-    usage = new UsageRepository(db.sql);
-    const router = { describe: async () => ({ ...PRICES, contextWindow: 128_000 }) as unknown as ModelInfo } as unknown as ModelRouter;
-    const metrics = { budgetRejected: (budget: string) => void rejected.push(budget) } as unknown as MetricsService;
-    const workspaces = new WorkspaceRepository(db.sql);
-    budgets = new BudgetService(usage, new UsageLedger(usage), router, new WorkspaceService(workspaces, new ConfigHistory(db.sql, new ConfigVersionRepository(db.sql), new AuditRepository(db.sql))), metrics);
+    t = await mediumTest();
+    ({ budgets, usage, rejected } = t.budgets(PRICES));
   });
-  afterAll(() => db?.close());
+  afterAll(() => t?.close());
 
-  async function workspace(settings: object = {}): Promise<string> {
-    const id = `ws_budget_${++counter}`;
-    await new WorkspaceRepository(db.sql).ensure(id, id);
-    await db.sql.$executeRaw`UPDATE workspaces SET settings = ${JSON.stringify(settings)}::jsonb WHERE id = ${id}`;
-    return id;
-  }
+  const workspace = async (settings: object = {}): Promise<string> => (await t.workspace({ settings })).workspaceId;
 
   const ask = (workspaceId: string, limits: Partial<BudgetRequest>): Promise<BudgetReservation> =>
-    budgets.reserve({ workspaceId, runId: `run_${++counter}`, model: MODEL, estimatedPromptTokens: 100, ...limits });
+    budgets.reserve({ workspaceId, runId: t.id('run'), model: MODEL, estimatedPromptTokens: 100, ...limits });
 
   it('without a budget: allowed, nothing held, the usage recorded behind', async () => {
     const ws = await workspace();
@@ -115,5 +99,117 @@ describe('BudgetService (database)', () => {
     expect((await budgets.status(ws)).tokensReserved).toBe(600);
     expect(await budgets.releaseExpired()).toBeGreaterThanOrEqual(1);
     expect((await budgets.status(ws)).tokensReserved).toBe(0);
+  });
+
+  /** Date alone is faked (timers, ticks and the database's clock run on): `at(iso)` moves it. */
+  const at = (iso: string) => {
+    jest.useFakeTimers({
+      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'requestAnimationFrame', 'cancelAnimationFrame',
+        'requestIdleCallback', 'cancelIdleCallback', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+    });
+    jest.setSystemTime(new Date(iso));
+  };
+  afterEach(() => jest.useRealTimers());
+
+  const settle = (held: BudgetReservation, used: { promptTokens: number; completionTokens: number; cost: number }) => {
+    if (!held.allowed) throw new Error(`refused: ${held.reason}`);
+    return held.settle(used);
+  };
+  const heldRows = async (workspaceId: string) =>
+    (await t.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM budget_reservations WHERE workspace_id = ${workspaceId}`)[0].n;
+
+  it('without a budget no statement is made before the call: no day row and no hold until the usage lands', async () => {
+    const ws = await workspace();
+    const held = await ask(ws, {});
+    expect(await usage.day(ws, utcDay(new Date()))).toBeUndefined();
+    expect(await heldRows(ws)).toBe(0);
+    await settle(held, { promptTokens: 40, completionTokens: 2, cost: 0 });
+    expect(await budgets.status(ws)).toMatchObject({ tokensUsed: 42, tokensReserved: 0 });
+    expect(await heldRows(ws)).toBe(0);
+  });
+
+  it('settling with more than was held: the hold goes, the real usage counts in full', async () => {
+    const ws = await workspace({ dailyTokenBudget: 10_000 });
+    const held = await ask(ws, { dailyTokenBudget: 10_000, maxOutputTokens: 100 });
+    expect(held).toMatchObject({ allowed: true, maxOutputTokens: 100 });
+    expect(await budgets.status(ws)).toMatchObject({ tokensReserved: 210, tokensUsed: 0, remainingTokens: 9_790 });
+    expect(await heldRows(ws)).toBe(1);
+    await settle(held, { promptTokens: 500, completionTokens: 1_000, cost: 0 });
+    expect(await budgets.status(ws)).toMatchObject({ tokensReserved: 0, tokensUsed: 1_500, remainingTokens: 8_500 });
+    expect(await heldRows(ws)).toBe(0);
+  });
+
+  it('a call that never settles holds its tokens until its hold expires; the next call in its way releases it', async () => {
+    const ws = await workspace({ dailyTokenBudget: 1_000 });
+    at('2031-03-10T12:00:00.000Z');
+    const abandoned = await ask(ws, { dailyTokenBudget: 1_000 });
+    expect(abandoned).toMatchObject({ allowed: true, maxOutputTokens: 890 });
+    // still held a minute before it expires: the next call is refused
+    at('2031-03-10T12:14:00.000Z');
+    expect((await ask(ws, { dailyTokenBudget: 1_000 })).allowed).toBe(false);
+    // once expired, the call it blocks releases it and is granted the whole budget again
+    at(new Date(Date.parse('2031-03-10T12:00:00.000Z') + HOLD_TTL_MS).toISOString());
+    const next = await ask(ws, { dailyTokenBudget: 1_000 });
+    expect(next).toMatchObject({ allowed: true, maxOutputTokens: 890 });
+    expect(await budgets.status(ws, new Date())).toMatchObject({ tokensReserved: 1_000, tokensUsed: 0 });
+    expect(await heldRows(ws)).toBe(1);
+  });
+
+  it('a hold settled after the sweep released it: its usage is recorded, the other holds stay', async () => {
+    const ws = await workspace({ dailyTokenBudget: 10_000 });
+    at('2031-03-10T09:00:00.000Z');
+    const late = await ask(ws, { dailyTokenBudget: 10_000, maxOutputTokens: 100 });
+    at('2031-03-10T09:10:00.000Z');
+    await ask(ws, { dailyTokenBudget: 10_000, maxOutputTokens: 200 });
+    expect(await budgets.status(ws, new Date())).toMatchObject({ tokensReserved: 210 + 310 });
+    at('2031-03-10T09:20:00.000Z');
+    // the sweep is for every workspace: holds of the other tests expired by now as well
+    expect(await budgets.releaseExpired()).toBeGreaterThanOrEqual(1);
+    expect(await heldRows(ws)).toBe(1);
+    expect(await budgets.status(ws, new Date())).toMatchObject({ tokensReserved: 310 });
+    await settle(late, { promptTokens: 100, completionTokens: 50, cost: 0 });
+    expect(await budgets.status(ws, new Date())).toMatchObject({ tokensReserved: 310, tokensUsed: 150 });
+  });
+
+  it('budgets are per UTC day: a new day starts empty, and a hold settles on the day it was made', async () => {
+    const ws = await workspace({ dailyTokenBudget: 1_000 });
+    at('2031-03-10T23:59:30.000Z');
+    const evening = await ask(ws, { dailyTokenBudget: 1_000 });
+    expect(evening).toMatchObject({ allowed: true, maxOutputTokens: 890 });
+    const refused = await ask(ws, { dailyTokenBudget: 1_000 });
+    expect(refused.allowed).toBe(false);
+    if (!refused.allowed) expect(refused.reason).toContain('It resets at 2031-03-11T00:00:00.000Z (midnight UTC).');
+    expect((await budgets.status(ws, new Date())).resetsAt).toEqual(new Date('2031-03-11T00:00:00.000Z'));
+
+    at('2031-03-11T00:00:00.000Z');
+    const morning = await ask(ws, { dailyTokenBudget: 1_000 });
+    expect(morning).toMatchObject({ allowed: true, maxOutputTokens: 890 });
+    // the evening's call ends after midnight: its usage belongs to the day it held on
+    await settle(evening, { promptTokens: 100, completionTokens: 300, cost: 0 });
+    expect(await budgets.status(ws, new Date('2031-03-10T12:00:00.000Z'))).toMatchObject({ tokensUsed: 400, tokensReserved: 0, remainingTokens: 600 });
+    expect(await budgets.status(ws, new Date())).toMatchObject({ tokensUsed: 0, tokensReserved: 1_000, remainingTokens: 0 });
+    expect((await usage.range(ws, '2031-03-10', '2031-03-11')).map((day) => day.day)).toEqual(['2031-03-10', '2031-03-11']);
+  });
+
+  it('holds of two instances at once (each with its own cache of days) never add up to more than the budget', async () => {
+    const limit = 2_000;
+    const ws = await workspace({ dailyTokenBudget: limit });
+    const instances = [t.budgets(PRICES).budgets, t.budgets(PRICES).budgets];
+    const holds = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        instances[i % 2].reserve({ workspaceId: ws, runId: t.id('run'), model: MODEL, estimatedPromptTokens: 100, dailyTokenBudget: limit, maxOutputTokens: 300 }),
+      ),
+    );
+    expect(holds.map((h) => (h.allowed ? h.maxOutputTokens : 0)).filter(Boolean).sort()).toEqual([250, 300, 300, 300, 300]);
+    expect((await budgets.status(ws)).tokensReserved).toBe(limit);
+  });
+
+  it('a day row deleted under a running instance (the workspace recreated) is made again', async () => {
+    const ws = await workspace({ dailyTokenBudget: 1_000 });
+    const first = await ask(ws, { dailyTokenBudget: 1_000, maxOutputTokens: 100 });
+    await settle(first, { promptTokens: 10, completionTokens: 10, cost: 0 });
+    await t.sql.$executeRaw`DELETE FROM usage_daily WHERE workspace_id = ${ws}`;
+    expect(await ask(ws, { dailyTokenBudget: 1_000, maxOutputTokens: 100 })).toMatchObject({ allowed: true, maxOutputTokens: 100 });
+    expect(await budgets.status(ws)).toMatchObject({ tokensUsed: 0, tokensReserved: 210 });
   });
 });

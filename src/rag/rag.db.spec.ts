@@ -3,60 +3,42 @@
  * hybrid ranking where the full-text and vector tops differ, chunks never outliving a deleted
  * document nor searched before their document is ready, and jobs a crash interrupted.
  */
-import { DatabaseHandle } from '../database/database-handle';
-import { hashEmbedding } from '../model/providers/hash-embedding';
-import { createTestDatabase, type TestDatabase } from '../../test/support/test-database';
+import { HASHED_MODEL as MODEL, hashedVector as vector, mediumTest, type MediumTest } from '../../test/support/medium';
 import { ChunkSearchRepository, RRF_K } from './chunk-search.repository';
 import { DocumentGoneError, DocumentRepository } from './document.repository';
-import { vectorLiteral } from './embedder';
 import { IngestionService } from './ingestion.service';
 import { JobRepository } from './job.repository';
-import { KnowledgeBaseRepository } from './knowledge-base.repository';
-import { lexicalQuery, lexicalText } from './lexical';
+import { lexicalQuery } from './lexical';
 import type { NewChunk } from './rag.records';
 
-const WS = 'ws_default';
-const MODEL = 'offline:hashed-words';
-const vector = (text: string) => vectorLiteral(Array.from(hashEmbedding(text)));
-
 describe('rag SQL (database)', () => {
-  let db: TestDatabase;
-  let handle: DatabaseHandle;
+  let t: MediumTest;
+  let WS: string;
   let documents: DocumentRepository;
   let search: ChunkSearchRepository;
   let jobs: JobRepository;
   let kb: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    handle = await DatabaseHandle.open({ databaseUrl: db.env.DATABASE_URL, dataDir: 'memory://' });
-    await handle.migrate();
-    await handle.sql.$executeRaw`INSERT INTO workspaces (id, name, updated_at) VALUES (${WS}, 'w', now()) ON CONFLICT DO NOTHING`;
-    documents = new DocumentRepository(handle.sql);
-    search = new ChunkSearchRepository(handle.sql);
-    jobs = new JobRepository(handle.sql);
-    kb = (await new KnowledgeBaseRepository(handle.sql).create({ id: 'kb_sql', workspaceId: WS, name: 'sql', description: null })).id;
+    t = await mediumTest();
+    const auth = await t.workspace();
+    WS = auth.workspaceId;
+    kb = (await t.knowledgeBase(auth)).id;
+    documents = t.repo(DocumentRepository);
+    search = t.repo(ChunkSearchRepository);
+    jobs = t.repo(JobRepository);
   });
-  afterAll(async () => {
-    await handle.close();
-    await db.drop();
-  });
+  afterAll(() => t?.close());
 
   /** Stores a one-chunk document (with its vector where the database has pgvector). */
-  async function addDoc(id: string, text: string, metadata: Record<string, unknown> = {}): Promise<void> {
-    await documents.insert({ id, knowledgeBaseId: kb, title: id, source: 'text', mimeType: 'text/plain', checksum: id, metadata });
-    const chunk: NewChunk = { id: `chk_${id}`, ordinal: 0, text, lexical: lexicalText(text), tokenCount: 1, headingPath: [], charStart: 0, charEnd: text.length };
-    if (handle.vector.enabled) chunk.embedding = vector(text);
-    await documents.insertChunks({ id, knowledgeBaseId: kb }, [chunk], handle.vector.enabled ? MODEL : null);
-    await documents.markReady({ id, chunkCount: 1, charCount: text.length });
-  }
+  const addDoc = (id: string, text: string) => t.document(kb, text, { id });
 
   const query = 'solar panel maintenance';
   const run = (parts: { lexical?: boolean; vector?: boolean }) =>
     search.search({
       knowledgeBaseIds: [kb],
       lexicalQuery: parts.lexical === false ? '' : lexicalQuery(query),
-      vector: parts.vector === false || !handle.vector.enabled ? undefined : { literal: vector(query), model: MODEL },
+      vector: parts.vector === false || !t.vector.enabled ? undefined : { literal: vector(query), model: MODEL },
       candidates: 20,
       k: 10,
     });
@@ -73,7 +55,7 @@ describe('rag SQL (database)', () => {
 
     const lexical = await run({ vector: false });
     expect(lexical.map((r) => r.document_id)).toEqual(['doc_long', 'doc_exact', 'doc_partial']);
-    if (!handle.vector.enabled) return; // PostgreSQL without pgvector: nothing more to fuse
+    if (!t.vector.enabled) return; // PostgreSQL without pgvector: nothing more to fuse
     const nearest = await run({ lexical: false });
     expect(nearest.map((r) => r.document_id)).toEqual(['doc_exact', 'doc_partial', 'doc_long']);
 
@@ -91,7 +73,7 @@ describe('rag SQL (database)', () => {
     const chunk: NewChunk = { id: 'chk_gone', ordinal: 0, text: 'ghost text', lexical: 'ghost text', tokenCount: 2, headingPath: ['A'], charStart: 0, charEnd: 10 };
     await expect(documents.insertChunks({ id: 'doc_gone', knowledgeBaseId: kb }, [chunk], null)).rejects.toBeInstanceOf(DocumentGoneError);
     await expect(documents.markReady({ id: 'doc_gone', chunkCount: 1, charCount: 10 })).rejects.toBeInstanceOf(DocumentGoneError);
-    const [{ n }] = await handle.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_gone'`;
+    const [{ n }] = await t.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_gone'`;
     expect(n).toBe(0);
   });
 
@@ -111,7 +93,7 @@ describe('rag SQL (database)', () => {
     const chunk: NewChunk = { id: 'chk_pos', ordinal: 0, text: "it's \"quoted\"", lexical: 'x', tokenCount: 3, headingPath: ['Top', "O'Brien"], charStart: 5, charEnd: 18 };
     await documents.insertChunks({ id: 'doc_pos', knowledgeBaseId: kb }, [chunk], null);
     await documents.markReady({ id: 'doc_pos', chunkCount: 1, charCount: 18 });
-    const rows = await handle.sql.$queryRaw<{ heading_path: string[]; char_start: number; char_end: number; text: string }[]>`
+    const rows = await t.sql.$queryRaw<{ heading_path: string[]; char_start: number; char_end: number; text: string }[]>`
       SELECT heading_path, char_start, char_end, text FROM chunks WHERE id = 'chk_pos'`;
     expect(rows).toEqual([{ heading_path: ['Top', "O'Brien"], char_start: 5, char_end: 18, text: "it's \"quoted\"" }]);
     expect(await documents.find(kb, 'doc_pos')).toMatchObject({ status: 'ready', chunkCount: 1, charCount: 18 });
@@ -127,13 +109,13 @@ describe('rag SQL (database)', () => {
     const queued = await jobs.insert({ id: 'job_queued', workspaceId: WS, kind: 'ingest_document', result: {} });
     const done = await jobs.insert({ id: 'job_done', workspaceId: WS, kind: 'ingest_document', result: {}, state: 'succeeded' });
 
-    const ingestion = new IngestionService(documents, jobs, undefined as never, handle.vector);
+    const ingestion = new IngestionService(documents, jobs, undefined as never, t.vector);
     await ingestion.onModuleInit();
     expect(await jobs.find(WS, running.id)).toMatchObject({ state: 'failed', error: expect.stringMatching(/^interrupted/) });
     expect(await jobs.find(WS, queued.id)).toMatchObject({ state: 'failed' });
     expect(await jobs.find(WS, done.id)).toMatchObject({ state: 'succeeded', progress: 1 });
     expect(await documents.find(kb, 'doc_crash')).toMatchObject({ status: 'failed', error: expect.stringMatching(/^interrupted/) });
-    const [{ n }] = await handle.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_crash'`;
+    const [{ n }] = await t.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_crash'`;
     expect(n).toBe(0);
   });
 });
