@@ -1,4 +1,4 @@
-// @nestjs/* 12 is ESM-only; Jest's CommonJS runtime loads it once swc transforms it (RECIPES.md).
+// @nestjs/* 12 is ESM-only; Jest's CommonJS runtime loads it once swc transforms it (transformIgnorePatterns below).
 const esmOnly = [
   '@nestjs', 'graphql-ws', '@as-integrations', 'load-esm', 'file-type', 'uid', 'strtok3',
   'token-types', '@tokenizer', '@borewit', 'uint8array-extras', 'eventsource', 'eventsource-parser',

@@ -1,7 +1,7 @@
 /**
  * Streaming a run over SSE with the real `eventsource` client, against the mock LLM:
  * completeness and order, reconnection with Last-Event-ID / ?after=, replay of finished runs,
- * the JSON polling fallback, stream tokens. Contract: DESIGN.md "The event log" and "Contracts".
+ * the JSON polling fallback, stream tokens. Contract: docs/EVENTS.md and docs/ARCHITECTURE.md "The event log".
  */
 import { createHash } from 'node:crypto';
 import { PrismaService } from '../src/database/prisma.service';

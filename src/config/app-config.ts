@@ -28,7 +28,7 @@ function IntBetween(min: number, max: number): PropertyDecorator {
 }
 
 /**
- * The environment Helix reads, validated once at start-up (DESIGN.md "Configuration").
+ * The environment Helix reads, validated once at start-up (README.md "Configuration").
  * Property names are the variable names so an error names exactly what the operator must fix.
  */
 export class AppConfig {

@@ -97,7 +97,7 @@ export class UpdateConversationDto {
   @Type(() => ModelRefDto)
   model?: ModelRefDto | null;
 
-  @ApiPropertyOptional({ type: () => ConversationSettingsDto, description: 'replaces the settings; not empty' })
+  @ApiPropertyOptional({ type: () => ConversationSettingsDto, description: 'merged into the current settings key by key; not empty' })
   @IsOptional()
   @IsObject()
   @IsNotEmptyObject({ nullable: false })

@@ -132,7 +132,7 @@ export class DatabaseHandle {
   }
 }
 
-/** node-postgres config that routes the pool's single connection into PGlite (RECIPES.md). */
+/** node-postgres config that routes the pool's single connection into PGlite (docs/decisions/0001-pglite-embedded-default.md). */
 function pgliteConfig(pglite: PGlite): pg.PoolConfig {
   const config = createPgConfig(pglite) as pg.PoolConfig & {
     connection: { parse: (query: { types?: unknown }) => unknown };

@@ -39,7 +39,7 @@ function sqlOn(execute: Execute): Sql {
 
 /**
  * Raw SQL straight to the driver, for the statements every run executes many times: PGlite's
- * own `exec` or a `pg` pool, without the ORM's per-call work (see docs/BENCHMARKS.md, round 4).
+ * own `exec` or a `pg` pool, without the ORM's per-call work (docs/decisions/0002-raw-sql-beside-prisma.md).
  * Results come back as the driver
  * parses them (jsonb as objects, timestamps as Date); statements avoid int8/numeric results,
  * which the two drivers return differently.

@@ -1,7 +1,7 @@
 /**
  * Test helpers for runs: a thin REST client (`HelixApi`) and an SSE collector built on the real
  * `eventsource` client (`RunStream`), so the end-to-end tests see exactly what a browser or a
- * Node client would. Everything here speaks the pinned contract of DESIGN.md ("Contracts").
+ * Node client would. Everything here speaks the contract of docs/EVENTS.md.
  */
 import { EventSource, type FetchLike, type FetchLikeResponse } from 'eventsource';
 import request from 'supertest';

@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
  * request and turns every non-2xx answer into its APIError; the request goes out on `node:http`
  * with keep-alive agents instead of undici's fetch. Measured against the project's mock provider
  * at 50 streams in flight, undici's fetch took ~1.2 ms longer to a stream's first chunk and three
- * times the CPU per stream (docs/BENCHMARKS.md, round 7).
+ * times the CPU per stream (measured with `npm run bench`, docs/BENCHMARKS.md).
  *
  * The response's body stays the incoming message: a streaming reader takes it with
  * `nodeBodyOf(response)` and never goes through web streams; anything that reads `response.body`

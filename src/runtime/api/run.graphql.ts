@@ -9,7 +9,7 @@ import { RUN_MODES, type RunMode } from '../store/run.records';
 
 export const RunStateEnum = asEnum(RUN_STATES);
 export const RunModeEnum = asEnum(RUN_MODES);
-registerEnumType(RunStateEnum, { name: 'RunState', description: "a run's state (DESIGN.md's state machine)" });
+registerEnumType(RunStateEnum, { name: 'RunState', description: "a run's state (the state machine of docs/ARCHITECTURE.md)" });
 registerEnumType(RunModeEnum, { name: 'RunMode', description: '`react` (tools in a loop), `plan` (a plan to approve first), `direct` (one answer)' });
 
 @ObjectType('RunUsage', { description: "What a run's model calls used so far." })

@@ -77,7 +77,7 @@ function closeListener(writer: SseWriter): (this: Response) => void {
 
 /**
  * Writes an event stream straight to the response (about 3× the throughput and half the memory
- * per connection of Nest's @Sse, per RECIPES.md). `id:` is the event's seq, so EventSource
+ * per connection of Nest's @Sse, see docs/decisions/0003-sse-over-durable-event-log.md). `id:` is the event's seq, so EventSource
  * clients resume with Last-Event-ID. Open streams are ended at shutdown so it does not hang.
  * pino-http skips this route (app.module.ts), so the stream's end is logged here, once.
  */

@@ -1,6 +1,6 @@
 import type { FinishReason, ToolCall, RequestView } from '../../model';
 
-/** The pinned run event catalogue (DESIGN.md "Run events"): name → payload. */
+/** The pinned run event catalogue (docs/EVENTS.md): name → payload. */
 export interface RunEventPayloads {
   /** `step`: the run's step that a `thinking` status starts, resumes or restarts */
   status: { phase: 'thinking' | 'planning' | 'tool' | 'waiting' | 'summarizing'; text: string; step?: number };

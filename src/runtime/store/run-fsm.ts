@@ -2,7 +2,7 @@ import type { RunState } from '../../generated/prisma/enums';
 
 export type { RunState };
 
-/** DESIGN.md's state machine: any transition not listed here is a bug and throws. */
+/** The run state machine (docs/ARCHITECTURE.md): any transition not listed here is a bug and throws. */
 const TRANSITIONS: Record<RunState, readonly RunState[]> = {
   CREATED: ['PLANNING', 'EXECUTING', 'FAILED', 'CANCELLED', 'BUDGET_EXCEEDED'],
   // a plan is a model call too: the budget can refuse it
