@@ -1,9 +1,5 @@
 import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
   IsInt,
   IsNotEmpty,
   IsNotEmptyObject,

@@ -40,7 +40,7 @@ export class McpToolSource implements ToolSource, OnModuleDestroy {
   /** Every server of the scope is connected, as configured, with a fresh tool list. */
   listsAtOnce(scope: ToolScope): boolean {
     return (scope.settings.mcpServers ?? []).every((server) => {
-      const connection = this.connections.get(`${scope.workspaceId}\u0000${server.name}`);
+      const connection = this.connections.get(connectionKey(scope.workspaceId, server.name));
       return connection?.hash === configHash(server) && connection.listsAtOnce();
     });
   }
@@ -64,13 +64,13 @@ export class McpToolSource implements ToolSource, OnModuleDestroy {
   /** The scope's connections, after replacing changed ones and closing those no longer configured. */
   private sync(scope: ToolScope): McpConnection[] {
     const servers = scope.settings.mcpServers ?? [];
-    const prefix = `${scope.workspaceId}\u0000`;
+    const prefix = connectionKey(scope.workspaceId, '');
     const wanted = new Set(servers.map((s) => prefix + s.name));
     for (const [key, connection] of this.connections) {
       if (key.startsWith(prefix) && !wanted.has(key)) this.drop(key, connection);
     }
     return servers.map((server) => {
-      const key = prefix + server.name;
+      const key = connectionKey(scope.workspaceId, server.name);
       const hash = configHash(server);
       const current = this.connections.get(key);
       if (current?.hash === hash) return current;
@@ -110,3 +110,6 @@ export class McpToolSource implements ToolSource, OnModuleDestroy {
     return out;
   }
 }
+
+/** A workspace's connection to one of its servers, by name (with '': the prefix of all of them). */
+const connectionKey = (workspaceId: string, server: string) => `${workspaceId}\u0000${server}`;
