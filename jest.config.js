@@ -17,7 +17,9 @@ const swc = [
 module.exports = {
   testEnvironment: 'node',
   rootDir: '.',
+  // `src/` also takes the web app's unit specs (web/src/**/*.spec.ts)
   testRegex: ['src/.*\\.spec\\.ts$', 'test/.*\\.e2e-spec\\.ts$'],
+  globalSetup: '<rootDir>/test/support/global-setup.js',
   testPathIgnorePatterns: ['/node_modules/', '/\\.bench/', '/dist/'],
   transform: { '^.+\\.(t|j|mj)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],

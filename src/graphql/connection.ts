@@ -1,5 +1,5 @@
 import { BadRequestException, type Type } from '@nestjs/common';
-import { Field, Int, ObjectType } from '@nestjs/graphql';
+import { Field, ObjectType } from '@nestjs/graphql';
 
 @ObjectType({ description: 'Where a page ends, Relay style: pass endCursor as `after` for the next page.' })
 export class PageInfo {

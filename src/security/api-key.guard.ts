@@ -41,7 +41,7 @@ export class ApiKeyGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    private readonly config: AppConfig,
+    config: AppConfig,
     private readonly apiKeys: ApiKeyRepository,
     private readonly streamTokens: StreamTokenService,
   ) {

@@ -1,5 +1,5 @@
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
-import { BadRequestException, ForbiddenException } from '@nestjs/common';
+import { ForbiddenException } from '@nestjs/common';
 import { decodeCursor, encodeCursor, keysetPage } from '../common';
 import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, pageSize, toConnection } from '../graphql';
 import { adminWorkspace } from './admin-scope';

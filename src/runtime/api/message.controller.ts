@@ -11,7 +11,7 @@ import {
 } from '@nestjs/swagger';
 import { Auth, type AuthContext, Access, StreamLimiter } from '../../security';
 import { EventLog } from '../events/event-log';
-import { PostedMessageResponse, PostMessageDto, RunResponse } from './run.dto';
+import { PostedMessageResponse, PostMessageDto, ReadRunResponse } from './run.dto';
 import { RunService } from './run.service';
 import { acceptsEventStream, SseWriter } from '../events/sse-writer';
 
@@ -81,7 +81,7 @@ export class MessageController {
   @Access('conversation')
   @Get(':id/runs/latest')
   @ApiOperation({ summary: "The conversation's newest run" })
-  @ApiOkResponse({ type: RunResponse })
+  @ApiOkResponse({ type: ReadRunResponse })
   @ApiErrors(404)
   latest(@Auth() auth: AuthContext, @Param('id') id: string) {
     return this.runs.latest(auth, id);

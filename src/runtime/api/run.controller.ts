@@ -5,7 +5,7 @@ import { ApiController, ApiErrors, MAX_INT4, requestId } from '../../common';
 import { AllowStreamToken, Auth, type AuthContext, Access, StreamLimiter } from '../../security';
 import { ToolResultsDto } from '../loop/client-tools.dto';
 import { EventLog } from '../events/event-log';
-import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunResponse } from './run.dto';
+import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunResponse, ReadRunResponse } from './run.dto';
 import { RunService } from './run.service';
 import { acceptsEventStream, SseWriter } from '../events/sse-writer';
 
@@ -34,7 +34,7 @@ export class RunController {
   @Access('run')
   @Get(':id')
   @ApiOperation({ summary: 'Read a run' })
-  @ApiOkResponse({ type: RunResponse })
+  @ApiOkResponse({ type: ReadRunResponse })
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string) {
     return this.runs.get(auth, id);

@@ -194,6 +194,12 @@ export class RunResponse {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finishedAt!: string | null;
 }
 
+/** GET /runs/:id and /conversations/:id/runs/latest: the run, and a token to follow its events. */
+export class ReadRunResponse extends RunResponse {
+  @ApiProperty({ description: "short-lived token for GET /runs/{id}/events?token=…: a reloaded page follows the run by EventSource, without the API token in a URL" })
+  streamToken!: string;
+}
+
 export class StartedRunResponse {
   @ApiProperty() id!: string;
   @ApiProperty({ enum: RUN_STATES }) state!: string;

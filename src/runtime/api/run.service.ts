@@ -53,15 +53,20 @@ export class RunService {
     return { message: toMessageView(started.message), run: { id: started.runId, state: 'CREATED', streamToken: this.streamTokens.issue({ runId: started.runId, workspaceId: auth.workspaceId }) } };
   }
 
-  async get(auth: AuthContext, runId: string): Promise<RunView> {
-    return toRunView(await this.find(auth, runId));
+  /** A run as read by a client, with a fresh stream token: a reloaded page follows it by EventSource. */
+  async get(auth: AuthContext, runId: string): Promise<RunView & { streamToken: string }> {
+    return this.withStreamToken(auth, await this.find(auth, runId));
   }
 
-  async latest(auth: AuthContext, conversationId: string): Promise<RunView> {
+  async latest(auth: AuthContext, conversationId: string): Promise<RunView & { streamToken: string }> {
     await this.conversations.find(auth, conversationId);
     const run = await this.runRows.latestOf(conversationId);
     if (!run) throw new NotFoundException(`Conversation ${conversationId} has no runs`);
-    return toRunView(run);
+    return this.withStreamToken(auth, run);
+  }
+
+  private withStreamToken(auth: AuthContext, run: RunRecord): RunView & { streamToken: string } {
+    return { ...toRunView(run), streamToken: this.streamTokens.issue({ runId: run.id, workspaceId: auth.workspaceId }) };
   }
 
   async cancel(auth: AuthContext, runId: string): Promise<RunView> {

@@ -11,7 +11,7 @@ type Status = RunEventPayloads['status'];
 export const stepStatus = {
   started: (step: number): Status => ({ phase: 'thinking', text: 'Thinking', step }),
   resumed: (step: number): Status => ({ phase: 'thinking', text: 'Resuming after a restart', step }),
-  restarted: (step: number): Status => ({ phase: 'thinking', text: 'The answer changed after a restart; starting it over', step }),
+  restarted: (step: number): Status => ({ phase: 'thinking', text: 'The answer changed after a restart; starting it over', step, restart: true }),
 };
 
 const RESUMED_TEXT = stepStatus.resumed(0).text;

@@ -2,8 +2,11 @@ import type { FinishReason, ToolCall, RequestView } from '../../model';
 
 /** The pinned run event catalogue (docs/EVENTS.md): name → payload. */
 export interface RunEventPayloads {
-  /** `step`: the run's step that a `thinking` status starts, resumes or restarts */
-  status: { phase: 'thinking' | 'planning' | 'tool' | 'waiting' | 'summarizing'; text: string; step?: number };
+  /**
+   * `step`: the run's step that a `thinking` status starts, resumes or restarts; `restart`: the
+   * step starts over after a restart, so the text clients were shown of it is void
+   */
+  status: { phase: 'thinking' | 'planning' | 'tool' | 'waiting' | 'summarizing'; text: string; step?: number; restart?: true };
   token: { text: string };
   reasoning: { text: string };
   plan: { steps: PlanStep[] };
