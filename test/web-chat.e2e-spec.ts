@@ -1,0 +1,199 @@
+/**
+ * The web chat app at `/`, driven in Debian's headless Chromium (playwright-core) through the
+ * real server on the embedded database, against the mock LLM: what a person does every day.
+ * Runs are scripted by MOCK: directives in the message text (test/support/mock-llm).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { describeInBrowser, launchBrowser } from './support/browser';
+import { useMockApp } from './support/mock-app';
+import { mockTokensText } from './support/sse-client';
+
+const TOKEN = 'web-chat-admin-key';
+const mock = (directive: object, prefix = '') => `${prefix}MOCK:${JSON.stringify(directive)}`;
+
+describeInBrowser('web chat app', () => {
+  const ctx = useMockApp(TOKEN);
+  let browser: Browser;
+  let page: Page;
+  let files: string;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    files = mkdtempSync(join(tmpdir(), 'helix-web-'));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(files, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 820 }, locale: 'en-US' });
+    page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await signIn(page);
+  });
+  afterEach(async () => {
+    await page.context().close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  async function signIn(p: Page) {
+    await p.goto(`${ctx.t.baseUrl}/`);
+    await p.getByLabel('API key').fill(TOKEN);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('button', { name: '+ New chat' }).waitFor();
+  }
+
+  async function send(text: string, mode?: 'react' | 'plan' | 'direct') {
+    if (mode) await page.getByTestId('mode').selectOption(mode);
+    await page.locator('#composer-text').fill(text);
+    await page.keyboard.press('Enter');
+  }
+
+  const lastRun = () => page.locator('li.run').last();
+  const answerText = () => lastRun().locator('.markdown').last();
+  const runIdOnPage = async () => (await lastRun().getAttribute('data-run-id'))!;
+
+  it('streams an answer token by token as Markdown, and keeps it after a reload', async () => {
+    const words = 'Streaming **works** in Helix, one word after another until the end.';
+    await send(mock({ text: words, delayMs: 60 }));
+    // part of the answer is on the page before the run has finished
+    await page.waitForFunction(() => {
+      const text = document.querySelector('li.run .markdown')?.textContent ?? '';
+      return text.length > 0 && !text.includes('until the end.');
+    });
+    await expect(lastRun().getAttribute('data-state')).resolves.toBe('live');
+    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    await expect(answerText().locator('strong').textContent()).resolves.toBe('works');
+    expect(await answerText().textContent()).toBe('Streaming works in Helix, one word after another until the end.');
+    await page.reload();
+    await page.locator('li.message.assistant .markdown').getByText('one word after another').waitFor();
+  });
+
+  it('asks before a risky tool runs, and runs it once approved', async () => {
+    await send(mock({ toolCall: { name: 'code_exec', arguments: JSON.stringify({ code: '6 * 7' }) } }));
+    const dialog = page.getByRole('dialog', { name: 'Approve this tool call?' });
+    await dialog.waitFor();
+    await expect(dialog.locator('pre').textContent()).resolves.toContain('6 * 7');
+    await dialog.getByRole('button', { name: 'Approve', exact: true }).click();
+    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    const card = lastRun().locator('.tool-card[data-tool="code_exec"]');
+    await expect(card.locator('.badge').textContent()).resolves.toBe('Done');
+    await card.locator('summary').click();
+    await expect(card.textContent()).resolves.toContain('42');
+    await expect(answerText().textContent()).resolves.toContain('Tool result:');
+  });
+
+  it('lets a plan be edited and approved after a reload, and runs the edited plan', async () => {
+    await send(mock({ plan: true }), 'plan');
+    await page.getByRole('form', { name: 'Proposed plan' }).waitFor();
+    const runId = await runIdOnPage();
+    await page.reload();
+    const plan = page.getByRole('form', { name: 'Proposed plan' });
+    await expect(plan.getByLabel('Step 1', { exact: true }).inputValue()).resolves.toBe('Step one');
+    await plan.getByLabel('Step 1', { exact: true }).fill('Read the question again');
+    await plan.getByRole('button', { name: '+ Add a step' }).click();
+    await plan.getByLabel('Step 3', { exact: true }).fill('Answer in one sentence');
+    await plan.getByRole('button', { name: 'Approve and run' }).click();
+    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    const run = await ctx.api.run(runId);
+    expect((run.plan as { steps: { title: string }[] }).steps.map((s) => s.title)).toEqual(['Read the question again', 'Step two', 'Answer in one sentence']);
+  });
+
+  it('continues an answer after a reload mid-stream, complete and without repeated text', async () => {
+    await send(mock({ tokens: 120, delayMs: 25 }));
+    await page.waitForFunction(() => (document.querySelector('li.run .markdown')?.textContent ?? '').includes('t10 '));
+    const runId = await runIdOnPage();
+    await page.reload();
+    await page.locator(`li.run[data-run-id="${runId}"][data-state="SUCCEEDED"]`).waitFor({ timeout: 30_000 });
+    const shown = await page.locator(`li.run[data-run-id="${runId}"] .markdown`).textContent();
+    expect(shown).toBe(mockTokensText(120).trim());
+    const stored = await ctx.api.finalAssistantMessage((await ctx.api.run(runId)).conversationId, runId);
+    expect(stored?.content).toBe(mockTokensText(120));
+  });
+
+  it('stops a run with the Stop button', async () => {
+    await send(mock({ tokens: 400, delayMs: 25 }));
+    await page.waitForFunction(() => (document.querySelector('li.run .markdown')?.textContent ?? '').includes('t5 '));
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await lastRun().and(page.locator('[data-state="CANCELLED"]')).waitFor();
+    await expect(lastRun().getByText('Cancelled').count()).resolves.toBe(1);
+    expect((await ctx.api.run(await runIdOnPage())).state).toBe('CANCELLED');
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+  });
+
+  it('uploads a document to a knowledge base and answers with a citation linked to its source', async () => {
+    await page.getByRole('link', { name: 'Knowledge bases' }).click();
+    await page.getByLabel('Name').fill('Handbook');
+    await page.getByRole('button', { name: 'Create' }).click();
+    const file = join(files, 'helix-handbook.md');
+    writeFileSync(file, '# Helix handbook\n\nHelix keeps every run event in PostgreSQL, so a stream can resume from any event.\n');
+    await page.getByTestId('kb-upload').setInputFiles([file]);
+    await page.locator('.uploads .badge.succeeded').waitFor();
+    await page.locator('.documents').getByText('helix-handbook.md').waitFor();
+    await page.getByLabel('Try a search').fill('resume stream');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('.hits').getByText('Helix handbook').waitFor();
+
+    const conversationId = await ctx.api.createConversation({ title: 'Handbook questions' });
+    await page.goto(`${ctx.t.baseUrl}/c/${conversationId}`);
+    await page.getByRole('button', { name: 'Conversation settings' }).click();
+    const settings = page.getByRole('dialog', { name: 'Conversation settings' });
+    await settings.getByLabel('Handbook').check();
+    await settings.getByLabel('Retrieval').selectOption('classic');
+    await settings.getByRole('button', { name: 'Save' }).click();
+    await send(`How does a stream resume? ${mock({ text: 'From any stored event [1].' })}`);
+    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    await answerText().locator('a.citation').click();
+    const sources = page.getByRole('complementary', { name: 'Sources' });
+    await expect(sources.locator('li.focused').textContent()).resolves.toContain('helix-handbook.md');
+    // the picture in the README: a conversation with an answer and its sources
+    if (process.env.HELIX_UPDATE_SCREENSHOT === '1') await page.screenshot({ path: join(__dirname, '..', 'docs', 'web.png') });
+  });
+
+  it('switches to Chinese: the page and the server messages', async () => {
+    await page.getByTestId('language').selectOption('zh');
+    await page.getByRole('button', { name: '+ 新对话' }).waitFor();
+    await expect(page.locator('#composer-text').getAttribute('placeholder')).resolves.toContain('给 Helix 发消息');
+    await send(mock({ status: 429, errorMessage: 'Rate limit reached' }));
+    const error = lastRun().locator('[data-error-code="rate_limited"]');
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.textContent()).toMatch(/[\u4e00-\u9fff]/);
+    await page.getByTestId('language').selectOption('en');
+    await page.getByRole('button', { name: '+ New chat' }).waitFor();
+  });
+
+  it("shows a model's HTML as text and never runs its scripts or javascript: links", async () => {
+    await send(mock({ text: 'Look: <b>bold</b> <img src=x onerror="window.__owned=1"> <script>window.__owned=2</script> [click](javascript:window.__owned=3) done' }));
+    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    const answer = answerText();
+    await expect(answer.textContent()).resolves.toContain('<b>bold</b>');
+    await expect(answer.locator('b, img, script').count()).resolves.toBe(0);
+    for (const href of await answer.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))) expect(href ?? '').not.toMatch(/^javascript:/i);
+    await answer.getByText('click').click().catch(() => undefined);
+    await expect(page.evaluate(() => (window as unknown as { __owned?: number }).__owned)).resolves.toBeUndefined();
+  });
+
+  it('asks for the key again after a 401, and keeps working at 375 px', async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.evaluate(() => sessionStorage.setItem('helix.apiKey', 'a-revoked-key'));
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to Helix' }).waitFor();
+    await page.getByLabel('API key').fill('still-wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('The server did not accept this key.').waitFor();
+    await page.getByLabel('API key').fill(TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // the conversation list is behind the menu button; the composer fits the screen
+    await page.getByRole('button', { name: 'Open the conversation list' }).click();
+    await page.getByRole('button', { name: '+ New chat' }).click();
+    await send(mock({ text: 'Small screens work too.' }));
+    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    const box = await page.locator('.composer').boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(375);
+    if (process.env.HELIX_UPDATE_SCREENSHOT === '1') await page.screenshot({ path: join(__dirname, '..', 'docs', 'web-narrow.png') });
+  });
+});
