@@ -8,12 +8,14 @@
  *   3. fan-out: events/s to 1,000 SSE subscribers of one run
  *   4. RSS per idle SSE connection with 5,000 open
  *   5. database rows and transactions per 1,000-token answer (PostgreSQL through a counting proxy)
- *   6. the peer measured with the same client for 1–2, and Helix/peer ratios
+ *   6. the web app: its JavaScript and CSS gzipped, and the first token on screen in Chromium
+ *      beside the API's own time to first token (bench/web.ts)
+ *   and the peer measured with the same client for 1–2, with Helix/peer ratios
  *
  * Every figure is the median of several repetitions; baselines are measured in the same run,
  * interleaved. Nothing here asserts timings: it reports. See docs/BENCHMARKS.md.
  *
- * Options: --quick (fewer repetitions, for trying it out) · --only=ttft,throughput,fanout,rss,db
+ * Options: --quick (fewer repetitions, for trying it out) · --only=ttft,throughput,fanout,rss,db,web
  *   (`ttft-sustained`: only the 50-in-flight part of section 1)
  * · --no-peer · --postgres (sections 1–3 on a throw-away PostgreSQL database, BENCH_PG_URL)
  * · --budget (with --postgres: daily budgets set, so every model call reserves and settles)
@@ -33,6 +35,7 @@ import pg from 'pg';
 import {
   buildHelix, helixText, newConversation, postMessage, runEvents, startHelix, supportsStreamingPost, type Helix,
 } from './lib/helix';
+import { buildWebApp, measureWebPage, WEB_DIR_ENV } from './web';
 import { countTokens, expectJson, jsonAgent, openSse, type SseEvent, type SseStream } from './lib/http';
 import { startMockProcess, type MockProcess } from './lib/mock';
 import { ensurePeerInstalled, startPeer, PEER_VERSIONS, type Peer } from './lib/peer';
@@ -49,7 +52,7 @@ const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
 const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=').slice(1).join('=');
 const QUICK = flag('quick');
-const ONLY = new Set((option('only') ?? 'ttft,throughput,fanout,rss,db').split(',').map((s) => s.trim()));
+const ONLY = new Set((option('only') ?? 'ttft,throughput,fanout,rss,db,web').split(',').map((s) => s.trim()));
 const WITH_PEER = !flag('no-peer') && (ONLY.has('ttft') || ONLY.has('ttft-sustained') || ONLY.has('throughput'));
 const PROFILE = flag('profile');
 /** sections 1–3 against a throw-away PostgreSQL database instead of the embedded one */
@@ -91,6 +94,7 @@ const CFG = {
   fanout: { subscribers: 1_000, tokens: 20_000, perTick: 20, tickMs: 5, reps: QUICK ? 1 : 3 },
   rss: { connections: 5_000, reps: QUICK ? 1 : 3 },
   db: { tokens: Number(process.env.BENCH_DB_TOKENS ?? 1_000), reps: QUICK ? 1 : 3, pacedDelayMs: 10 },
+  web: { reps: QUICK ? 3 : 10 },
 };
 
 /** How a client starts a run and reads it: the pinned two requests, or the streaming POST. */
@@ -735,6 +739,29 @@ async function sectionDb(mock: MockProcess, entry: string | undefined): Promise<
 }
 
 /** A throw-away database on the PostgreSQL server, dropped when done or on exit: its URL. */
+async function sectionWeb(mock: MockProcess, entry: string | undefined, dataDir: string): Promise<void> {
+  buildWebApp();
+  const helix = await startHelix({ entry, port: await freePort(), mockUrl: mock.url, dataDir: join(dataDir, 'web'), env: WEB_DIR_ENV, name: 'helix-web' });
+  try {
+    const figures = await measureWebPage(helix.port, CFG.web.reps);
+    if ('skipped' in figures) {
+      rows.push({ section: '6', metric: 'web page', unit: '', note: `skipped: ${figures.skipped}` });
+      return;
+    }
+    details.web = figures;
+    rows.push({ section: '6', metric: 'page JavaScript, gzipped (KB)', helix: figures.jsGzipBytes / 1024, unit: 'KB', decimals: 1 });
+    rows.push({ section: '6', metric: 'page CSS, gzipped (KB)', helix: figures.cssGzipBytes / 1024, unit: 'KB', decimals: 1 });
+    const browser = median(figures.browserTtft);
+    const api = median(figures.apiTtft);
+    rows.push({
+      section: '6', metric: 'first token on screen p50, Chromium vs the API (ms)', helix: browser, baseline: api, ratio: browser / api, unit: 'ms',
+      note: `from Enter to the first rendered token, ${figures.browserTtft.length} runs of 20 tokens; baseline: POST + GET …/events read by a plain client`,
+    });
+  } finally {
+    await helix.child.stop();
+  }
+}
+
 async function throwawayDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 5000 });
   await admin.connect();
@@ -942,6 +969,7 @@ async function main(): Promise<void> {
     await peer?.child.stop();
     if (ONLY.has('rss')) await section('4', 'idle connections', () => sectionRss(mock, entry, dataDir));
     if (ONLY.has('db')) await section('5', 'persistence', () => sectionDb(mock, entry));
+    if (ONLY.has('web')) await section('6', 'web page', () => sectionWeb(mock, entry, dataDir));
   } finally {
     jsonAgent.destroy();
     await helix?.child.stop();
