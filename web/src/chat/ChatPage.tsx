@@ -103,6 +103,7 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
       follow(posted.run.id, posted.run.streamToken);
     } catch (failure) {
       setError(failure);
+      throw failure; // the composer gives the text back
     } finally {
       setSending(false);
     }
