@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { describeInBrowser, launchBrowser } from './support/browser';
 import { startTestApp, TestApp } from './support/test-app';
 
 const TOKEN = 'web-serving-admin-token';
@@ -17,7 +19,7 @@ const INDEX_HTML = `<!doctype html>
 <link rel="stylesheet" crossorigin href="/assets/app-abc123.css">
 </head><body><div id="root"></div></body></html>
 `;
-const APP_JS = 'console.log("helix chat");\n';
+const APP_JS = 'document.getElementById("root").textContent = "helix chat at " + location.pathname;\n';
 const APP_CSS = 'body { margin: 0; }\n';
 
 /** GET of a path exactly as written: supertest (like any WHATWG URL) would resolve `..` and `%2e%2e` first. */
@@ -167,6 +169,30 @@ describe('the web app at /', () => {
       const res = await t.http()[method.toLowerCase() as 'post'](path).expect(404);
       expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `Cannot ${method} ${path}` });
     }
+  });
+
+  describeInBrowser('in headless Chromium', () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await launchBrowser();
+    }, 60_000);
+    afterAll(() => browser?.close());
+
+    it('runs the module script of a deep link under the CSP, from this origin only, without an error', async () => {
+      const tab = await browser.newPage();
+      const problems: string[] = [];
+      const urls: string[] = [];
+      tab.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+      tab.on('pageerror', (error) => problems.push(String(error)));
+      tab.on('request', (request) => urls.push(request.url()));
+      await tab.goto(`${t.baseUrl}/c/abc123`);
+      await tab.getByText('helix chat at /c/abc123').waitFor();
+      // the stylesheet applied (an expression: the tests are compiled without the DOM's types)
+      expect(await tab.evaluate('getComputedStyle(document.body).margin')).toBe('0px');
+      expect(urls.filter((url) => !url.startsWith(`${t.baseUrl}/`))).toEqual([]);
+      expect(problems).toEqual([]);
+      await tab.close();
+    });
   });
 
   // last: it takes index.html away (files are read on each request, so no restart is needed)
