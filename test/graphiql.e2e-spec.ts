@@ -4,8 +4,8 @@
  * typing the API key into the Headers pane and a query into the editor, as an admin would.
  */
 import { getIntrospectionQuery } from 'graphql';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { describeInBrowser, launchBrowser } from './support/browser';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { describeInBrowser, pageProblems, useBrowser } from './support/browser';
 import { startTestApp, TestApp } from './support/test-app';
 
 const TOKEN = 'graphiql-admin-token';
@@ -87,19 +87,19 @@ describe('introspection under the depth limit', () => {
 });
 
 describeInBrowser('GraphiQL in headless Chromium', () => {
-  let browser: Browser;
+  const chromium = useBrowser();
   let context: BrowserContext;
   let page: Page;
   const requests: { url: string; method: string; authorization?: string; body: string | null }[] = [];
   const assetTypes = new Map<string, string>();
-  const consoleErrors: string[] = [];
+  let consoleErrors: string[] = [];
   const failures: string[] = [];
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     // one context for the file: its local storage keeps the typed key across the reload below
-    context = await browser.newContext();
+    context = await chromium.browser.newContext();
     page = await context.newPage();
+    consoleErrors = pageProblems(page);
     page.on('request', (request) =>
       requests.push({ url: request.url(), method: request.method(), authorization: request.headers().authorization, body: request.postData() }),
     );
@@ -108,16 +108,9 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
       if (path.startsWith('/graphql/assets/')) assetTypes.set(path, response.headers()['content-type'] ?? '');
       if (response.status() >= 400) failures.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
     });
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(String(error)));
-  }, 60_000);
-
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
   });
+
+  afterAll(() => context?.close());
 
   /** The text a CodeMirror 5 editor (GraphiQL's) holds. */
   const editorText = (editor: Locator) =>

@@ -7,9 +7,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright-core';
 import request from 'supertest';
-import { describeInBrowser, launchBrowser } from './support/browser';
+import { describeInBrowser, pageProblems, useBrowser } from './support/browser';
 import { startTestApp, type TestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
@@ -101,17 +100,11 @@ describe('CORS with HELIX_CORS_ORIGINS set, and a page of that origin in Chromiu
 
   // (support/browser.ts: skipped without Chromium; the checks above run either way)
   describeInBrowser('in headless Chromium', () => {
-    let browser: Browser;
-    const consoleErrors: string[] = [];
-
-    beforeAll(async () => {
-      browser = await launchBrowser();
-    }, 60_000);
-    afterAll(() => browser?.close());
+    const chromium = useBrowser();
 
     it("a page of another origin posts a message with the key and reads its run's EventSource with ?token=", async () => {
-      const tab = await browser.newPage();
-      tab.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
+      const tab = await chromium.browser.newPage();
+      const problems = pageProblems(tab);
       await tab.goto(page.origin);
       const seen = await tab.evaluate(([api, key]) => (globalThis as unknown as { chat(a: string, k: string): Promise<unknown> }).chat(api, key), [t.baseUrl, TOKEN]);
       expect(seen).toMatchObject({
@@ -121,15 +114,13 @@ describe('CORS with HELIX_CORS_ORIGINS set, and a page of that origin in Chromiu
         requestId: expect.any(String),
       });
       expect((seen as { types: string[] }).types).toContain('token');
-      expect(consoleErrors).toEqual([]);
+      expect(problems).toEqual([]);
       await tab.close();
     });
 
     it('Swagger UI at /api/docs renders its operations under the Content-Security-Policy', async () => {
-      const tab = await browser.newPage();
-      const problems: string[] = [];
-      tab.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-      tab.on('pageerror', (error) => problems.push(String(error)));
+      const tab = await chromium.browser.newPage();
+      const problems = pageProblems(tab);
       const response = await tab.goto(`${t.baseUrl}/api/docs`);
       expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
       await tab.locator('.opblock').first().waitFor({ timeout: 30_000 });

@@ -8,8 +8,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { describeInBrowser, launchBrowser } from './support/browser';
+import { describeInBrowser, pageProblems, useBrowser } from './support/browser';
 import { startTestApp, TestApp } from './support/test-app';
 
 const TOKEN = 'web-serving-admin-token';
@@ -172,18 +171,12 @@ describe('the web app at /', () => {
   });
 
   describeInBrowser('in headless Chromium', () => {
-    let browser: Browser;
-    beforeAll(async () => {
-      browser = await launchBrowser();
-    }, 60_000);
-    afterAll(() => browser?.close());
+    const chromium = useBrowser();
 
     it('runs the module script of a deep link under the CSP, from this origin only, without an error', async () => {
-      const tab = await browser.newPage();
-      const problems: string[] = [];
+      const tab = await chromium.browser.newPage();
+      const problems = pageProblems(tab);
       const urls: string[] = [];
-      tab.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-      tab.on('pageerror', (error) => problems.push(String(error)));
       tab.on('request', (request) => urls.push(request.url()));
       await tab.goto(`${t.baseUrl}/c/abc123`);
       await tab.getByText('helix chat at /c/abc123').waitFor();

@@ -5,7 +5,7 @@
  * missing Chromium fails them instead of passing unseen.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Where Debian's chromium and Google's packages put the binary, in the order they are tried. */
 export const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'] as const;
@@ -96,4 +96,24 @@ export async function launchBrowser(): Promise<Browser> {
   const executablePath = findChromium();
   if (!executablePath) throw new Error(SKIPPED_LINE.replace('browser tests skipped: ', 'cannot launch a browser: '));
   return chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS] });
+}
+
+/** Chromium for the calling block: launched before its tests, closed after them (`browser` is set once beforeAll has run). */
+export function useBrowser(): { browser: Browser } {
+  const ctx = {} as { browser: Browser };
+  beforeAll(async () => {
+    ctx.browser = await launchBrowser();
+  }, 60_000);
+  afterAll(() => ctx.browser?.close());
+  return ctx;
+}
+
+/** What the tab logs as an error or throws from now on: a page under test should show none. */
+export function pageProblems(tab: Page): string[] {
+  const problems: string[] = [];
+  tab.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  tab.on('pageerror', (error) => problems.push(String(error)));
+  return problems;
 }
