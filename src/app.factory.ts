@@ -12,6 +12,7 @@ import type { DatabaseOptions } from './database';
 import { openDatabase } from './database';
 import { GRAPHIQL_ASSETS_PATH } from './graphql';
 import { applyBrowserPolicy } from './security';
+import { webApp } from './web';
 
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
 export async function createApp(
@@ -36,6 +37,8 @@ export async function createApp(
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   applyBrowserPolicy(app, config);
+  // the chat app at / and its deep links, under the same headers; every other path goes on to Nest
+  app.use(webApp(config));
   // size, depth, UTF-8 and prototype keys are checked before any DTO sees a body (json-body.ts)
   app.useBodyParser('json', jsonBodyOptions(config.HELIX_BODY_LIMIT));
   app.useBodyParser('urlencoded', { limit: config.HELIX_BODY_LIMIT, extended: false });

@@ -1,18 +1,14 @@
 /**
  * GraphiQL at GET /graphql, served from this installation's files only (no CDN): the page over
- * plain HTTP, then a real browser (Debian's headless Chromium, driven by playwright-core) typing
- * the API key into the Headers pane and a query into the editor, as an admin would.
+ * plain HTTP, then a real browser (headless Chromium, support/browser.ts; skipped without one)
+ * typing the API key into the Headers pane and a query into the editor, as an admin would.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { describeInBrowser, pageProblems, useBrowser } from './support/browser';
 import { startTestApp, TestApp } from './support/test-app';
 
 const TOKEN = 'graphiql-admin-token';
-/** Debian's package (`apt-get install chromium`; .ci/run installs it). Never Playwright's download. */
-const CHROMIUM = '/usr/bin/chromium';
 
 const ASSETS = [
   ['react.production.min.js', 'text/javascript'],
@@ -90,26 +86,20 @@ describe('introspection under the depth limit', () => {
   });
 });
 
-describe('GraphiQL in headless Chromium', () => {
+describeInBrowser('GraphiQL in headless Chromium', () => {
+  const chromium = useBrowser();
   let context: BrowserContext;
   let page: Page;
-  let profile: string;
   const requests: { url: string; method: string; authorization?: string; body: string | null }[] = [];
   const assetTypes = new Map<string, string>();
-  const consoleErrors: string[] = [];
+  let consoleErrors: string[] = [];
   const failures: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y --no-install-recommends chromium; .ci/run does)`);
-    }
-    profile = mkdtempSync(join(tmpdir(), 'helix-graphiql-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    // one context for the file: its local storage keeps the typed key across the reload below
+    context = await chromium.browser.newContext();
+    page = await context.newPage();
+    consoleErrors = pageProblems(page);
     page.on('request', (request) =>
       requests.push({ url: request.url(), method: request.method(), authorization: request.headers().authorization, body: request.postData() }),
     );
@@ -118,16 +108,9 @@ describe('GraphiQL in headless Chromium', () => {
       if (path.startsWith('/graphql/assets/')) assetTypes.set(path, response.headers()['content-type'] ?? '');
       if (response.status() >= 400) failures.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
     });
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(String(error)));
-  }, 60_000);
-
-  afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
+
+  afterAll(() => context?.close());
 
   /** The text a CodeMirror 5 editor (GraphiQL's) holds. */
   const editorText = (editor: Locator) =>

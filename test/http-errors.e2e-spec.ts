@@ -1,4 +1,7 @@
-/** Every error is JSON `{statusCode, error, message}`, whatever the path, and never echoes a query string. */
+/**
+ * Every error is JSON `{statusCode, error, message}`, whatever the path, and never echoes a query
+ * string. (A GET outside the API's prefixes is the web app's: test/web-serving.e2e-spec.ts.)
+ */
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('errors outside the API routes', () => {
@@ -9,8 +12,8 @@ describe('errors outside the API routes', () => {
   afterAll(() => t.close());
 
   it.each([
-    ['GET', '/'],
-    ['GET', '/nope?token=abc.secret'],
+    ['POST', '/'],
+    ['POST', '/nope?token=abc.secret'],
     ['GET', '/api?token=abc.secret'],
     ['GET', '/api/v1/nope?token=abc.secret'],
     ['POST', '/health'],

@@ -134,7 +134,7 @@ afterAll(async () => {
 /** What must never reach B: A's words and secrets, and A's ids unless the request named them. */
 function leaksOfA(answer: string, sent: string): string[] {
   const ids = Object.values(a).filter((id) => !sent.includes(id));
-  return [A_TITLE, A_TEXT, A_SECRET, A_NAME, aKeys.admin, aKeys.member, aStreamToken, '6*7', ...ids].filter((word) => answer.includes(word));
+  return [A_TITLE, A_TEXT, A_SECRET, A_NAME, 'alpha-model', aKeys.admin, aKeys.member, aStreamToken, '6*7', ...ids].filter((word) => answer.includes(word));
 }
 
 describe('workspace B calls every REST route with the ids of workspace A', () => {

@@ -5,20 +5,15 @@
  * message with the API key and reads the run's EventSource with `?token=`, and Swagger UI at
  * /api/docs under the Content-Security-Policy.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import request from 'supertest';
+import { describeInBrowser, pageProblems, useBrowser } from './support/browser';
 import { startTestApp, type TestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
 
 const TOKEN = 'security-browser-token';
-/** Debian's package (`apt-get install chromium`; .ci/run installs it). Never Playwright's download. */
-const CHROMIUM = '/usr/bin/chromium';
 
 /** The chat page of another origin: plain fetch with the key, then EventSource with the stream token. */
 const CHAT_PAGE = `<!doctype html>
@@ -103,30 +98,13 @@ describe('CORS with HELIX_CORS_ORIGINS set, and a page of that origin in Chromiu
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  describe('in headless Chromium', () => {
-    let context: BrowserContext;
-    let profile: string;
-    const consoleErrors: string[] = [];
-
-    beforeAll(async () => {
-      if (!existsSync(CHROMIUM)) {
-        throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y --no-install-recommends chromium; .ci/run does)`);
-      }
-      profile = mkdtempSync(join(tmpdir(), 'helix-cors-'));
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      });
-    }, 60_000);
-    afterAll(async () => {
-      await context?.close();
-      if (profile) rmSync(profile, { recursive: true, force: true });
-    });
+  // (support/browser.ts: skipped without Chromium; the checks above run either way)
+  describeInBrowser('in headless Chromium', () => {
+    const chromium = useBrowser();
 
     it("a page of another origin posts a message with the key and reads its run's EventSource with ?token=", async () => {
-      const tab = await context.newPage();
-      tab.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
+      const tab = await chromium.browser.newPage();
+      const problems = pageProblems(tab);
       await tab.goto(page.origin);
       const seen = await tab.evaluate(([api, key]) => (globalThis as unknown as { chat(a: string, k: string): Promise<unknown> }).chat(api, key), [t.baseUrl, TOKEN]);
       expect(seen).toMatchObject({
@@ -136,15 +114,13 @@ describe('CORS with HELIX_CORS_ORIGINS set, and a page of that origin in Chromiu
         requestId: expect.any(String),
       });
       expect((seen as { types: string[] }).types).toContain('token');
-      expect(consoleErrors).toEqual([]);
+      expect(problems).toEqual([]);
       await tab.close();
     });
 
     it('Swagger UI at /api/docs renders its operations under the Content-Security-Policy', async () => {
-      const tab = await context.newPage();
-      const problems: string[] = [];
-      tab.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-      tab.on('pageerror', (error) => problems.push(String(error)));
+      const tab = await chromium.browser.newPage();
+      const problems = pageProblems(tab);
       const response = await tab.goto(`${t.baseUrl}/api/docs`);
       expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
       await tab.locator('.opblock').first().waitFor({ timeout: 30_000 });

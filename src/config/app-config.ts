@@ -110,6 +110,12 @@ export class AppConfig {
   })
   HELIX_CORS_ORIGINS?: string;
 
+  /** the built web chat app served at `/` (its index.html and assets/); unset: this installation's web/dist */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  HELIX_WEB_DIR?: string;
+
   @Transform(toInt)
   @IsInt({ message: 'HELIX_MAX_STEPS must be an integer between 1 and 1000' })
   @Min(1, { message: 'HELIX_MAX_STEPS must be an integer between 1 and 1000' })
@@ -211,7 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig()).concat([
     'DATABASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'HELIX_DEFAULT_MODEL', 'HELIX_FAKE_MODEL',
     'HELIX_API_TOKEN', 'HELIX_MASTER_KEY', 'REDIS_URL', 'HELIX_METRICS_TOKEN',
-    'HELIX_MASTER_KEY_PREVIOUS', 'HELIX_CORS_ORIGINS',
+    'HELIX_MASTER_KEY_PREVIOUS', 'HELIX_CORS_ORIGINS', 'HELIX_WEB_DIR',
   ]);
   const picked: Record<string, string> = {};
   for (const key of known) {

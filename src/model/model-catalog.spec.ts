@@ -27,6 +27,14 @@ describe('ModelCatalog', () => {
     expect(catalog.list().length).toBeGreaterThan(5);
   });
 
+  it('knows which models take images; an unknown one does not', () => {
+    expect(catalog.hasVision({ provider: 'openai', modelId: 'gpt-4o' })).toBe(true);
+    expect(catalog.hasVision({ provider: 'openai', modelId: ' GPT-4.1-mini ' })).toBe(true);
+    expect(catalog.hasVision({ provider: 'local', modelId: 'gpt-oss-120b' })).toBe(false);
+    expect(catalog.hasVision({ provider: 'offline', modelId: 'echo' })).toBe(false);
+    expect(catalog.hasVision({ provider: 'local', modelId: 'mystery' })).toBe(false);
+  });
+
   it('prices usage per million tokens', () => {
     expect(ModelCatalog.cost({ promptTokens: 1_000_000, completionTokens: 500_000 }, { inputPrice: 0.15, outputPrice: 0.6 })).toBeCloseTo(0.45);
     expect(ModelCatalog.cost({ promptTokens: 10, completionTokens: 10 }, { inputPrice: 0, outputPrice: 0 })).toBe(0);

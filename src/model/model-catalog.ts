@@ -9,6 +9,8 @@ interface CatalogEntry {
   inputPrice: number;
   outputPrice: number;
   supportsTools?: boolean;
+  /** takes images as input */
+  vision?: boolean;
 }
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -22,12 +24,12 @@ export const OFFLINE_MODEL: ModelRef = Object.freeze({ provider: 'offline', mode
  * OpenAI-compatible model works without a catalog change.
  */
 const ENTRIES: CatalogEntry[] = [
-  { id: 'gpt-4o-mini', contextWindow: 128_000, inputPrice: 0.15, outputPrice: 0.6 },
-  { id: 'gpt-4o', contextWindow: 128_000, inputPrice: 2.5, outputPrice: 10 },
-  { id: 'gpt-4.1', contextWindow: 1_047_576, inputPrice: 2, outputPrice: 8 },
-  { id: 'gpt-4.1-mini', contextWindow: 1_047_576, inputPrice: 0.4, outputPrice: 1.6 },
-  { id: 'gpt-4.1-nano', contextWindow: 1_047_576, inputPrice: 0.1, outputPrice: 0.4 },
-  { id: 'o4-mini', contextWindow: 200_000, inputPrice: 1.1, outputPrice: 4.4 },
+  { id: 'gpt-4o-mini', contextWindow: 128_000, inputPrice: 0.15, outputPrice: 0.6, vision: true },
+  { id: 'gpt-4o', contextWindow: 128_000, inputPrice: 2.5, outputPrice: 10, vision: true },
+  { id: 'gpt-4.1', contextWindow: 1_047_576, inputPrice: 2, outputPrice: 8, vision: true },
+  { id: 'gpt-4.1-mini', contextWindow: 1_047_576, inputPrice: 0.4, outputPrice: 1.6, vision: true },
+  { id: 'gpt-4.1-nano', contextWindow: 1_047_576, inputPrice: 0.1, outputPrice: 0.4, vision: true },
+  { id: 'o4-mini', contextWindow: 200_000, inputPrice: 1.1, outputPrice: 4.4, vision: true },
   { id: 'openai/gpt-oss-120b', aliases: ['gpt-oss-120b', 'gpt-oss:120b'], contextWindow: 131_072, inputPrice: 0.15, outputPrice: 0.6 },
   { id: 'openai/gpt-oss-20b', aliases: ['gpt-oss-20b', 'gpt-oss:20b'], contextWindow: 131_072, inputPrice: 0.05, outputPrice: 0.2 },
   { id: 'deepseek-ai/deepseek-r1', aliases: ['deepseek-r1'], contextWindow: 128_000, inputPrice: 0.55, outputPrice: 2.19 },
@@ -77,6 +79,11 @@ export class ModelCatalog {
       outputPrice: entry?.outputPrice ?? 0,
       supportsTools: entry?.supportsTools ?? true,
     };
+  }
+
+  /** Does the model take images? False for a model the catalog does not know. */
+  hasVision(ref: ModelRef): boolean {
+    return this.byId.get(this.canonicalId(ref.modelId).toLowerCase())?.vision ?? false;
   }
 
   isKnown(modelId: string): boolean {

@@ -18,6 +18,8 @@ const DEFAULTS: ModelConfigFields = {
   maxTokens: null,
   contextWindow: null,
   toolsEnabled: true,
+  enabled: true,
+  label: null,
   inputPrice: null,
   outputPrice: null,
 };
@@ -94,6 +96,7 @@ export class ModelConfigAdmin {
     if (!PROVIDER_PATTERN.test(provider)) throw new BadRequestException('provider must be 1 to 64 letters, digits, `_` or `-`');
     const modelId = textArg('modelId', input.modelId, MAX_MODEL_ID);
     const patch = patchOf(input);
+    if (patch.label && modelId === ANY_MODEL) throw new BadRequestException('label: a `*` config covers many models; label each model on its own config');
     const row = await this.apply(auth, workspaceId, provider, modelId, (current) => ({ ...(current ?? DEFAULTS), ...patch }), 'upsertModelConfig');
     return toView(row!);
   }
@@ -173,6 +176,9 @@ function patchOf(input: ModelConfigInput): Partial<ModelConfigFields> {
   set('maxTokens', input.maxTokens, null);
   set('contextWindow', input.contextWindow, null);
   set('toolsEnabled', input.toolsEnabled, true);
+  set('enabled', input.enabled, true);
+  // a blank label clears it (the list then shows provider:modelId)
+  set('label', typeof input.label === 'string' ? input.label.trim() || null : input.label, null);
   set('inputPrice', input.inputPrice, null);
   set('outputPrice', input.outputPrice, null);
   return patch;
@@ -206,6 +212,9 @@ function readFields(content: unknown): ModelConfigFields {
     maxTokens: number('maxTokens'),
     contextWindow: number('contextWindow'),
     toolsEnabled: content.toolsEnabled !== false,
+    // versions written before these fields existed: switched on, unlabelled
+    enabled: content.enabled !== false,
+    label: text('label'),
     inputPrice: number('inputPrice'),
     outputPrice: number('outputPrice'),
   };

@@ -17,6 +17,7 @@ import { IsStorableText } from '../common';
 /** A provider name as ModelRouter accepts it (it lower-cases it). */
 export const PROVIDER_PATTERN = /^[a-z0-9_-]{1,64}$/i;
 export const MAX_MODEL_ID = 200;
+export const MAX_LABEL = 100;
 
 @ObjectType('ModelConfig', {
   description:
@@ -62,6 +63,12 @@ export class ModelConfigType {
 
   @Field()
   toolsEnabled!: boolean;
+
+  @Field({ description: "false: new runs may not choose the model, and members' model list leaves it out" })
+  enabled!: boolean;
+
+  @Field(() => String, { nullable: true, description: "the name members' model list shows (default `provider:modelId`)" })
+  label!: string | null;
 
   @Field(() => Float, { nullable: true, description: 'USD per million prompt tokens' })
   inputPrice!: number | null;
@@ -174,6 +181,21 @@ export class ModelConfigInput {
   @IsOptional()
   @IsBoolean()
   toolsEnabled?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: "false switches the model off: new runs may not choose it and members' model list leaves it out (default true)",
+  })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean | null;
+
+  @Field(() => String, { nullable: true, description: "the name members' model list shows; not on a `*` config" })
+  @IsOptional()
+  @IsString()
+  @IsStorableText()
+  @MaxLength(MAX_LABEL)
+  label?: string | null;
 
   @Field(() => Float, { nullable: true })
   @IsOptional()

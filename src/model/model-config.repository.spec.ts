@@ -16,7 +16,8 @@ describe('ModelConfigRepository (against the test database)', () => {
       data: [
         {
           id: 'mc_1', workspaceId: 'ws_a', provider: 'openai', modelId: 'gpt-4o', baseUrl: 'http://a/v1', apiKeySecretId: 'sec_1',
-          temperature: 0.25, topP: 0.5, maxTokens: 100, contextWindow: 8000, toolsEnabled: false, inputPrice: 1.5, outputPrice: 6,
+          temperature: 0.25, topP: 0.5, maxTokens: 100, contextWindow: 8000, toolsEnabled: false, enabled: false, label: 'GPT-4o of A',
+          inputPrice: 1.5, outputPrice: 6,
         },
         { id: 'mc_2', provider: 'openai', modelId: '*' },
         { id: 'mc_3', workspaceId: 'ws_b', provider: 'openai', modelId: 'gpt-4o' },
@@ -31,13 +32,21 @@ describe('ModelConfigRepository (against the test database)', () => {
     expect(rows).toEqual([
       {
         id: 'mc_1', workspaceId: 'ws_a', provider: 'openai', modelId: 'gpt-4o', baseUrl: 'http://a/v1', apiKeySecretId: 'sec_1',
-        temperature: 0.25, topP: 0.5, maxTokens: 100, contextWindow: 8000, toolsEnabled: false, inputPrice: 1.5, outputPrice: 6,
+        temperature: 0.25, topP: 0.5, maxTokens: 100, contextWindow: 8000, toolsEnabled: false, enabled: false, label: 'GPT-4o of A',
+        inputPrice: 1.5, outputPrice: 6,
       },
       {
         id: 'mc_2', workspaceId: null, provider: 'openai', modelId: '*', baseUrl: null, apiKeySecretId: null,
-        temperature: null, topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, inputPrice: null, outputPrice: null,
+        temperature: null, topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null,
+        inputPrice: null, outputPrice: null,
       },
     ]);
+  });
+
+  it("reads a workspace's settings (undefined without the workspace)", async () => {
+    await prisma.workspace.update({ where: { id: 'ws_b' }, data: { settings: { defaultModel: { provider: 'local', modelId: 'llama' } } } });
+    await expect(repository.workspaceSettings('ws_b')).resolves.toEqual({ defaultModel: { provider: 'local', modelId: 'llama' } });
+    await expect(repository.workspaceSettings('ws_nope')).resolves.toBeUndefined();
   });
 
   it("returns a workspace's rows and the global ones, only the global ones without a workspace", async () => {
@@ -50,7 +59,7 @@ describe('ModelConfigRepository (against the test database)', () => {
   it('writes a global row in place (the unique index does not cover a NULL workspace), then deletes it', async () => {
     const fields = {
       baseUrl: 'http://g/v1', apiKeySecretId: null, temperature: 0.5, topP: null, maxTokens: 10, contextWindow: null,
-      toolsEnabled: true, inputPrice: null, outputPrice: 0,
+      toolsEnabled: true, enabled: false, label: 'Global m', inputPrice: null, outputPrice: 0,
     };
     const write = (temperature: number) =>
       prisma.$transaction(async (tx) => {
@@ -59,7 +68,8 @@ describe('ModelConfigRepository (against the test database)', () => {
       });
     const first = await write(0.5);
     const second = await write(1.5);
-    expect(second).toMatchObject({ id: first.id, workspaceId: null, temperature: 1.5, maxTokens: 10, outputPrice: 0 });
+    expect(first).toMatchObject({ enabled: false, label: 'Global m' });
+    expect(second).toMatchObject({ id: first.id, workspaceId: null, temperature: 1.5, maxTokens: 10, outputPrice: 0, enabled: false, label: 'Global m' });
     expect((await repository.forProvider('global-p')).map((r) => r.temperature)).toEqual([1.5]);
     await prisma.$transaction((tx) => repository.delete(tx, first.id));
     await expect(repository.findById(first.id)).resolves.toBeUndefined();

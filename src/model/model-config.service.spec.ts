@@ -4,7 +4,7 @@ import { ModelConfigService } from './model-config.service';
 function row(partial: Partial<ModelConfigRecord> & Pick<ModelConfigRecord, 'modelId'>): ModelConfigRecord {
   return {
     id: 'mc', workspaceId: null, provider: 'openai', baseUrl: null, apiKeySecretId: null, temperature: null, topP: null,
-    maxTokens: null, contextWindow: null, toolsEnabled: true, inputPrice: null, outputPrice: null, ...partial,
+    maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, inputPrice: null, outputPrice: null, ...partial,
   };
 }
 
@@ -32,16 +32,29 @@ describe('ModelConfigService', () => {
     const service = new ModelConfigService(fakeRepository(rows, { count: 0 }));
     await expect(service.settingsFor({ provider: 'openai', modelId: 'gpt-4o' }, 'ws')).resolves.toEqual({
       configured: true, baseUrl: 'http://global-any/v1', apiKeySecretId: 'sec_ws', apiKeyWorkspaceId: 'ws',
-      temperature: 0.4, topP: 0.5, maxTokens: 20, inputPrice: 3, toolsEnabled: true,
+      temperature: 0.4, topP: 0.5, maxTokens: 20, inputPrice: 3, toolsEnabled: true, enabled: true,
     });
     await expect(service.settingsFor({ provider: 'openai', modelId: 'gpt-4o' })).resolves.toEqual({
       configured: true, baseUrl: 'http://global-any/v1', temperature: 0.2, topP: 0.5, maxTokens: 20, inputPrice: 3,
-      toolsEnabled: true,
+      toolsEnabled: true, enabled: true,
     });
     await expect(service.settingsFor({ provider: 'openai', modelId: 'o4-mini' })).resolves.toMatchObject({
       temperature: 0.1, toolsEnabled: false,
     });
-    await expect(service.settingsFor({ provider: 'local', modelId: 'x' })).resolves.toEqual({ configured: false, toolsEnabled: true });
+    await expect(service.settingsFor({ provider: 'local', modelId: 'x' })).resolves.toEqual({ configured: false, toolsEnabled: true, enabled: true });
+  });
+
+  it("takes `enabled` from the most specific row, and a label from the model's own rows only", async () => {
+    const service = new ModelConfigService(fakeRepository([
+      row({ modelId: 'gpt-4o', label: 'GPT-4o' }),
+      row({ modelId: '*', workspaceId: 'ws', enabled: false, label: 'every model alike' }),
+      row({ modelId: 'gpt-4o', workspaceId: 'ws', label: 'Our GPT-4o' }),
+    ], { count: 0 }));
+    await expect(service.settingsFor({ provider: 'openai', modelId: 'gpt-4o' }, 'ws')).resolves.toMatchObject({ enabled: true, label: 'Our GPT-4o' });
+    const other = await service.settingsFor({ provider: 'openai', modelId: 'o4-mini' }, 'ws');
+    expect(other).toMatchObject({ enabled: false });
+    expect(other.label).toBeUndefined();
+    await expect(service.settingsFor({ provider: 'openai', modelId: 'gpt-4o' }, 'elsewhere')).resolves.toMatchObject({ enabled: true, label: 'GPT-4o' });
   });
 
   it('answers exact-row questions', async () => {

@@ -18,6 +18,10 @@ export interface ModelSettings {
   maxTokens?: number;
   contextWindow?: number;
   toolsEnabled: boolean;
+  /** the most specific row's: false keeps new runs from choosing the model */
+  enabled: boolean;
+  /** from the model's own rows only: a `*` row's would name every model of the provider alike */
+  label?: string;
   inputPrice?: number;
   outputPrice?: number;
 }
@@ -62,8 +66,11 @@ export class ModelConfigService {
     const matching = rows
       .filter((row) => row.modelId === ref.modelId || row.modelId === ANY_MODEL)
       .sort((a, b) => rank(a) - rank(b));
-    const settings: ModelSettings = { configured: matching.length > 0, toolsEnabled: true };
-    if (matching.length) settings.toolsEnabled = matching[0].toolsEnabled;
+    const settings: ModelSettings = { configured: matching.length > 0, toolsEnabled: true, enabled: true };
+    if (matching.length) {
+      settings.toolsEnabled = matching[0].toolsEnabled;
+      settings.enabled = matching[0].enabled;
+    }
     // iterate from least to most specific so the most specific non-null value wins
     for (let i = matching.length - 1; i >= 0; i--) {
       const row = matching[i];
@@ -76,6 +83,7 @@ export class ModelConfigService {
       if (row.topP !== null) settings.topP = row.topP;
       if (row.maxTokens !== null) settings.maxTokens = row.maxTokens;
       if (row.contextWindow !== null) settings.contextWindow = row.contextWindow;
+      if (row.label !== null && row.modelId !== ANY_MODEL) settings.label = row.label;
       if (row.inputPrice !== null) settings.inputPrice = row.inputPrice;
       if (row.outputPrice !== null) settings.outputPrice = row.outputPrice;
     }

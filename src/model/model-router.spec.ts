@@ -50,6 +50,38 @@ describe('ModelRouter', () => {
       await expect(scoped.router.resolve(ref('nvidia', 'x'), null, null, 'ws_a')).resolves.toEqual(ref('nvidia', 'x'));
     });
 
+    it('refuses a model switched off for a new run, while a run under way still reaches it', async () => {
+      const { router } = buildModelStack({
+        env: KEY,
+        rows: [
+          { provider: 'openai', modelId: 'gpt-4o', enabled: false },
+          { provider: 'local', modelId: '*', baseUrl: 'http://127.0.0.1:1/v1', enabled: false },
+          { provider: 'local', modelId: 'kept', baseUrl: 'http://127.0.0.1:1/v1', workspaceId: 'ws_a' },
+        ],
+      });
+      await expect(router.resolve(ref('openai', 'gpt-4o'))).rejects.toMatchObject({ code: 'model_not_found', message: expect.stringMatching(/openai:gpt-4o is switched off/) });
+      await expect(router.resolve(undefined, undefined, { defaultModel: ref('local', 'any') })).rejects.toMatchObject({ code: 'model_not_found' });
+      // the workspace's own row for the model is more specific than the global `*`
+      await expect(router.resolve(ref('local', 'kept'), null, null, 'ws_a')).resolves.toEqual(ref('local', 'kept'));
+      await expect(router.resolve(ref('openai', 'gpt-4.1'))).resolves.toEqual(ref('openai', 'gpt-4.1'));
+      await expect(router.describe(ref('openai', 'gpt-4o'))).resolves.toMatchObject({ contextWindow: 128000 });
+      await expect(router.target(ref('openai', 'gpt-4o'))).resolves.not.toHaveProperty('enabled');
+    });
+
+    it('offers a model as it would run: with its label, the offline model without a key, nothing when switched off or unconfigured', async () => {
+      const rows: ModelStackOptions['rows'] = [
+        { provider: 'local', modelId: 'llama', baseUrl: 'http://127.0.0.1:1/v1', label: 'Llama', contextWindow: 4096 },
+        { provider: 'local', modelId: 'off', baseUrl: 'http://127.0.0.1:1/v1', enabled: false },
+      ];
+      const { router } = buildModelStack({ rows });
+      await expect(router.offer(ref('local', 'llama'))).resolves.toEqual({ ref: ref('local', 'llama'), contextWindow: 4096, label: 'Llama' });
+      await expect(router.offer(ref('openai', 'gpt-4o'))).resolves.toEqual({ ref: ref('offline', 'echo'), contextWindow: 32768 });
+      await expect(router.offer(ref('local', 'off'))).resolves.toBeUndefined();
+      await expect(router.offer(ref('nowhere', 'x'))).resolves.toBeUndefined();
+      expect(router.defaultModel({ defaultModel: ref('local', 'llama') })).toEqual(ref('local', 'llama'));
+      expect(router.defaultModel({})).toEqual(ref('offline', 'echo'));
+    });
+
     it('rejects a malformed override as a bad request', async () => {
       const { router } = buildModelStack({ env: KEY });
       await expect(router.resolve({ provider: 'openai' })).rejects.toMatchObject({ code: 'bad_request' });
@@ -129,7 +161,7 @@ describe('ModelRouter', () => {
       expect((await stack.router.target(ref('openai', 'gpt-4o'))).baseURL).toBe('https://api.openai.com/v1');
       stack.rows.push({
         id: 'mc_new', workspaceId: null, provider: 'openai', modelId: 'gpt-4o', baseUrl: 'http://new/v1', apiKeySecretId: null, temperature: null,
-        topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, inputPrice: null, outputPrice: null,
+        topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, inputPrice: null, outputPrice: null,
       });
       expect((await stack.router.target(ref('openai', 'gpt-4o'))).baseURL).toBe('https://api.openai.com/v1');
       stack.router.invalidate();

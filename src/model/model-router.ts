@@ -28,6 +28,18 @@ export interface ModelTarget {
  */
 export interface ModelRoute extends Omit<ModelTarget, 'apiKey'> {
   key: { secretId: string } | { value: string };
+  /** false: switched off by its configuration, so a new run may not choose it */
+  enabled: boolean;
+  /** its configuration's name for people */
+  label?: string;
+}
+
+/** A model as members' model list shows it (ModelListService). */
+export interface ModelOffer {
+  /** canonical; the offline model when that is what would run */
+  ref: ModelRef;
+  contextWindow: number;
+  label?: string;
 }
 
 export const MODEL_TARGET_CACHE_MS = 5_000;
@@ -56,19 +68,36 @@ export class ModelRouter {
   /**
    * The model for a run. `override` must be a ModelRef when given (its shape is the caller's
    * 400); stored values that are malformed are skipped. Throws ModelError('model_not_found') for
-   * a provider nobody configured. The result is canonical and already offline-substituted.
+   * a provider nobody configured, or a model switched off (`enabled: false`). The result is
+   * canonical and already offline-substituted.
    */
   async resolve(override?: unknown, conversationModel?: unknown, workspaceSettings?: unknown, workspaceId?: string): Promise<ModelRef> {
     if (override !== undefined && override !== null && !asModelRef(override)) {
       throw new ModelError('bad_request', 'The model must be given as {"provider": "...", "modelId": "..."}.', 400);
     }
-    const chosen =
-      asModelRef(override) ??
-      asModelRef(conversationModel) ??
-      workspaceModelSettings(workspaceSettings).defaultModel ??
-      parseModelString(this.config.HELIX_DEFAULT_MODEL) ??
-      this.builtinDefault();
-    return (await this.routeOf(chosen, workspaceId)).ref;
+    const chosen = asModelRef(override) ?? asModelRef(conversationModel) ?? this.defaultModel(workspaceSettings);
+    const route = await this.routeOf(chosen, workspaceId);
+    // a run under way keeps its model; a new one may not choose a model switched off
+    if (!route.enabled) throw switchedOff(route.ref);
+    return route.ref;
+  }
+
+  /** The model of a run that names none: the workspace's `defaultModel` > HELIX_DEFAULT_MODEL > built-in. */
+  defaultModel(workspaceSettings?: unknown): ModelRef {
+    return workspaceModelSettings(workspaceSettings).defaultModel ?? parseModelString(this.config.HELIX_DEFAULT_MODEL) ?? this.builtinDefault();
+  }
+
+  /** How `ref` would run in the workspace, as members' model list shows it; undefined when a new run may not choose it. */
+  async offer(ref: ModelRef, workspaceId?: string): Promise<ModelOffer | undefined> {
+    let route: ModelRoute;
+    try {
+      route = await this.routeOf(ref, workspaceId);
+    } catch (error) {
+      if (error instanceof ModelError) return undefined;
+      throw error;
+    }
+    if (!route.enabled) return undefined;
+    return { ref: route.ref, contextWindow: route.info.contextWindow, ...(route.label !== undefined && { label: route.label }) };
   }
 
   /** The workspace's fallback chain (`settings.fallbackModels`), malformed entries dropped. */
@@ -113,7 +142,8 @@ export class ModelRouter {
   /** How to call `ref`, its key included: cached for a few seconds because it sits on every call's first token. */
   target(ref: ModelRef, workspaceId?: string): Promise<ModelTarget> {
     return cached(this.targets, ref, workspaceId, async () => {
-      const { key, ...route } = await this.routeOf(ref, workspaceId);
+      // what chooses a model (enabled, label) is no part of calling it
+      const { key, enabled: _enabled, label: _label, ...route } = await this.routeOf(ref, workspaceId);
       const apiKey = 'secretId' in key ? await this.revealKey(route.ref, key.secretId, workspaceId) : key.value;
       return { ...route, apiKey };
     });
@@ -171,6 +201,8 @@ export class ModelRouter {
       kind: 'openai-compatible',
       baseURL,
       key,
+      enabled: settings.enabled,
+      ...(settings.label !== undefined && { label: settings.label }),
       temperature: settings.temperature,
       topP: settings.topP,
       maxTokens: settings.maxTokens,
@@ -191,6 +223,7 @@ export class ModelRouter {
       kind: 'offline',
       baseURL: '',
       key: { value: '' },
+      enabled: true,
       toolsEnabled: true,
       info: this.catalog.info(OFFLINE_MODEL),
     };
@@ -227,6 +260,10 @@ function cached<T>(cache: Map<string, { until: number; value: Promise<T> }>, ref
   value.catch(() => cache.delete(key));
   cache.set(key, { until: now + MODEL_TARGET_CACHE_MS, value });
   return value;
+}
+
+function switchedOff(ref: ModelRef): ModelError {
+  return new ModelError('model_not_found', `The model ${ref.provider}:${ref.modelId} is switched off here; choose another.`, undefined, { model: ref });
 }
 
 function unknownModel(ref: ModelRef): ModelError {

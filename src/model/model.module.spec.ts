@@ -15,7 +15,7 @@ const fakePrisma = {
   modelConfig: {
     findMany: async () => [{
       workspaceId: null, provider: 'openai', modelId: '*', baseUrl: 'http://127.0.0.1:1/v1', apiKeySecretId: 'sec_x',
-      temperature: null, topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, inputPrice: null, outputPrice: null,
+      temperature: null, topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, inputPrice: null, outputPrice: null,
     }],
   },
 };

@@ -4,28 +4,33 @@ import { ModelConfigAdmin } from './model-config-admin.service';
 import { ModelConfigResolver } from './model-config.resolver';
 import { ModelConfigRepository } from './model-config.repository';
 import { ModelConfigService } from './model-config.service';
+import { ModelListService } from './model-list.service';
+import { ModelController } from './model.controller';
 import { MODEL_GATEWAY_OPTIONS, ModelGateway, type ModelGatewayOptions } from './model-gateway';
 import { ModelRouter } from './model-router';
 import { SecretRedactor } from './secret-redactor';
 
-/** What other modules use; the admin API's service and resolver stay inside. */
+/** What other modules use; the admin API's and the model list's services stay inside. */
 const exported = [ModelCatalog, ModelConfigRepository, ModelConfigService, ModelRouter, ModelGateway, SecretRedactor];
-const providers = [...exported, ModelConfigAdmin, ModelConfigResolver];
+const providers = [...exported, ModelConfigAdmin, ModelConfigResolver, ModelListService];
+const controllers = [ModelController];
 
 /**
- * Models: catalog, ModelConfig rows, routing and the gateway every model call goes through.
+ * Models: catalog, ModelConfig rows, routing and the gateway every model call goes through, and
+ * GET /api/v1/models (the models a member may choose).
  * It needs the global AppConfig and PrismaService, and from SecurityModule ConfigHistory and
  * SecretRepository (the admin API's model configs); it uses SecretService when present to
  * decrypt provider keys referenced by ModelConfig rows.
  * Import `ModelModule` as is, or `ModelModule.forRoot({...})` to tune retries and timeouts
  * (tests make backoff fast).
  */
-@Module({ providers, exports: exported })
+@Module({ providers, controllers, exports: exported })
 export class ModelModule {
   static forRoot(options: ModelGatewayOptions = {}): DynamicModule {
     return {
       module: ModelModule,
       providers: [...providers, { provide: MODEL_GATEWAY_OPTIONS, useValue: options }],
+      controllers,
       exports: exported,
     };
   }

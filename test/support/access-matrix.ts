@@ -50,6 +50,8 @@ export const REST_CASES: RestCase[] = [
   { method: 'GET', route: '/health', path: () => '/health', status: 200 },
   { method: 'GET', route: '/health/ready', path: () => '/health/ready', status: 200 },
   { method: 'GET', route: '/metrics', path: () => '/metrics', status: 200 },
+  // B's default and the global models: none of A's configs
+  { method: 'GET', route: `${API}/models`, path: () => `${API}/models`, status: 200 },
   { method: 'GET', route: `${API}/conversations`, path: () => `${API}/conversations?limit=100`, status: 200 },
   { method: 'POST', route: `${API}/conversations`, path: () => `${API}/conversations`, body: { title: 'B owns this' }, status: 201 },
   { method: 'GET', route: `${API}/conversations/{id}`, path: (a) => `${API}/conversations/${a.conversationId}`, status: 404 },

@@ -64,6 +64,7 @@ export const FUZZ_ENDPOINTS: FuzzEndpoint[] = [
   { method: 'POST', path: '/conversations/:conversation/compact' },
   { method: 'POST', path: '/knowledge-bases', body: { name: 'a knowledge base', description: 'about things' } },
   { method: 'GET', path: '/knowledge-bases' },
+  { method: 'GET', path: '/models' },
   { method: 'GET', path: '/knowledge-bases/:knowledgeBase' },
   { method: 'DELETE', path: '/knowledge-bases/:scratchKnowledgeBase' },
   {

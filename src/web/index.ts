@@ -1,0 +1,2 @@
+/** The public face of src/web: what other modules may import from it. */
+export { webApp, webAppDir } from './web-app';
