@@ -15,6 +15,17 @@ import { ROOT } from './lib/procs';
 
 const WEB_DIST = join(ROOT, 'web', 'dist');
 const MESSAGE = 'MOCK:{"tokens":20}';
+/** (in the page) notes when Enter is pressed and when the first token is on the screen */
+const WATCH_FIRST_TOKEN = `
+  window.benchFirst = undefined;
+  new MutationObserver((_, observer) => {
+    if (document.querySelector('li.run .markdown')?.textContent) {
+      window.benchFirst = performance.now();
+      observer.disconnect();
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  document.querySelector('#composer-text').addEventListener('keydown', () => (window.benchStart = performance.now()), { once: true });
+`;
 
 export interface WebFigures {
   jsGzipBytes: number;
@@ -68,23 +79,10 @@ export async function measureWebPage(port: number, reps: number): Promise<WebFig
       const api = await apiTtft(port);
       await page.goto(`http://127.0.0.1:${port}/`);
       await page.locator('#composer-text').fill(MESSAGE);
-      await page.evaluate(() => {
-        const w = window as unknown as { benchStart?: number; benchFirst?: number };
-        w.benchFirst = undefined;
-        new MutationObserver((_, observer) => {
-          if (document.querySelector('li.run .markdown')?.textContent) {
-            w.benchFirst = performance.now();
-            observer.disconnect();
-          }
-        }).observe(document.body, { subtree: true, childList: true, characterData: true });
-        document.querySelector('#composer-text')?.addEventListener('keydown', () => (w.benchStart = performance.now()), { once: true });
-      });
+      await page.evaluate(WATCH_FIRST_TOKEN);
       await page.keyboard.press('Enter');
-      await page.waitForFunction(() => (window as unknown as { benchFirst?: number }).benchFirst !== undefined, undefined, { timeout: 30_000 });
-      const shown = await page.evaluate(() => {
-        const w = window as unknown as { benchStart: number; benchFirst: number };
-        return w.benchFirst - w.benchStart;
-      });
+      await page.waitForFunction('window.benchFirst !== undefined', undefined, { timeout: 30_000 });
+      const shown = Number(await page.evaluate('window.benchFirst - window.benchStart'));
       await page.locator('li.run[data-state="SUCCEEDED"]').waitFor({ timeout: 30_000 });
       if (i === 0) continue; // the first page load compiles the bundle: a warm-up
       figures.apiTtft.push(api);

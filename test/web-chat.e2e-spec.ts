@@ -13,6 +13,19 @@ import { mockTokensText } from './support/sse-client';
 
 const TOKEN = 'web-chat-admin-key';
 const mock = (directive: object, prefix = '') => `${prefix}MOCK:${JSON.stringify(directive)}`;
+/** The page's globals this file touches (it is type-checked without the DOM library). */
+type PageGlobals = { sessionStorage: { setItem(key: string, value: string): void }; __owned?: number };
+
+/** Polls `read` until `done` holds: locators, not page-side predicates (the page's CSP forbids eval). */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 describeInBrowser('web chat app', () => {
   const ctx = useMockApp(TOKEN);
@@ -56,15 +69,14 @@ describeInBrowser('web chat app', () => {
   const lastRun = () => page.locator('li.run').last();
   const answerText = () => lastRun().locator('.markdown').last();
   const runIdOnPage = async () => (await lastRun().getAttribute('data-run-id'))!;
+  /** the text of the newest run's answer so far ('' before its first token) */
+  const answerSoFar = async () => ((await page.locator('li.run .markdown').count()) ? ((await answerText().textContent()) ?? '') : '');
 
   it('streams an answer token by token as Markdown, and keeps it after a reload', async () => {
     const words = 'Streaming **works** in Helix, one word after another until the end.';
     await send(mock({ text: words, delayMs: 60 }));
     // part of the answer is on the page before the run has finished
-    await page.waitForFunction(() => {
-      const text = document.querySelector('li.run .markdown')?.textContent ?? '';
-      return text.length > 0 && !text.includes('until the end.');
-    });
+    await until(answerSoFar, (text) => text.length > 0 && !text.includes('until the end.'));
     await expect(lastRun().getAttribute('data-state')).resolves.toBe('live');
     await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
     await expect(answerText().locator('strong').textContent()).resolves.toBe('works');
@@ -105,7 +117,7 @@ describeInBrowser('web chat app', () => {
 
   it('continues an answer after a reload mid-stream, complete and without repeated text', async () => {
     await send(mock({ tokens: 120, delayMs: 25 }));
-    await page.waitForFunction(() => (document.querySelector('li.run .markdown')?.textContent ?? '').includes('t10 '));
+    await until(answerSoFar, (text) => text.includes('t10 '));
     const runId = await runIdOnPage();
     await page.reload();
     await page.locator(`li.run[data-run-id="${runId}"][data-state="SUCCEEDED"]`).waitFor({ timeout: 30_000 });
@@ -117,7 +129,7 @@ describeInBrowser('web chat app', () => {
 
   it('stops a run with the Stop button', async () => {
     await send(mock({ tokens: 400, delayMs: 25 }));
-    await page.waitForFunction(() => (document.querySelector('li.run .markdown')?.textContent ?? '').includes('t5 '));
+    await until(answerSoFar, (text) => text.includes('t5 '));
     await page.getByRole('button', { name: 'Stop' }).click();
     await lastRun().and(page.locator('[data-state="CANCELLED"]')).waitFor();
     await expect(lastRun().getByText('Cancelled').count()).resolves.toBe(1);
@@ -174,12 +186,12 @@ describeInBrowser('web chat app', () => {
     await expect(answer.locator('b, img, script').count()).resolves.toBe(0);
     for (const href of await answer.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))) expect(href ?? '').not.toMatch(/^javascript:/i);
     await answer.getByText('click').click().catch(() => undefined);
-    await expect(page.evaluate(() => (window as unknown as { __owned?: number }).__owned)).resolves.toBeUndefined();
+    await expect(page.evaluate(() => (globalThis as unknown as PageGlobals).__owned)).resolves.toBeUndefined();
   });
 
   it('asks for the key again after a 401, and keeps working at 375 px', async () => {
     await page.setViewportSize({ width: 375, height: 740 });
-    await page.evaluate(() => sessionStorage.setItem('helix.apiKey', 'a-revoked-key'));
+    await page.evaluate(() => (globalThis as unknown as PageGlobals).sessionStorage.setItem('helix.apiKey', 'a-revoked-key'));
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in to Helix' }).waitFor();
     await page.getByLabel('API key').fill('still-wrong');

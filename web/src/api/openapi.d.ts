@@ -381,6 +381,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models this workspace's members may choose, its default first */
+        get: operations["ModelController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/conversations/{id}/compact": {
         parameters: {
             query?: never;
@@ -801,6 +818,28 @@ export interface components {
             degraded: boolean;
             /** @description why, when degraded */
             degradedReason?: string;
+        };
+        ModelListItem: {
+            /** @example openai */
+            provider: string;
+            /** @example gpt-4o-mini */
+            modelId: string;
+            /**
+             * @description its name for people: the label of its model config, else `provider:modelId`
+             * @example GPT-4o mini
+             */
+            label: string;
+            /**
+             * @description tokens a prompt and its answer fit in (its model config, else the catalog)
+             * @example 128000
+             */
+            contextWindow: number;
+            /** @description takes images (from the catalog; false for a model it does not know) */
+            vision: boolean;
+        };
+        ModelListResponse: {
+            /** @description the workspace's default model first (what a run that names none uses), then its configured models by provider and id; the offline model where it is what runs */
+            items: components["schemas"]["ModelListItem"][];
         };
         SummaryResponse: {
             /** @example sum_01jc9x… */
@@ -2145,6 +2184,34 @@ export interface operations {
             };
             /** @description no such id in your workspace */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ModelController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelListResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
