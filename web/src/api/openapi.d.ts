@@ -177,7 +177,7 @@ export interface paths {
         };
         /**
          * A run's events: Server-Sent Events, or a JSON page
-         * @description Streams the run's events from `?after=` or `Last-Event-ID` (every event exactly once, in seq order; the stream ends after `done`; a `heartbeat` event without an id keeps it open while nothing happens). With `Accept: application/json` it answers one page of the same events instead (the polling fallback). Browsers that cannot send the API token header pass `?token=<streamToken>`. Names and payloads: docs/EVENTS.md.
+         * @description Streams the run's events from `?after=` or `Last-Event-ID` (every event exactly once, in seq order; the stream ends after `done`; a `heartbeat` event without an id keeps it open while nothing happens). With `Accept: application/json` it answers one page of the same events instead (the polling fallback). Browsers that cannot send the API token header pass `?token=<streamToken>`, and `?lang=zh|en` for the language of `status` and `error` texts (else Accept-Language). Names and payloads: docs/EVENTS.md.
          */
         get: operations["RunController_events_"];
         put?: never;
@@ -373,6 +373,23 @@ export interface paths {
         };
         /** A background job (document ingestion): state, progress, result or error */
         get: operations["JobController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models this workspace's members may choose, its default first */
+        get: operations["ModelController_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -802,6 +819,28 @@ export interface components {
             /** @description why, when degraded */
             degradedReason?: string;
         };
+        ModelListItem: {
+            /** @example openai */
+            provider: string;
+            /** @example gpt-4o-mini */
+            modelId: string;
+            /**
+             * @description its name for people: the label of its model config, else `provider:modelId`
+             * @example GPT-4o mini
+             */
+            label: string;
+            /**
+             * @description tokens a prompt and its answer fit in (its model config, else the catalog)
+             * @example 128000
+             */
+            contextWindow: number;
+            /** @description takes images (from the catalog; false for a model it does not know) */
+            vision: boolean;
+        };
+        ModelListResponse: {
+            /** @description the workspace's default model first (what a run that names none uses), then its configured models by provider and id; the offline model where it is what runs */
+            items: components["schemas"]["ModelListItem"][];
+        };
         SummaryResponse: {
             /** @example sum_01jc9x… */
             id: string;
@@ -912,6 +951,8 @@ export interface operations {
     ConversationController_list: {
         parameters: {
             query?: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
                 limit?: number;
                 /** @description the previous page's `nextCursor` */
                 cursor?: string;
@@ -1175,6 +1216,8 @@ export interface operations {
     ConversationController_messages: {
         parameters: {
             query?: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
                 /** @description messages with a seq greater than this */
                 after?: number;
                 limit?: number;
@@ -1391,6 +1434,8 @@ export interface operations {
     RunController_events_: {
         parameters: {
             query?: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
                 /** @description events with a seq greater than this (instead of the Last-Event-ID header); default 0, from the start */
                 after?: number;
                 /** @description the run's `streamToken`, for clients (browsers' EventSource) that cannot send the API token header */
@@ -1916,6 +1961,8 @@ export interface operations {
     KnowledgeBaseController_listDocuments: {
         parameters: {
             query?: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
                 limit?: number;
                 /** @description the previous page's `nextCursor` */
                 cursor?: string;
@@ -2145,6 +2192,34 @@ export interface operations {
             };
             /** @description no such id in your workspace */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ModelController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelListResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
