@@ -263,7 +263,7 @@ function cached<T>(cache: Map<string, { until: number; value: Promise<T> }>, ref
 }
 
 function switchedOff(ref: ModelRef): ModelError {
-  return new ModelError('model_not_found', `The model ${ref.provider}:${ref.modelId} is switched off here; choose another.`, undefined, { model: ref });
+  return new ModelError('model_not_found', say('model.switched_off', { model: `${ref.provider}:${ref.modelId}` }), undefined, { model: ref });
 }
 
 function unknownModel(ref: ModelRef): ModelError {

@@ -81,6 +81,7 @@ export const MODEL_TEXTS = {
     zh: '模型须以 {"provider": "...", "modelId": "..."} 的形式给出。',
   },
   'model.unknown': { en: 'The model {model} does not exist.', zh: '模型不存在：{model}。' },
+  'model.switched_off': { en: 'The model {model} is switched off here; choose another.', zh: '模型 {model} 在这里已停用；请另选一个。' },
   'model.provider_not_configured': {
     en: 'The model provider "{provider}" is not configured; add a model configuration with its base URL.',
     zh: '模型服务商 "{provider}" 尚未配置；请添加一个带 base URL 的模型配置。',
