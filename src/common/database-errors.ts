@@ -1,3 +1,5 @@
+import { say } from './i18n/catalogue';
+
 /**
  * How a database error is answered without its own text: a client must never read the driver's
  * message (it names tables, columns, values and sometimes the statement). The SQLSTATE class
@@ -9,9 +11,9 @@ export interface DatabaseErrorAnswer {
   message: string;
 }
 
-const BAD_VALUE: DatabaseErrorAnswer = { status: 400, message: 'The request holds a value the database cannot store or compare' };
-const CONFLICT: DatabaseErrorAnswer = { status: 409, message: 'The request conflicts with the stored data (it may have changed meanwhile): retry' };
-const NOT_FOUND: DatabaseErrorAnswer = { status: 404, message: 'Not found' };
+const BAD_VALUE: DatabaseErrorAnswer = { status: 400, message: say('http.db_bad_value') };
+const CONFLICT: DatabaseErrorAnswer = { status: 409, message: say('http.db_conflict') };
+const NOT_FOUND: DatabaseErrorAnswer = { status: 404, message: say('http.not_found') };
 
 /** Prisma's request errors that a client's input causes (https://www.prisma.io/docs/orm/reference/error-reference). */
 const PRISMA_CODES: Record<string, DatabaseErrorAnswer> = {

@@ -3,6 +3,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express, NextFunction, Request, Response } from 'express';
 import { redactUrl } from './redact-url';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { say } from './i18n/catalogue';
 
 /**
  * Express moves every request and response onto its own prototypes (`app.request`,
@@ -46,7 +47,7 @@ export class SharedShapeExpressAdapter extends ExpressAdapter {
    */
   override setNotFoundHandler(): void {
     this.use((request: Request, _response: Response, next: NextFunction) => {
-      next(new NotFoundException(`Cannot ${request.method} ${redactUrl(request.originalUrl, { withQuery: false })}`));
+      next(new NotFoundException(say('http.no_route', { method: request.method, path: redactUrl(request.originalUrl, { withQuery: false }) })));
     });
   }
 }

@@ -1,9 +1,10 @@
-import { ArgumentsHost, BadRequestException, Logger } from '@nestjs/common';
-import { HttpErrorFilter } from './http-errors';
+import { ArgumentsHost, BadRequestException, Logger, NotFoundException } from '@nestjs/common';
+import { HttpErrorFilter, ValidationFailed } from './http-errors';
+import { say } from './i18n/catalogue';
 import { LimitExceeded } from './limit-exceeded';
 
 /** Just what the filter touches of an HTTP exchange. */
-function exchange() {
+function exchange(request: object = {}) {
   const headers: Record<string, string> = { 'X-Request-Id': 'req_1' };
   const sent: { status?: number; body?: unknown } = {};
   const response = {
@@ -16,7 +17,7 @@ function exchange() {
     },
     json: (body: unknown) => void (sent.body = body),
   };
-  const host = { getType: () => 'http', switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({}) }) } as unknown as ArgumentsHost;
+  const host = { getType: () => 'http', switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }) } as unknown as ArgumentsHost;
   return { host, headers, sent };
 }
 
@@ -27,8 +28,8 @@ describe('HttpErrorFilter', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  const answer = (exception: unknown) => {
-    const { host, headers, sent } = exchange();
+  const answer = (exception: unknown, request?: object) => {
+    const { host, headers, sent } = exchange(request);
     new HttpErrorFilter().catch(exception, host);
     return { ...sent, headers };
   };
@@ -59,5 +60,25 @@ describe('HttpErrorFilter', () => {
     expect(limited).toMatchObject({ status: 429, body: { message: 'the queue is full (limit HELIX_RUN_QUEUE_LIMIT)' } });
     expect(limited.headers['Retry-After']).toBe('5');
     expect(answer(new BadRequestException('text must not be empty')).body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'text must not be empty' });
+  });
+
+  it("answers in the request's language: Accept-Language, or ?lang which wins; codes stay as they are", () => {
+    const zh = { headers: { 'accept-language': 'zh-CN,zh;q=0.9' }, query: {} };
+    expect(answer(new NotFoundException(say('run.not_found', { id: 'run_1' })), zh).body).toEqual({
+      statusCode: 404,
+      error: 'Not Found',
+      message: '找不到运行 run_1',
+    });
+    expect(answer(new NotFoundException(say('run.not_found', { id: 'run_1' })), { ...zh, query: { lang: 'en' } }).body).toMatchObject({
+      message: 'Run run_1 not found',
+    });
+    expect(answer(driverError('22003', 'out of range'), { headers: {}, query: { lang: 'zh' } }).body).toMatchObject({
+      message: '请求中有数据库无法存储或比较的值',
+    });
+    // each validation line on its own, the field named as it is; a line the catalogue lacks stays English
+    const lines = ['text must be a string', 'mode must be one of the following values: react, plan', 'extra is odd'];
+    expect(answer(new ValidationFailed(lines), zh).body).toMatchObject({ message: 'text 必须是字符串; mode 必须是以下值之一：react, plan; extra is odd' });
+    expect(answer(new ValidationFailed(lines)).body).toMatchObject({ message: lines.join('; ') });
+    expect(answer(new BadRequestException('something new'), zh).body).toMatchObject({ message: 'something new' });
   });
 });

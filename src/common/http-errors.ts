@@ -14,6 +14,8 @@ import { databaseErrorAnswer } from './database-errors';
 import { BodyRejected } from './json-body';
 import { LimitExceeded } from './limit-exceeded';
 import { requestId } from './request-id';
+import { say, translate } from './i18n/catalogue';
+import { type Language, requestLanguage } from './i18n/language';
 
 /** Flattens class-validator errors into one readable line naming each field (`settings.maxSteps …`). */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
@@ -28,8 +30,22 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
   return lines;
 }
 
+/** A 400 from request validation: its lines kept, so each is translated on its own (joined, no template could match). */
+export class ValidationFailed extends BadRequestException {
+  constructor(readonly lines: readonly string[]) {
+    super(lines.join('; '));
+  }
+}
+
 export function validationExceptionFactory(errors: ValidationError[]): BadRequestException {
-  return new BadRequestException(describeValidationErrors(errors).join('; '));
+  return new ValidationFailed(describeValidationErrors(errors));
+}
+
+/** The message in the client's language (the log keeps the English one). */
+function localized(message: string, exception: unknown, language: Language): string {
+  if (language === 'en') return message;
+  if (exception instanceof ValidationFailed) return exception.lines.map((line) => translate(line, language)).join('; ');
+  return translate(message, language);
 }
 
 const REASONS: Record<number, string> = {
@@ -59,7 +75,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (host.getType<string>() === 'graphql') return exception;
     const response = host.switchToHttp().getResponse<Response>();
     let status = HttpStatus.INTERNAL_SERVER_ERROR;
-    let message = 'Internal server error';
+    let message = say('http.internal');
     const parserError = bodyParserError(exception);
     const databaseError = parserError || exception instanceof HttpException ? undefined : databaseErrorAnswer(exception);
     if (parserError) {
@@ -83,14 +99,16 @@ export class HttpErrorFilter implements ExceptionFilter {
       response.end();
       return;
     }
+    const request = host.switchToHttp().getRequest<Request>();
     if (!response.getHeader('X-Request-Id')) {
       // a route the access log skips (event streams): its errors still name their request, and are logged
-      const request = host.switchToHttp().getRequest<Request>();
       const id = requestId(request);
       response.setHeader('X-Request-Id', id);
       this.logger.log(`${request.method} ${redactUrl(request.originalUrl)} ${status} (request ${id}): ${message}`);
     }
-    response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message });
+    // `error` is the status's reason phrase, a code like `statusCode`: only `message` is translated
+    const shown = localized(message, exception, requestLanguage(request));
+    response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message: shown });
   }
 }
 
@@ -106,9 +124,9 @@ interface BodyParserError {
 function parserMessage(error: BodyParserError): string {
   // a check of json-body.ts (body-parser strips its type when the JSON reviver throws it)
   if (error instanceof BodyRejected) return error.message;
-  if (error.type === 'entity.parse.failed') return 'Request body is not valid JSON';
+  if (error.type === 'entity.parse.failed') return say('http.body_not_json');
   if (error.type === 'entity.too.large') {
-    return `Request body is too large${typeof error.limit === 'number' ? ` (the limit is ${error.limit} bytes, HELIX_BODY_LIMIT)` : ''}`;
+    return typeof error.limit === 'number' ? say('http.body_too_large_limit', { limit: error.limit }) : say('http.body_too_large');
   }
   return error.message;
 }

@@ -1,5 +1,6 @@
 import { ValidateBy, type ValidationOptions } from 'class-validator';
 import { isStorableText } from './storable-text';
+import { say } from './i18n/catalogue';
 
 /**
  * The string (or, with `{ each: true }`, every string of the array) is text PostgreSQL can store:
@@ -13,7 +14,8 @@ export function IsStorableText(options?: ValidationOptions): PropertyDecorator {
       name: 'isStorableText',
       validator: {
         validate: (value: unknown) => typeof value !== 'string' || isStorableText(value),
-        defaultMessage: () => '$property must not contain NUL characters or unpaired UTF-16 surrogates',
+        // class-validator puts the field's name for `$property`
+        defaultMessage: () => say('validation.storable', { field: '$property' }),
       },
     },
     options,

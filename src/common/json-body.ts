@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import { say } from './i18n/catalogue';
 
 /** Deeper than any body Helix takes (a plan, a client tool's JSON schema), far short of a stack overflow. */
 export const MAX_JSON_DEPTH = 64;
@@ -52,15 +53,15 @@ export function jsonDepthExceeds(bytes: Uint8Array, max: number): boolean {
  * nested thousands deep overflowed class-transformer's stack, a 500).
  */
 export function verifyJsonBody(_request: IncomingMessage, _response: unknown, body: Buffer): void {
-  if (!isUtf8(body)) throw new BodyRejected('entity.encoding.invalid', 'Request body is not valid UTF-8');
+  if (!isUtf8(body)) throw new BodyRejected('entity.encoding.invalid', say('http.body_not_utf8'));
   if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) {
-    throw new BodyRejected('entity.too.deep', `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    throw new BodyRejected('entity.too.deep', say('http.body_too_deep', { max: MAX_JSON_DEPTH }));
   }
 }
 
 /** A JSON.parse reviver refusing prototype-pollution keys anywhere in the body. */
 export function rejectForbiddenKeys(key: string, value: unknown): unknown {
-  if (FORBIDDEN_KEYS.has(key)) throw new BodyRejected('entity.key.forbidden', `Request body must not contain the key "${key}"`);
+  if (FORBIDDEN_KEYS.has(key)) throw new BodyRejected('entity.key.forbidden', say('http.body_forbidden_key', { key }));
   return value;
 }
 

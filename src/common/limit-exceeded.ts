@@ -1,4 +1,5 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
+import { say } from './i18n/catalogue';
 
 /**
  * A 429 for a configured abuse limit: the message names the limit's variable so an operator
@@ -11,6 +12,6 @@ export class LimitExceeded extends HttpException {
     message: string,
     readonly retryAfterSeconds?: number,
   ) {
-    super(`${message} (limit ${limit})`, HttpStatus.TOO_MANY_REQUESTS);
+    super(say('limit.exceeded', { detail: message, variable: limit }), HttpStatus.TOO_MANY_REQUESTS);
   }
 }

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { isStorableText } from './storable-text';
+import { say } from './i18n/catalogue';
 
 /** Opaque keyset cursor over (createdAt desc, id desc). */
 export interface Cursor {
@@ -24,7 +25,7 @@ export function decodeCursor(value: string, field = 'cursor'): Cursor {
   const createdAt = new Date(iso ?? '');
   const year = createdAt.getUTCFullYear();
   if (!id || rest.length || id.length > 200 || !isStorableText(id) || Number.isNaN(year) || year < 1 || year > 9999) {
-    throw new BadRequestException(`${field} is not a valid cursor`);
+    throw new BadRequestException(say('validation.bad_cursor', { field }));
   }
   return { createdAt, id };
 }

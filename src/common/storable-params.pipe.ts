@@ -1,5 +1,6 @@
 import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
 import { isStorableText } from './storable-text';
+import { say } from './i18n/catalogue';
 
 /**
  * Path parameters (`:id`, `:approvalId`) are strings no DTO validates, and they reach SQL as
@@ -11,7 +12,7 @@ import { isStorableText } from './storable-text';
 export class StorableParamsPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     if (metadata.type === 'param' && typeof value === 'string' && !isStorableText(value)) {
-      throw new BadRequestException(`${metadata.data ?? 'path parameter'} must not contain NUL characters or unpaired UTF-16 surrogates`);
+      throw new BadRequestException(say('validation.storable', { field: metadata.data ?? 'path parameter' }));
     }
     return value;
   }

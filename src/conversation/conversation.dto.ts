@@ -13,7 +13,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsStorableText, PageQuery, MAX_INT4 } from '../common';
+import { IsStorableText, LangQuery, PageQuery, MAX_INT4, say } from '../common';
 import type { ConfirmationPolicy, MultitaskPolicy, RetrievalMode } from '../workspace';
 import {
   ConfirmationPolicySetting,
@@ -111,13 +111,13 @@ export class ForkConversationDto {
   @IsOptional()
   @IsString()
   @MaxLength(100)
-  @Matches(/^msg_[A-Za-z0-9_-]+$/, { message: 'fromMessageId must be a message id (msg_…)' })
+  @Matches(/^msg_[A-Za-z0-9_-]+$/, { message: say('validation.message_id', { field: 'fromMessageId' }) })
   fromMessageId?: string;
 }
 
 export class ListConversationsQuery extends PageQuery {}
 
-export class ListMessagesQuery {
+export class ListMessagesQuery extends LangQuery {
   /** messages with seq greater than this */
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_INT4, default: 0, description: 'messages with a seq greater than this' })
   @IsOptional()

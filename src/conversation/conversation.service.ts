@@ -1,6 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { Subject } from 'rxjs';
-import { newId, decodeCursor, encodeCursor, keysetPage } from '../common';
+import { newId, decodeCursor, encodeCursor, keysetPage, say } from '../common';
 import { type Sql, SqlClient, type Deferred, type UnitCondition, UnitOfWork } from '../database';
 import type { AuthContext } from '../security';
 import type { CreateConversationDto, UpdateConversationDto } from './conversation.dto';
@@ -168,7 +168,7 @@ export class ConversationService {
   }
 }
 
-const notFound = (id: string) => new NotFoundException(`Conversation ${id} not found`);
+const notFound = (id: string) => new NotFoundException(say('conversation.not_found', { id }));
 function throwNotFound(id: string): never {
   throw notFound(id);
 }

@@ -1,5 +1,6 @@
 import { NotFoundException } from '@nestjs/common';
 import type { MessageRecord } from './conversation.records';
+import { say } from '../common';
 
 /**
  * How many messages of `history` (one conversation's, in seq order) a fork copies: up to and
@@ -17,7 +18,7 @@ export function forkLength(history: MessageRecord[], fromMessageId?: string): nu
   let end = history.length;
   if (fromMessageId !== undefined) {
     const index = history.findIndex((message) => message.id === fromMessageId);
-    if (index < 0) throw new NotFoundException(`Message ${fromMessageId} not found in this conversation`);
+    if (index < 0) throw new NotFoundException(say('message.not_found', { id: fromMessageId }));
     end = index + 1;
   }
   const resultAt = new Map<string, number>();

@@ -9,6 +9,7 @@ import { olderHalf, promptLimit } from './memory-window';
 import { SummaryRepository, type SummaryRecord } from './summary.repository';
 import { TokenCounter } from './token-counter';
 import type { WindowEntry } from './window-fit';
+import { say } from '../common';
 
 /** A summary as the REST API returns it. */
 export interface SummaryView {
@@ -77,7 +78,7 @@ export class CompactionService {
         older: older.map((entry) => entry.seq),
       });
     } catch (error) {
-      throw new BadGatewayException(`The model could not summarise the conversation: ${error instanceof Error ? error.message : String(error)}`);
+      throw new BadGatewayException(say('memory.summary_failed', { reason: error instanceof Error ? error.message : String(error) }));
     }
     if (!made) throw nothingToCompact(conversation.id);
     return toSummaryView(made);
@@ -85,4 +86,4 @@ export class CompactionService {
 }
 
 const nothingToCompact = (id: string) =>
-  new ConflictException(`Conversation ${id} has nothing to compact: fewer than two exchanges since its last summary`);
+  new ConflictException(say('conversation.nothing_to_compact', { id }));

@@ -3,7 +3,7 @@ import { AppConfig } from '../config';
 import { SecretService } from '../security';
 import { ModelCatalog, OFFLINE_MODEL, OPENAI_DEFAULT_BASE_URL } from './model-catalog';
 import { ModelConfigService } from './model-config.service';
-import { isRecord } from '../common';
+import { isRecord, say } from '../common';
 import { ModelError, type ModelInfo, type ModelLimits, type ModelRef, type WorkspaceModelSettings } from './model.types';
 
 /** The built-in default when an OpenAI key is configured (seed: the env provider's small model). */
@@ -73,7 +73,7 @@ export class ModelRouter {
    */
   async resolve(override?: unknown, conversationModel?: unknown, workspaceSettings?: unknown, workspaceId?: string): Promise<ModelRef> {
     if (override !== undefined && override !== null && !asModelRef(override)) {
-      throw new ModelError('bad_request', 'The model must be given as {"provider": "...", "modelId": "..."}.', 400);
+      throw new ModelError('bad_request', say('model.bad_ref'), 400);
     }
     const chosen = asModelRef(override) ?? asModelRef(conversationModel) ?? this.defaultModel(workspaceSettings);
     const route = await this.routeOf(chosen, workspaceId);
@@ -186,7 +186,7 @@ export class ModelRouter {
       if (!settings.configured || !settings.baseUrl) {
         throw new ModelError(
           'model_not_found',
-          `The model provider "${provider}" is not configured; add a model configuration with its base URL.`,
+          say('model.provider_not_configured', { provider }),
           undefined,
           { model: ref },
         );
@@ -234,7 +234,7 @@ export class ModelRouter {
     if (key === undefined) {
       throw new ModelError(
         'auth_failed',
-        `The API key configured for ${ref.provider}:${ref.modelId} could not be found; set it again.`,
+        say('model.key_missing', { model: `${ref.provider}:${ref.modelId}` }),
         undefined,
         { model: ref },
       );
@@ -263,11 +263,11 @@ function cached<T>(cache: Map<string, { until: number; value: Promise<T> }>, ref
 }
 
 function switchedOff(ref: ModelRef): ModelError {
-  return new ModelError('model_not_found', `The model ${ref.provider}:${ref.modelId} is switched off here; choose another.`, undefined, { model: ref });
+  return new ModelError('model_not_found', say('model.switched_off', { model: `${ref.provider}:${ref.modelId}` }), undefined, { model: ref });
 }
 
 function unknownModel(ref: ModelRef): ModelError {
-  return new ModelError('model_not_found', `The model ${ref.provider}:${ref.modelId} does not exist.`, undefined, { model: ref });
+  return new ModelError('model_not_found', say('model.unknown', { model: `${ref.provider}:${ref.modelId}` }), undefined, { model: ref });
 }
 
 /** A well-formed ModelRef (trimmed), or undefined. Stored JSON is never trusted blindly. */

@@ -4,23 +4,29 @@ import {
   APIError,
   APIUserAbortError,
 } from 'openai';
-import { isRecord } from '../common';
+import { isRecord, say } from '../common';
 import { ModelError, type ModelErrorCode, type ModelRef } from './model.types';
 
 /**
- * The one table of user-facing messages. They end up in the run's `error` event and in the
- * assistant message a user reads, so they are short sentences without stack-trace vocabulary.
- * `{model}` is replaced by `provider:modelId` when the failing model is known.
+ * The user-facing message of each code, from common's catalogue (which has its Chinese too). They
+ * end up in the run's `error` event and in the assistant message a user reads, so they are short
+ * sentences without stack-trace vocabulary. `model` is `provider:modelId` when the failing model
+ * is known.
  */
-export const MODEL_ERROR_MESSAGES: Readonly<Record<ModelErrorCode, string>> = {
-  rate_limited: 'The model provider is rate limiting requests; try again in a moment.',
-  timeout: 'The model took too long to respond; try again, or pick a faster model.',
-  model_not_found: 'The model {model} was not found at its provider; check the model id.',
-  auth_failed: 'The model provider rejected the credentials; check the API key configured for {model}.',
-  bad_request: 'The model provider rejected the request as invalid.',
-  provider_unavailable: 'The model provider is unavailable right now; try again later.',
-  aborted: 'The model call was cancelled.',
+const MODEL_ERROR_TEXTS: Readonly<Record<ModelErrorCode, (model: string) => string>> = {
+  rate_limited: () => say('model.rate_limited'),
+  timeout: () => say('model.timeout'),
+  model_not_found: (model) => say('model.model_not_found', { model }),
+  auth_failed: (model) => say('model.auth_failed', { model }),
+  bad_request: () => say('model.bad_request'),
+  provider_unavailable: () => say('model.provider_unavailable'),
+  aborted: () => say('model.aborted'),
 };
+
+/** The messages as templates, `{model}` where the model goes. */
+export const MODEL_ERROR_MESSAGES: Readonly<Record<ModelErrorCode, string>> = Object.fromEntries(
+  Object.entries(MODEL_ERROR_TEXTS).map(([code, text]) => [code, text('{model}')]),
+) as Record<ModelErrorCode, string>;
 
 const DETAIL_LIMIT = 300;
 
@@ -29,11 +35,10 @@ export function formatModelRef(model: ModelRef | undefined): string {
 }
 
 export function humanMessage(code: ModelErrorCode, model?: ModelRef, detail?: string): string {
-  const base = MODEL_ERROR_MESSAGES[code].replace('{model}', formatModelRef(model));
   // Only a rejected request gains from the provider's words ("maximum context length is …");
   // other codes already say everything a user can act on.
-  if (code === 'bad_request' && detail) return `${base} ${truncate(detail)}`;
-  return base;
+  if (code === 'bad_request' && detail) return say('model.bad_request_detail', { detail: truncate(detail) });
+  return MODEL_ERROR_TEXTS[code](formatModelRef(model));
 }
 
 export function modelError(

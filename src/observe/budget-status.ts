@@ -1,4 +1,5 @@
 import type { HoldRequest, Limits, UsageDay } from './usage.repository';
+import { say } from '../common';
 
 /** A workspace's daily budgets and how much of today's is used, held and left (null: no budget). */
 export interface BudgetStatus {
@@ -50,22 +51,23 @@ export function refusal(
   now: Date,
 ): { budget: 'tokens' | 'cost'; message: string } {
   const status = budgetStatus(limits, today, now);
-  const resets = `It resets at ${status.resetsAt.toISOString()} (midnight UTC).`;
-  const held = (amount: string) => (amount === '0' || amount === '$0.0000' ? '' : ` (${amount} more held by calls in progress)`);
+  const resetsAt = status.resetsAt.toISOString();
+  // what calls in progress hold is named only when there is some (a text of its own: translatable whole)
+  const isHeld = (amount: string) => amount !== '0' && amount !== '$0.0000';
   const tokensNeeded = ask.promptTokens + ask.minOutput;
   if (limits.tokens !== undefined && status.tokensUsed + status.tokensReserved + tokensNeeded > limits.tokens) {
+    const values = { budget: count(limits.tokens), used: count(status.tokensUsed), needed: count(tokensNeeded), resetsAt };
+    const held = count(status.tokensReserved);
     return {
       budget: 'tokens',
-      message:
-        `The workspace's daily token budget of ${count(limits.tokens)} tokens is spent: ${count(status.tokensUsed)} tokens used today` +
-        `${held(count(status.tokensReserved))}, and this call needs at least ${count(tokensNeeded)}. ${resets}`,
+      message: isHeld(held) ? say('budget.tokens_spent_held', { ...values, held }) : say('budget.tokens_spent', values),
     };
   }
   const costNeeded = ask.promptCost + (ask.minOutput * ask.outputPrice) / 1e6;
+  const values = { budget: usd(limits.cost ?? 0), used: usd(status.costUsed), needed: usd(costNeeded), resetsAt };
+  const held = usd(status.costReserved);
   return {
     budget: 'cost',
-    message:
-      `The workspace's daily cost budget of ${usd(limits.cost ?? 0)} is spent: ${usd(status.costUsed)} used today` +
-      `${held(usd(status.costReserved))}, and this call needs at least ${usd(costNeeded)}. ${resets}`,
+    message: isHeld(held) ? say('budget.cost_spent_held', { ...values, held }) : say('budget.cost_spent', values),
   };
 }

@@ -1,5 +1,5 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { decodeCursor, encodeCursor, keysetPage, newId } from '../common';
+import { decodeCursor, encodeCursor, keysetPage, newId, say } from '../common';
 import type { AuthContext } from '../security';
 import { normaliseText } from './chunker';
 import { DocumentRepository } from './document.repository';
@@ -41,7 +41,7 @@ export class DocumentService {
     let checksum: string | null = null;
     if (content.kind === 'text') {
       const text = normaliseText(content.text);
-      if (!text) throw new BadRequestException('text must contain more than white space');
+      if (!text) throw new BadRequestException(say('validation.not_blank', { field: 'text' }));
       checksum = contentChecksum(text);
       const existing = await this.documents.findByChecksum(knowledgeBaseId, checksum);
       // a failed attempt at the same text gives way to a new one
@@ -61,7 +61,7 @@ export class DocumentService {
       });
     } catch (error) {
       // the knowledge base was deleted since it was read
-      if (isForeignKeyViolation(error)) throw new NotFoundException(`Knowledge base ${knowledgeBaseId} not found`);
+      if (isForeignKeyViolation(error)) throw new NotFoundException(say('knowledge_base.not_found', { id: knowledgeBaseId }));
       // the same text added concurrently: the other request's document stands
       const existing = checksum && isUniqueViolation(error) ? await this.documents.findByChecksum(knowledgeBaseId, checksum) : undefined;
       if (existing) return this.duplicate(auth, existing);
@@ -82,7 +82,7 @@ export class DocumentService {
   /** Deletes it and its chunks; an ingestion still running for it then stores nothing. */
   async remove(auth: AuthContext, knowledgeBaseId: string, id: string): Promise<void> {
     await this.knowledgeBases.get(auth, knowledgeBaseId);
-    if (!(await this.documents.delete(knowledgeBaseId, id))) throw new NotFoundException(`Document ${id} not found`);
+    if (!(await this.documents.delete(knowledgeBaseId, id))) throw new NotFoundException(say('document.not_found', { id }));
   }
 
   private duplicate(auth: AuthContext, existing: DocumentRecord): Promise<JobRecord> {

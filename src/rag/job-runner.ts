@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import type { AuthContext } from '../security';
-import { newId } from '../common';
+import { newId, say } from '../common';
 import { JobRepository } from './job.repository';
 import type { JobRecord } from './rag.records';
 
@@ -52,7 +52,7 @@ export class JobRunner implements BeforeApplicationShutdown {
   /** A job of the caller's workspace; 404 naming the id otherwise. */
   async get(auth: AuthContext, id: string): Promise<JobRecord> {
     const job = await this.jobs.find(auth.workspaceId, id);
-    if (!job) throw new NotFoundException(`Job ${id} not found`);
+    if (!job) throw new NotFoundException(say('job.not_found', { id }));
     return job;
   }
 

@@ -16,7 +16,7 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiAcceptedResponse, ApiBody, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, getSchemaPath, ApiExtraModels } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { validationExceptionFactory, ApiController, ApiErrors } from '../common';
+import { validationExceptionFactory, ApiController, ApiErrors, say } from '../common';
 import { Access, Auth, type AuthContext } from '../security';
 import { DocumentService } from './document.service';
 import { KnowledgeBaseService } from './knowledge-base.service';
@@ -64,7 +64,7 @@ function parseMetadataField(body: Record<string, unknown>): Record<string, unkno
   try {
     return { ...body, metadata: JSON.parse(body.metadata) as unknown };
   } catch {
-    throw new BadRequestException('metadata must be a JSON object');
+    throw new BadRequestException(say('validation.json_object', { field: 'metadata' }));
   }
 }
 
@@ -138,7 +138,7 @@ export class KnowledgeBaseController {
     }
     const fields = await validated(UploadDocumentFieldsDto, parseMetadataField((body ?? {}) as Record<string, unknown>));
     const format = formatOf(file.originalname, file.mimetype);
-    if (!format) throw new UnsupportedMediaTypeException(`file: ${file.originalname} is not a supported format (${SUPPORTED})`);
+    if (!format) throw new UnsupportedMediaTypeException(say('rag.unsupported_file', { name: file.originalname, supported: SUPPORTED }));
     const title = fields.title ?? file.originalname;
     return toJobView(await this.documents.add(auth, id, { ...fields, title }, { kind: 'file', fileName: file.originalname, format, data: file.buffer }));
   }

@@ -1,5 +1,5 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { newId } from '../common';
+import { newId, say } from '../common';
 import type { AuthContext } from '../security';
 import { KnowledgeBaseRepository } from './knowledge-base.repository';
 import { isUniqueViolation, type KnowledgeBaseRecord } from './rag.records';
@@ -13,7 +13,7 @@ export class KnowledgeBaseService {
     try {
       return await this.knowledgeBases.create({ id: newId('kb'), workspaceId: auth.workspaceId, name: input.name, description: input.description ?? null });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new ConflictException(`A knowledge base named "${input.name}" already exists`);
+      if (isUniqueViolation(error)) throw new ConflictException(say('knowledge_base.name_taken', { name: input.name }));
       throw error;
     }
   }
@@ -47,4 +47,4 @@ export class KnowledgeBaseService {
   }
 }
 
-const notFound = (id: string) => new NotFoundException(`Knowledge base ${id} not found`);
+const notFound = (id: string) => new NotFoundException(say('knowledge_base.not_found', { id }));

@@ -12,7 +12,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsStorableText, PageQuery } from '../common';
+import { IsStorableText, PageQuery, say } from '../common';
 import { MAX_K } from './retrieval.service';
 
 /** Longest document text accepted as JSON (an upload is limited by its file size instead). */
@@ -25,7 +25,7 @@ function IsFlatRecord(options?: ValidationOptions): PropertyDecorator {
       name: 'isFlatRecord',
       target: target.constructor,
       propertyName: property as string,
-      options: { message: `${String(property)} must be an object of string, number or boolean values`, ...options },
+      options: { message: say('validation.flat_record', { field: String(property) }), ...options },
       validator: {
         validate: (value: unknown) =>
           typeof value === 'object' && value !== null && !Array.isArray(value) &&

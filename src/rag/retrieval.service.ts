@@ -7,6 +7,7 @@ import { KnowledgeBaseService } from './knowledge-base.service';
 import { lexicalQuery, queryTerms } from './lexical';
 import type { SearchRequest, SearchResult } from './retrieval.types';
 import { snippetOf } from './snippet';
+import { say } from '../common';
 
 /** Most hits one search returns. */
 export const MAX_K = 50;
@@ -46,8 +47,8 @@ export class RetrievalService {
   private async searchIn(workspaceId: string, request: SearchRequest): Promise<SearchResult> {
     const ids = request.knowledgeBaseIds;
     const query = request.query.trim();
-    if (!query) throw new BadRequestException('query must not be empty');
-    if (!Number.isInteger(request.k) || request.k < 1 || request.k > MAX_K) throw new BadRequestException(`k must be an integer from 1 to ${MAX_K}`);
+    if (!query) throw new BadRequestException(say('validation.not_empty', { field: 'query' }));
+    if (!Number.isInteger(request.k) || request.k < 1 || request.k > MAX_K) throw new BadRequestException(say('validation.integer_range', { field: 'k', min: 1, max: MAX_K }));
     if (!ids.length) return { items: [], degraded: false };
 
     const vector = await this.queryVector(workspaceId, query);

@@ -2,23 +2,23 @@ import { BadRequestException, CanActivate, ExecutionContext, Injectable, NotFoun
 import { Reflector } from '@nestjs/core';
 import { type GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
 import type { Request } from 'express';
-import { isStorableText } from '../common';
+import { isStorableText, say, type TextKey } from '../common';
 import { type AuthContext, isBootstrap, type RequestWithAuth, requestOf } from './auth-context';
 
 /**
- * The kinds of resource an id in a path or a GraphQL argument can name. A module that owns a new
- * kind adds it here with its label, registers its owner lookup (AccessService.register) and
- * marks its routes with @Access(kind).
+ * The kinds of resource an id in a path or a GraphQL argument can name, each with the text of
+ * its 404 (common's catalogue). A module that owns a new kind adds it here, registers its owner
+ * lookup (AccessService.register) and marks its routes with @Access(kind).
  */
-export const RESOURCE_LABELS = {
-  conversation: 'Conversation',
-  run: 'Run',
-  approval: 'Approval',
-  knowledgeBase: 'Knowledge base',
-  document: 'Document',
-  job: 'Job',
-} as const;
-export type ResourceKind = keyof typeof RESOURCE_LABELS;
+export const RESOURCE_NOT_FOUND = {
+  conversation: 'conversation.not_found',
+  run: 'run.not_found',
+  approval: 'approval.not_found',
+  knowledgeBase: 'knowledge_base.not_found',
+  document: 'document.not_found',
+  job: 'job.not_found',
+} as const satisfies Record<string, TextKey>;
+export type ResourceKind = keyof typeof RESOURCE_NOT_FOUND;
 
 /** The workspace owning the resource `id`, or undefined when there is none (or it was deleted). */
 export type OwnerLookup = (id: string) => Promise<string | undefined>;
@@ -75,7 +75,7 @@ export class AccessService {
   async require(auth: AuthContext, kind: ResourceKind, id: string, surface: AccessSurface = 'api'): Promise<string> {
     const lookup = this.owners.get(kind);
     if (!lookup) throw new Error(`No owner lookup is registered for ${kind}`);
-    const notFound = () => new NotFoundException(`${RESOURCE_LABELS[kind]} ${id} not found`);
+    const notFound = () => new NotFoundException(say(RESOURCE_NOT_FOUND[kind], { id }));
     if (auth.kind === 'stream' && (kind !== 'run' || id !== auth.runId)) throw notFound();
     const owner = this.remembered.get(kind)?.get(id) ?? (await lookup(id));
     if (owner === undefined) throw notFound();
@@ -132,11 +132,11 @@ export class AccessGuard implements CanActivate {
       const id = values[param];
       if (id === undefined || id === null) continue; // an optional GraphQL argument left out
       // guards run before pipes: an id the database cannot even compare is refused here
-      if (typeof id !== 'string' || !isStorableText(id)) throw new BadRequestException(`${param} must not contain NUL characters or unpaired UTF-16 surrogates`);
+      if (typeof id !== 'string' || !isStorableText(id)) throw new BadRequestException(say('validation.storable', { field: param }));
       await this.access.require(auth, kind, id, type === 'graphql' ? 'admin' : 'api');
       if (kind === 'run') streamRunChecked = true;
     }
-    if (auth.kind === 'stream' && !streamRunChecked) throw new NotFoundException('Not found');
+    if (auth.kind === 'stream' && !streamRunChecked) throw new NotFoundException(say('http.not_found'));
     return true;
   }
 }

@@ -6,7 +6,7 @@ import type { Request } from 'express';
 import { AppConfig } from '../config';
 import { ApiKeyRepository } from './api-key.repository';
 import { ALLOWS_STREAM_TOKEN, type AuthContext, bootstrapAuth, type RequestWithAuth, requestOf } from './auth-context';
-import { IS_PUBLIC } from '../common';
+import { IS_PUBLIC, say } from '../common';
 import { StreamTokenService } from './stream-token.service';
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest();
@@ -61,7 +61,7 @@ export class ApiKeyGuard implements CanActivate {
     const runId = typeof request.params?.id === 'string' ? request.params.id : undefined;
     if (streamToken && runId && !presentedToken(request) && this.reflector.get<boolean>(ALLOWS_STREAM_TOKEN, context.getHandler())) {
       const grant = this.streamTokens.verify(runId, streamToken);
-      if (!grant) throw new UnauthorizedException('Invalid or expired stream token');
+      if (!grant) throw new UnauthorizedException(say('auth.invalid_stream_token'));
       request.auth = { kind: 'stream', workspaceId: grant.workspaceId, runId: grant.runId, role: 'member' };
       return true;
     }
@@ -75,7 +75,7 @@ export class ApiKeyGuard implements CanActivate {
    */
   private async admitAdmin(request: Request & RequestWithAuth): Promise<boolean> {
     request.auth ??= await this.authenticate(request);
-    if (request.auth.role !== 'admin') throw new ForbiddenException('The admin API needs an API key with the admin role');
+    if (request.auth.role !== 'admin') throw new ForbiddenException(say('auth.admin_only'));
     return true;
   }
 
@@ -84,14 +84,14 @@ export class ApiKeyGuard implements CanActivate {
     if (!this.bootstrapHash) return bootstrapAuth('open');
     const token = presentedToken(request);
     if (!token) {
-      throw new UnauthorizedException('Missing API token: send X-API-Token or Authorization: Bearer');
+      throw new UnauthorizedException(say('auth.missing_token'));
     }
     // digests of equal length, compared in constant time; keys are found by their digest alone
     const hash = sha256(token);
     if (timingSafeEqual(hash, this.bootstrapHash)) return bootstrapAuth('token');
     const key = await this.apiKeys.findByHash(hash.toString('hex'));
-    if (!key || key.revokedAt) throw new UnauthorizedException('Invalid API token');
-    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw new UnauthorizedException('The API key has expired');
+    if (!key || key.revokedAt) throw new UnauthorizedException(say('auth.invalid_token'));
+    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw new UnauthorizedException(say('auth.key_expired'));
     this.noteUse(key.id);
     return { kind: 'key', workspaceId: key.workspaceId, role: key.role, keyId: key.id };
   }

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import type { AppConfig } from '../config';
+import { requestLanguage, say, translate } from '../common';
 
 /**
  * What the pages Helix serves itself need (GraphiQL at /graphql, Swagger UI at /api/docs), all
@@ -41,7 +42,7 @@ export function applyBrowserPolicy(app: INestApplication, config: AppConfig): vo
     const origin = request.headers.origin;
     const preflight = request.method === 'OPTIONS' && origin !== undefined && request.headers['access-control-request-method'] !== undefined;
     if (!preflight || allowed.has(origin)) return next();
-    response.status(403).json({ statusCode: 403, error: 'Forbidden', message: 'This origin may not call the API from a browser (HELIX_CORS_ORIGINS)' });
+    response.status(403).json({ statusCode: 403, error: 'Forbidden', message: translate(say('http.cors_forbidden'), requestLanguage(request)) });
   });
   app.enableCors({
     origin: (origin: string | undefined, callback: (error: Error | null, allow?: boolean) => void) => callback(null, origin !== undefined && allowed.has(origin)),

@@ -18,7 +18,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { HOST_PATTERN, MAX_ALLOWED_HOSTS, MAX_HOST_PATTERN_LENGTH, IsStorableText } from '../common';
+import { HOST_PATTERN, MAX_ALLOWED_HOSTS, MAX_HOST_PATTERN_LENGTH, IsStorableText, say } from '../common';
 import { asEnum } from '../graphql';
 import {
   CONFIRMATION_POLICIES,
@@ -60,7 +60,7 @@ export class ModelRefDto {
   @ApiProperty({ description: 'a configured provider: `openai`, `offline`, …', example: 'openai', pattern: PROVIDER.source })
   @IsString()
   @IsStorableText()
-  @Matches(PROVIDER, { message: 'provider must be 1 to 64 letters, digits, `_` or `-`' })
+  @Matches(PROVIDER, { message: say('validation.name_chars', { field: 'provider' }) })
   provider!: string;
 
   @Field()

@@ -109,6 +109,8 @@ export interface StreamOptions {
   streamToken?: string;
   /** ?after=N on the URL */
   after?: number;
+  /** ?lang= on the URL (the language of status and error texts; EventSource cannot send Accept-Language) */
+  lang?: string;
   /** Last-Event-ID header on the FIRST request (the client library sends it itself on reconnects) */
   lastEventId?: number;
   /**
@@ -152,6 +154,7 @@ export class RunStream {
     const url = new URL(`${options.baseUrl}/api/v1/runs/${options.runId}/events`);
     if (options.after !== undefined) url.searchParams.set('after', String(options.after));
     if (options.streamToken !== undefined) url.searchParams.set('token', options.streamToken);
+    if (options.lang !== undefined) url.searchParams.set('lang', options.lang);
     const fetchImpl: FetchLike = async (input, init) => {
       const headers: Record<string, string> = { ...init.headers };
       if (options.apiToken) headers['X-API-Token'] = options.apiToken;

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { API_PREFIX, ApiController, ApiErrors } from '../../common';
+import { API_PREFIX, ApiController, ApiErrors, requestLanguage } from '../../common';
 import {
   ApiCreatedResponse,
   ApiExtraModels,
@@ -69,6 +69,7 @@ export class MessageController {
     const { run, message } = posted;
     this.sse.stream(response, this.events.subscribe(run.id, 0), {
       status: 201,
+      language: requestLanguage(request),
       headers: [
         'Location', `/${API_PREFIX}/runs/${run.id}`,
         'X-Run-Id', run.id,

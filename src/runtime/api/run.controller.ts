@@ -1,20 +1,21 @@
 import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, getSchemaPath } from '@nestjs/swagger';
-import { ApiController, ApiErrors, MAX_INT4, requestId } from '../../common';
+import { ApiController, ApiErrors, MAX_INT4, requestId, requestLanguage, say } from '../../common';
 import { AllowStreamToken, Auth, type AuthContext, Access, StreamLimiter } from '../../security';
 import { ToolResultsDto } from '../loop/client-tools.dto';
 import { EventLog } from '../events/event-log';
 import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunResponse, ReadRunResponse } from './run.dto';
 import { RunService } from './run.service';
 import { acceptsEventStream, SseWriter } from '../events/sse-writer';
+import { localizeEvent } from '../events/event-language';
 
 function resumePoint(query: EventsQuery, request: Request): number {
   if (query.after !== undefined) return query.after;
   const header = request.headers['last-event-id'];
   if (header === undefined || header === '') return 0;
   const seq = typeof header === 'string' && /^\d{1,10}$/.test(header.trim()) ? Number(header) : NaN;
-  if (!(seq <= MAX_INT4)) throw new BadRequestException(`Last-Event-ID must be an event seq: an integer between 0 and ${MAX_INT4}`);
+  if (!(seq <= MAX_INT4)) throw new BadRequestException(say('http.last_event_id', { max: MAX_INT4 }));
   return seq;
 }
 
@@ -50,7 +51,8 @@ export class RunController {
       'Streams the run\'s events from `?after=` or `Last-Event-ID` (every event exactly once, in seq order; the ' +
       'stream ends after `done`; a `heartbeat` event without an id keeps it open while nothing happens). With ' +
       '`Accept: application/json` it answers one page of the same events instead (the polling fallback). ' +
-      'Browsers that cannot send the API token header pass `?token=<streamToken>`. Names and payloads: docs/EVENTS.md.',
+      'Browsers that cannot send the API token header pass `?token=<streamToken>`, and `?lang=zh|en` for the language ' +
+      'of `status` and `error` texts (else Accept-Language). Names and payloads: docs/EVENTS.md.',
   })
   @ApiProduces('text/event-stream', 'application/json')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'resume after this seq (what EventSource sends on reconnect)' })
@@ -72,15 +74,17 @@ export class RunController {
     @Res() response: Response,
   ): Promise<void> {
     const after = resumePoint(query, request);
+    const language = requestLanguage(request);
     if (wantsJson(request)) {
       const events = await this.events.page(id, after, query.limit);
       // pino-http skips this route (app.module.ts), so the id it would have sent is set here
       response.setHeader('X-Request-Id', requestId(request));
-      response.json({ events: events.map(({ seq, type, data, at }) => ({ seq, type, data, at })) });
+      const shown = events.map((event) => localizeEvent(event, language));
+      response.json({ events: shown.map(({ seq, type, data, at }) => ({ seq, type, data, at })) });
       return;
     }
     this.streams.admit(request, response);
-    this.sse.stream(response, this.events.subscribe(id, after));
+    this.sse.stream(response, this.events.subscribe(id, after), { language });
   }
 
   @Access('run')

@@ -17,7 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsStorableText, MAX_INT4 } from '../../common';
+import { IsStorableText, LangQuery, MAX_INT4, say } from '../../common';
 import { MessageResponse } from '../../conversation';
 import { ModelRefDto } from '../../workspace';
 import { ClientToolDto, MAX_CLIENT_TOOLS } from '../loop/client-tools.dto';
@@ -29,7 +29,7 @@ export class PostMessageDto {
   @ApiProperty({ minLength: 1, description: 'the user message; not blank; at most HELIX_MAX_MESSAGE_CHARS characters (default 100,000)', example: 'calculate (2+3)*4' })
   @IsString()
   @IsStorableText()
-  @Matches(/\S/, { message: 'text must not be empty' })
+  @Matches(/\S/, { message: say('validation.not_empty', { field: 'text' }) })
   text!: string;
 
   @ApiPropertyOptional({
@@ -133,11 +133,11 @@ export class ReplyDto {
   @ApiProperty({ minLength: 1, description: "the answer to the model's ask_user question; not blank; at most HELIX_MAX_MESSAGE_CHARS characters (default 100,000)" })
   @IsString()
   @IsStorableText()
-  @Matches(/\S/, { message: 'text must not be empty' })
+  @Matches(/\S/, { message: say('validation.not_empty', { field: 'text' }) })
   text!: string;
 }
 
-export class EventsQuery {
+export class EventsQuery extends LangQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_INT4, description: 'events with a seq greater than this (instead of the Last-Event-ID header); default 0, from the start' })
   @IsOptional()
   @Type(() => Number)

@@ -18,6 +18,7 @@ import { RunStarter } from '../loop/run-starter';
 import { RunStore } from '../loop/run-store';
 import type { ApprovalDecisionDto, PostMessageDto, ReplyDto, ResumeRunDto } from './run.dto';
 import { type RunView, toRunView } from './run.view';
+import { say } from '../../common';
 
 export interface PostedMessage {
   message: MessageView;
@@ -61,7 +62,7 @@ export class RunService {
   async latest(auth: AuthContext, conversationId: string): Promise<RunView & { streamToken: string }> {
     await this.conversations.find(auth, conversationId);
     const run = await this.runRows.latestOf(conversationId);
-    if (!run) throw new NotFoundException(`Conversation ${conversationId} has no runs`);
+    if (!run) throw new NotFoundException(say('conversation.no_runs', { id: conversationId }));
     return this.withStreamToken(auth, run);
   }
 
@@ -71,7 +72,7 @@ export class RunService {
 
   async cancel(auth: AuthContext, runId: string): Promise<RunView> {
     const run = await this.find(auth, runId);
-    if (!RunFsm.isLive(run.state)) throw new ConflictException(`Run ${runId} is already ${run.state}`);
+    if (!RunFsm.isLive(run.state)) throw new ConflictException(say('run.already_finished', { id: runId, state: run.state }));
     return toRunView(await this.cancelRun(run));
   }
 
@@ -79,11 +80,11 @@ export class RunService {
   async resume(auth: AuthContext, runId: string, dto: ResumeRunDto): Promise<RunView> {
     const run = await this.find(auth, runId);
     if (run.state !== 'AWAIT_APPROVAL' || run.pendingAction || !run.plan) {
-      throw new ConflictException(`Run ${runId} is ${run.state}${run.pendingAction ? ' on a tool approval' : ''}; only a run awaiting plan approval can be resumed`);
+      throw new ConflictException(say(run.pendingAction ? 'run.not_plan_approval_tool' : 'run.not_plan_approval', { id: runId, state: run.state }));
     }
     if (!dto.approve) {
       await this.events.open(runId);
-      this.events.emit(runId, 'status', { phase: 'waiting', text: dto.reason ? `Plan rejected: ${dto.reason}` : 'Plan rejected' });
+      this.events.emit(runId, 'status', { phase: 'waiting', text: dto.reason ? say('run.plan_rejected_reason', { reason: dto.reason }) : say('run.plan_rejected') });
       return toRunView(await this.runs.finish(run, 'CANCELLED'));
     }
     const plan = dto.plan ? { steps: dto.plan.steps.map((s) => ({ title: s.title, ...(s.detail && { detail: s.detail }) })) } : undefined;
@@ -95,12 +96,12 @@ export class RunService {
   async decide(auth: AuthContext, runId: string, approvalId: string, dto: ApprovalDecisionDto): Promise<RunView> {
     const run = await this.find(auth, runId);
     const approval = await this.approvals.find(runId, approvalId);
-    if (!approval) throw new NotFoundException(`Approval ${approvalId} not found for run ${runId}`);
+    if (!approval) throw new NotFoundException(say('approval.not_found_for_run', { id: approvalId, runId }));
     const pending = run.pendingAction;
     if (run.state !== 'AWAIT_APPROVAL' || pending?.type !== 'approval' || pending.approvalId !== approvalId || approval.status !== 'pending') {
-      throw new ConflictException(`Approval ${approvalId} is ${approval.status} and run ${runId} is ${run.state}`);
+      throw new ConflictException(say('approval.not_pending', { id: approvalId, status: approval.status, runId, state: run.state }));
     }
-    if (dto.remember && dto.decision !== 'approve') throw new BadRequestException('remember goes with decision "approve" only');
+    if (dto.remember && dto.decision !== 'approve') throw new BadRequestException(say('approval.remember_approve_only'));
     if (dto.remember) {
       // "approve and remember": the next calls of this tool run without asking (a versioned, audited rule)
       const conversationId = dto.remember === 'conversation' ? run.conversationId : null;
@@ -111,7 +112,7 @@ export class RunService {
       reason: dto.reason ?? null,
       decidedBy: auth.kind === 'key' ? auth.keyId : 'admin',
     });
-    if (!decided) throw new ConflictException(`Approval ${approvalId} was decided meanwhile`);
+    if (!decided) throw new ConflictException(say('approval.decided_meanwhile', { id: approvalId }));
     const resumed = await this.runs.transition(run, 'EXECUTING', { pendingAction: null });
     this.executor.submit(runId);
     return toRunView(resumed);
@@ -121,12 +122,12 @@ export class RunService {
   async reply(auth: AuthContext, runId: string, dto: ReplyDto): Promise<RunView> {
     // a reply is a user message too: the same limit (a decorator's bound is fixed at load)
     if (dto.text.length > this.config.HELIX_MAX_MESSAGE_CHARS) {
-      throw new BadRequestException(`text must be at most ${this.config.HELIX_MAX_MESSAGE_CHARS} characters (HELIX_MAX_MESSAGE_CHARS)`);
+      throw new BadRequestException(say('message.too_long', { max: this.config.HELIX_MAX_MESSAGE_CHARS }));
     }
     const run = await this.find(auth, runId);
     const pending = run.pendingAction;
     if (run.state !== 'AWAIT_USER' || pending?.type !== 'user_reply') {
-      throw new ConflictException(`Run ${runId} is ${run.state}; only a run awaiting a user reply accepts one`);
+      throw new ConflictException(say('run.not_awaiting_reply', { id: runId, state: run.state }));
     }
     return this.resumeAnswered(run, [{ callId: pending.callId, name: 'ask_user', ok: true, output: dto.text }]);
   }
@@ -139,7 +140,7 @@ export class RunService {
     const run = await this.find(auth, runId);
     const pending = run.pendingAction;
     if (run.state !== 'AWAIT_USER' || pending?.type !== 'client_tools') {
-      throw new ConflictException(`Run ${runId} is ${run.state}; only a run waiting for client-side tool results accepts them`);
+      throw new ConflictException(say('run.not_awaiting_tool_results', { id: runId, state: run.state }));
     }
     const answers = matchResults(pending.calls, dto.results).map((result) => ({
       callId: result.callId,
@@ -190,7 +191,7 @@ export class RunService {
     try {
       await this.conversations.find(auth, run.conversationId);
     } catch (error) {
-      if (error instanceof NotFoundException) throw new NotFoundException(`Run ${runId} not found`);
+      if (error instanceof NotFoundException) throw new NotFoundException(say('run.not_found', { id: runId }));
       throw error;
     }
     return run;

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { PendingEvent, RunEventRepository } from '../store/run-event.repository';
 import type { RunEvent } from '../store/run-events';
+import { say } from '../../common';
 
 /**
  * SQLSTATE classes of errors that belong to the statement's data rather than to the database:
@@ -31,7 +32,7 @@ export type CommitOutcome<Q extends PendingEvent> =
 
 /** The `error` event stored at the seq of an event the table refused, so seq stays gap-free. */
 export function notStoredEvent(event: RunEvent, error: unknown): RunEvent {
-  const message = `The ${event.type} event ${event.seq} could not be stored: ${describeError(error)}`;
+  const message = say('run.event_not_stored', { type: event.type, seq: event.seq, detail: describeError(error) });
   return { runId: event.runId, seq: event.seq, type: 'error', data: { code: 'event_not_stored', message }, at: event.at };
 }
 

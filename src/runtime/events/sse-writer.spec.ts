@@ -66,4 +66,34 @@ describe('SseWriter', () => {
     expect(client.writableEnded).toBe(true);
     expect(String(logged.mock.calls[0]?.[0])).toContain('out of range');
   });
+
+  it('opens with a retry line, then the first heartbeat, so EventSource reconnects within a second', () => {
+    const writer = new SseWriter({ record: () => undefined });
+    const client = new FakeResponse();
+    writer.stream(client as unknown as Response, new Subject<RunEvent>());
+    expect(client.frames[0]).toBe('retry: 1000\nevent: heartbeat\ndata: {}\n\n');
+    writer.end(client as unknown as Response);
+  });
+
+  it("writes status and error texts in the stream's language; the stored event and other readers keep English", () => {
+    const writer = new SseWriter({ record: () => undefined });
+    const events = new Subject<RunEvent>();
+    const [zh, en] = [new FakeResponse(), new FakeResponse()];
+    writer.stream(zh as unknown as Response, events, { language: 'zh' });
+    writer.stream(en as unknown as Response, events);
+    const status: RunEvent = { runId: 'run_1', seq: 1, type: 'status', data: { phase: 'thinking', text: 'Thinking', step: 1 }, at: new Date() };
+    const error: RunEvent = { runId: 'run_1', seq: 2, type: 'error', data: { code: 'rate_limited', message: 'The model provider is rate limiting requests; try again in a moment.' }, at: new Date() };
+    const question: RunEvent = { runId: 'run_1', seq: 3, type: 'status', data: { phase: 'waiting', text: 'Which city?' }, at: new Date() };
+    for (const event of [status, error, question, token(4)]) events.next(event);
+
+    expect(zh.frames.slice(1)).toEqual([
+      'id: 1\nevent: status\ndata: {"phase":"thinking","text":"正在思考","step":1}\n\n',
+      'id: 2\nevent: error\ndata: {"code":"rate_limited","message":"模型服务商正在限流：请求过于频繁，请稍后再试。"}\n\n',
+      'id: 3\nevent: status\ndata: {"phase":"waiting","text":"Which city?"}\n\n',
+      'id: 4\nevent: token\ndata: {"text":"t4"}\n\n',
+    ]);
+    expect(en.frames[1]).toBe('id: 1\nevent: status\ndata: {"phase":"thinking","text":"Thinking","step":1}\n\n');
+    expect(status.data).toEqual({ phase: 'thinking', text: 'Thinking', step: 1 });
+    events.complete();
+  });
 });

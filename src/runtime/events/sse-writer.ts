@@ -1,19 +1,34 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Observable, Observer, Subscription } from 'rxjs';
-import { redactUrl, requestId } from '../../common';
+import { type Language, redactUrl, requestId, say, translate } from '../../common';
 import type { RunEvent } from '../store/run-events';
 import { RunObserver } from '../store/run-observer';
+import { isLocalized, localizeEvent } from './event-language';
 
 export const HEARTBEAT_MS = 15_000;
+/** what a browser's EventSource waits before it reconnects (its default is often 3 s or more) */
+export const RETRY_MS = 1_000;
 
 /** The client asked for an event stream (`Accept: text/event-stream`, whatever else it lists). */
 export const acceptsEventStream = (request: Request): boolean => (request.headers.accept ?? '').includes('text/event-stream');
 const HEARTBEAT = 'event: heartbeat\ndata: {}\n\n';
-const STREAM_FAILED = `event: error\ndata: ${JSON.stringify({
-  code: 'stream_failed',
-  message: 'The event stream failed; reconnect with Last-Event-ID to resume',
-})}\n\n`;
+/**
+ * A stream's first bytes: the reconnection delay, in the first heartbeat's frame rather than a
+ * frame of its own (a block without data dispatches nothing, but naive parsers may stumble on it).
+ */
+const OPENING = `retry: ${RETRY_MS}\n${HEARTBEAT}`;
+const streamFailed = (language: Language) =>
+  `event: error\ndata: ${JSON.stringify({ code: 'stream_failed', message: translate(say('run.stream_failed'), language) })}\n\n`;
+const STREAM_FAILED: Readonly<Record<Language, string>> = { en: streamFailed('en'), zh: streamFailed('zh') };
+
+/** The status and extra headers (name, value, …) of a stream that is not a plain 200, and its readers' language. */
+export interface StreamOptions {
+  status?: number;
+  headers?: readonly string[];
+  /** default English, the log's own */
+  language?: Language;
+}
 
 /**
  * A raw header list (name, value, …) goes into the response head as it is: no header map is
@@ -26,13 +41,18 @@ const HEADERS: readonly string[] = [
   'Connection', 'keep-alive',
 ];
 
-/** Each event is serialised once, however many subscribers it goes to. */
-const frames = new WeakMap<RunEvent, string>();
-function frame(event: RunEvent): string {
-  let text = frames.get(event);
+/**
+ * Each event is serialised once per language, however many subscribers it goes to; only the
+ * events whose text is translated have a frame of their own in another language.
+ */
+const frames: Readonly<Record<Language, WeakMap<RunEvent, string>>> = { en: new WeakMap(), zh: new WeakMap() };
+function frame(event: RunEvent, language: Language): string {
+  const shown = isLocalized(event.type) ? language : 'en';
+  let text = frames[shown].get(event);
   if (text === undefined) {
-    text = `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
-    frames.set(event, text);
+    const { seq, type, data } = localizeEvent(event, shown);
+    text = `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+    frames[shown].set(event, text);
   }
   return text;
 }
@@ -49,17 +69,18 @@ class OpenStream implements Observer<RunEvent> {
     readonly response: Response,
     readonly id: string,
     private readonly writer: SseWriter,
+    private readonly language: Language,
   ) {}
 
   next(event: RunEvent): void {
-    this.response.write(frame(event));
+    this.response.write(frame(event, this.language));
     this.writer.delivered();
   }
 
   /** The error's own text (a database's, a driver's) stays in the log: the client reads a code and a generic message. */
   error(error: unknown): void {
     this.writer.failed(this, error);
-    this.response.write(STREAM_FAILED);
+    this.response.write(STREAM_FAILED[this.language]);
     this.writer.end(this.response);
   }
 
@@ -104,15 +125,14 @@ export class SseWriter implements BeforeApplicationShutdown {
     return this.open.size;
   }
 
-  /** @param head the status and extra headers (name, value, …) when not a plain 200 */
-  stream(response: Response, events: Observable<RunEvent>, head?: { status: number; headers: readonly string[] }): void {
-    const stream = new OpenStream(response, requestId(response.req), this);
-    response.writeHead(head?.status ?? 200, [...HEADERS, 'X-Request-Id', stream.id, ...(head?.headers ?? [])]);
+  stream(response: Response, events: Observable<RunEvent>, options: StreamOptions = {}): void {
+    const stream = new OpenStream(response, requestId(response.req), this, options.language ?? 'en');
+    response.writeHead(options.status ?? 200, [...HEADERS, 'X-Request-Id', stream.id, ...(options.headers ?? [])]);
     // The head goes out on its own, written (and so flattened) once: otherwise Node keeps it for
     // the response's whole life as a rope of ~30 string pieces (~0.6 KB per open stream).
     response.flushHeaders();
     response.socket?.setNoDelay(true);
-    response.write(HEARTBEAT);
+    response.write(OPENING);
     this.open.set(response, stream);
     this.heartbeat ??= setInterval(() => {
       for (const open of this.open.keys()) open.write(HEARTBEAT);

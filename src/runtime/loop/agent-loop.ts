@@ -13,6 +13,7 @@ import type { RunLaunch } from './run-launch';
 import type { RunContext } from './run-context';
 import { RunStore } from './run-store';
 import { addUsage, type RunRecord } from '../store/run.records';
+import { say } from '../../common';
 
 /**
  * Drives one run from whatever state it was persisted in until it finishes or has to wait
@@ -73,16 +74,16 @@ export class AgentLoop {
   }
 
   private async plan(run: RunRecord, context: RunContext, signal: AbortSignal): Promise<void> {
-    this.events.emit(run.id, 'status', { phase: 'planning', text: 'Planning' });
+    this.events.emit(run.id, 'status', { phase: 'planning', text: say('run.planning') });
     const history = await this.conversations.history(run.conversationId);
     const prepared = await this.steps.prepare(await this.steps.inputFor(run, context, history, 'plan'));
     if (prepared.kind === 'denied') throw new RunStop('BUDGET_EXCEEDED', 'budget_exceeded', prepared.reason);
     for (const event of prepared.events) this.events.emit(run.id, event.type, event.data);
     const { result, charged } = await this.steps.complete(prepared, signal);
     const steps = parsePlan(result.text);
-    if (!steps) throw new RunStop('FAILED', 'bad_plan', 'The model did not return a usable plan; try again or use react mode.');
+    if (!steps) throw new RunStop('FAILED', 'bad_plan', say('run.bad_plan'));
     this.events.emit(run.id, 'plan', { steps });
-    this.events.emit(run.id, 'status', { phase: 'waiting', text: 'Waiting for plan approval' });
+    this.events.emit(run.id, 'status', { phase: 'waiting', text: say('run.waiting_plan') });
     await this.runs.transition(run, 'AWAIT_APPROVAL', { plan: { steps }, usage: addUsage(run.usage, charged) });
     await this.events.suspend(run.id);
   }
@@ -103,7 +104,7 @@ export class AgentLoop {
     let failure: { code: string; message: string } | undefined;
     if (!cancelled) {
       const known = error instanceof RunStop || error instanceof ModelError;
-      failure = known ? { code: error.code, message: error.message } : { code: 'internal', message: 'The run failed because of an internal error.' };
+      failure = known ? { code: error.code, message: error.message } : { code: 'internal', message: say('run.internal') };
       state = error instanceof RunStop ? error.state : 'FAILED';
       if (!known) this.logger.error(error instanceof Error ? error.stack : String(error));
       messages.push({ ...base, content: failure.message, parts: { kind: 'failure', error: failure.code } });

@@ -15,6 +15,7 @@ import { answered, StepReplay, type StepSoFar, stepStatus } from './step-replay'
 import type { ModelAnswer } from './step-hooks';
 import { TitleStep } from './title-step';
 import { ToolStep } from './tool-step';
+import { say } from '../../common';
 
 /** Thrown inside the loop to end the run with a clear message (not a provider failure). */
 export class RunStop extends Error {
@@ -86,7 +87,7 @@ export class AnswerStep {
       // a step that began and has no answer was cut off (or was begun by the run's creator): it is resumed, not counted again
       const soFar = run.step > 0 && !answered(history, run.id, run.step) ? await this.replay.soFar(run.id, run.step) : undefined;
       if (!soFar && run.step >= run.maxSteps) {
-        throw new RunStop('FAILED', 'max_steps', `The run stopped after reaching its limit of ${run.maxSteps} steps.`);
+        throw new RunStop('FAILED', 'max_steps', say('run.max_steps', { max: run.maxSteps }));
       }
       const step = soFar ? run.step : run.step + 1;
       const prepared = first?.prepared ?? (await this.steps.prepare(await this.steps.inputFor({ ...run, step }, context, history, 'answer')));

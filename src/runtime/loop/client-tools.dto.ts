@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsStorableText } from '../../common';
+import { IsStorableText, say } from '../../common';
 
 /** OpenAI's rule for function names, so a client tool can be offered to any provider as is. */
 export const CLIENT_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -12,7 +12,7 @@ export const MAX_TOOL_RESULT_LENGTH = 100_000;
 export class ClientToolDto {
   @ApiProperty({ pattern: CLIENT_TOOL_NAME.source, example: 'read_clipboard', description: 'not the name of a server tool' })
   @IsString()
-  @Matches(CLIENT_TOOL_NAME, { message: 'name must be 1 to 64 letters, digits, `_` or `-`' })
+  @Matches(CLIENT_TOOL_NAME, { message: say('validation.name_chars', { field: 'name' }) })
   name!: string;
 
   @ApiPropertyOptional({ maxLength: 2000, description: 'what the tool does, for the model' })

@@ -3,6 +3,7 @@ import type { MessageRecord } from '../../conversation';
 import type { ToolSpec } from '../../model';
 import { compileArguments } from '../../tool';
 import type { ClientToolDto, ToolResultDto } from './client-tools.dto';
+import { say } from '../../common';
 
 /**
  * The client-side tools the user's message declared for its run: offered to the model with the
@@ -22,14 +23,14 @@ export function checkClientTools(declared: ClientToolDto[] | undefined, isServer
   const seen = new Set<string>();
   return declared.map((tool, index) => {
     const field = `clientTools.${index}`;
-    if (isServerTool(tool.name)) throw new BadRequestException(`${field}.name "${tool.name}" is the name of a server tool; choose another`);
-    if (seen.has(tool.name)) throw new BadRequestException(`${field}.name "${tool.name}" is declared twice`);
+    if (isServerTool(tool.name)) throw new BadRequestException(say('tools.server_name', { field, name: tool.name }));
+    if (seen.has(tool.name)) throw new BadRequestException(say('tools.declared_twice', { field, name: tool.name }));
     seen.add(tool.name);
-    if (tool.parameters.type !== 'object') throw new BadRequestException(`${field}.parameters must be a JSON Schema with "type": "object"`);
+    if (tool.parameters.type !== 'object') throw new BadRequestException(say('tools.schema_not_object', { field }));
     try {
       compileArguments(tool.parameters);
     } catch (error) {
-      throw new BadRequestException(`${field}.parameters is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
+      throw new BadRequestException(say('tools.schema_invalid', { field, reason: error instanceof Error ? error.message : String(error) }));
     }
     return { name: tool.name, description: tool.description ?? '', parameters: tool.parameters };
   });
@@ -45,13 +46,13 @@ export function matchResults(pending: { callId: string; name: string }[], result
   const matched = results.map((result, index) => {
     const name = names.get(result.callId);
     if (name === undefined) {
-      throw new BadRequestException(`results.${index}.callId "${result.callId}" is not a call this run waits for (${[...names.keys()].join(', ')})`);
+      throw new BadRequestException(say('tools.unknown_call', { field: `results.${index}`, callId: result.callId, pending: [...names.keys()].join(', ') }));
     }
-    if (given.has(result.callId)) throw new BadRequestException(`results.${index}.callId "${result.callId}" is answered twice`);
+    if (given.has(result.callId)) throw new BadRequestException(say('tools.answered_twice', { field: `results.${index}`, callId: result.callId }));
     given.add(result.callId);
     return { ...result, name };
   });
   const missing = [...names.keys()].filter((callId) => !given.has(callId));
-  if (missing.length) throw new BadRequestException(`results must answer every pending call; missing: ${missing.join(', ')}`);
+  if (missing.length) throw new BadRequestException(say('tools.missing_results', { missing: missing.join(', ') }));
   return matched;
 }

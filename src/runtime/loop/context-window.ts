@@ -3,6 +3,7 @@ import type { MessageRecord } from '../../conversation';
 import { type BuiltWindow, MemoryWindow, WARN_AT } from '../../memory';
 import type { PlanStep } from '../store/run-events';
 import { ContextBuilder, type ContextWindow, type EventDraft, type Retrieved, type StepInput } from './step-hooks';
+import { say } from '../../common';
 
 export const BASE_SYSTEM_PROMPT =
   'You are Helix, a helpful assistant. Use the tools offered when they help; answer concisely.';
@@ -69,7 +70,7 @@ export class MemoryContextBuilder extends ContextBuilder {
 export function windowEvents(built: BuiltWindow, retrieved: Retrieved | undefined): EventDraft[] {
   const events: EventDraft[] = [];
   // the summary is written before the call is taken over, so this status follows the work it names
-  if (built.compacted) events.push({ type: 'status', data: { phase: 'summarizing', text: 'Summarised the earlier conversation to fit the context window' } });
+  if (built.compacted) events.push({ type: 'status', data: { phase: 'summarizing', text: say('run.summarised') } });
   events.push({
     type: 'context',
     data: {

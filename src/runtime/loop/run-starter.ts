@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { newId, LimitExceeded } from '../../common';
+import { newId, LimitExceeded, say } from '../../common';
 import { AppConfig } from '../../config';
 import { type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
 import { effectiveSettings } from '../../workspace';
@@ -55,12 +55,12 @@ export class RunStarter {
 
   async start(auth: AuthContext, conversationId: string, input: NewRunInput): Promise<RunStarted> {
     if (input.text.length > this.config.HELIX_MAX_MESSAGE_CHARS) {
-      throw new BadRequestException(`text must be at most ${this.config.HELIX_MAX_MESSAGE_CHARS} characters (HELIX_MAX_MESSAGE_CHARS)`);
+      throw new BadRequestException(say('message.too_long', { max: this.config.HELIX_MAX_MESSAGE_CHARS }));
     }
     // plan mode plans first: such a run is created CREATED and moves to PLANNING in its loop
     const slot = input.mode === 'plan' ? undefined : this.executor.reserve();
     if (!slot && this.executor.queueFull) {
-      throw new LimitExceeded('HELIX_RUN_QUEUE_LIMIT', `${this.executor.queueLength} runs are waiting for an execution slot; try again shortly`, 5);
+      throw new LimitExceeded('HELIX_RUN_QUEUE_LIMIT', say('limit.run_queue', { count: this.executor.queueLength }), 5);
     }
     try {
       return await this.startIn(slot, auth, conversationId, input);
@@ -121,11 +121,9 @@ export class RunStarter {
       }
       if (run && stored && live && policy !== 'reject') return { kind: 'queued', message: stored, runId, behind: live, policy };
       if (live && policy === 'reject') {
-        throw new ConflictException(
-          `Conversation ${conversationId} already has a live run ${live.id} in state ${live.state}; wait for it, cancel it, or set settings.multitask to enqueue or interrupt`,
-        );
+        throw new ConflictException(say('conversation.live_run', { id: conversationId, runId: live.id, state: live.state }));
       }
-      throw new NotFoundException(`Conversation ${conversationId} not found`); // deleted meanwhile
+      throw new NotFoundException(say('conversation.not_found', { id: conversationId })); // deleted meanwhile
     }
     // the writer exists before the client's stream request arrives: it reads from memory
     if (run.step === 1) openFirstEvent();
@@ -180,7 +178,7 @@ export class RunStarter {
   private tooManyLiveRuns(live: number): LimitExceeded {
     return new LimitExceeded(
       'HELIX_MAX_LIVE_RUNS_PER_WORKSPACE',
-      `This workspace has ${live} live runs, the most it may have at once; wait for one to finish or cancel one`,
+      say('limit.live_runs', { count: live }),
       5,
     );
   }
@@ -189,7 +187,7 @@ export class RunStarter {
     try {
       return await this.router.resolve(override, conversationModel, workspaceSettings, workspaceId);
     } catch (error) {
-      if (error instanceof ModelError) throw new BadRequestException(`modelOverride: ${error.message}`);
+      if (error instanceof ModelError) throw new BadRequestException(say('message.model_override', { reason: error.message }));
       throw error;
     }
   }

@@ -5,6 +5,7 @@ import { RunObserver } from '../store/run-observer';
 import { RunFsm, type RunState } from '../store/run-fsm';
 import { RunRepository } from '../store/run.repository';
 import type { RunChanges, RunRecord } from '../store/run.records';
+import { say } from '../../common';
 
 /**
  * Every state change of a run. A transition first flushes the run's events so the table never
@@ -25,13 +26,13 @@ export class RunStore {
   /** The run; 404 only when it does not exist (other errors propagate). */
   async load(runId: string): Promise<RunRecord> {
     const run = await this.runs.find(runId);
-    if (!run) throw new NotFoundException(`Run ${runId} not found`);
+    if (!run) throw new NotFoundException(say('run.not_found', { id: runId }));
     return run;
   }
 
   async update(run: RunRecord, changes: RunChanges): Promise<RunRecord> {
     const updated = await this.runs.update(run.id, changes);
-    if (!updated) throw new NotFoundException(`Run ${run.id} not found`);
+    if (!updated) throw new NotFoundException(say('run.not_found', { id: run.id }));
     return updated;
   }
 
@@ -54,6 +55,6 @@ export class RunStore {
     const changed = await this.runs.transition(run.id, run.state, to, changes);
     if (changed) return changed;
     const current = await this.load(run.id);
-    throw new ConflictException(`Run ${run.id} is ${current.state}, not ${run.state}`);
+    throw new ConflictException(say('run.state_changed', { id: run.id, state: current.state, expected: run.state }));
   }
 }

@@ -4,14 +4,15 @@ import type { MessageRecord } from '../../conversation';
 import { EventLog } from '../events/event-log';
 import type { RunEventPayloads } from '../store/run-events';
 import type { Shown } from './step-echo';
+import { say } from '../../common';
 
 type Status = RunEventPayloads['status'];
 
 /** The status events that start, resume and restart a step (the step number tells which). */
 export const stepStatus = {
-  started: (step: number): Status => ({ phase: 'thinking', text: 'Thinking', step }),
-  resumed: (step: number): Status => ({ phase: 'thinking', text: 'Resuming after a restart', step }),
-  restarted: (step: number): Status => ({ phase: 'thinking', text: 'The answer changed after a restart; starting it over', step, restart: true }),
+  started: (step: number): Status => ({ phase: 'thinking', text: say('run.thinking'), step }),
+  resumed: (step: number): Status => ({ phase: 'thinking', text: say('run.resuming'), step }),
+  restarted: (step: number): Status => ({ phase: 'thinking', text: say('run.restarted'), step, restart: true }),
 };
 
 const RESUMED_TEXT = stepStatus.resumed(0).text;

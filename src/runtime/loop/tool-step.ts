@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { newId } from '../../common';
+import { newId, say } from '../../common';
 import type { MessageRecord, StoredToolCall } from '../../conversation';
 import { ConversationService } from '../../conversation';
 import { SqlClient, UnitOfWork } from '../../database';
@@ -175,7 +175,7 @@ export class ToolStep {
   private async awaitUser(run: RunRecord, call: StoredToolCall): Promise<ToolStepOutcome> {
     const question = questionOf(parseArgs(call.arguments));
     this.started(run.id, call);
-    this.events.emit(run.id, 'status', { phase: 'waiting', text: question || 'Waiting for your answer' });
+    this.events.emit(run.id, 'status', { phase: 'waiting', text: question || say('run.waiting_answer') });
     await this.runs.transition(run, 'AWAIT_USER', { pendingAction: { type: 'user_reply', callId: call.id, question } });
     return { kind: 'suspended' };
   }
@@ -186,7 +186,7 @@ export class ToolStep {
       this.started(run.id, call);
       this.events.emit(run.id, 'tool.client', { callId: call.id, name: call.name, args: parseArgs(call.arguments) });
     }
-    this.events.emit(run.id, 'status', { phase: 'waiting', text: 'Waiting for the client to run its tools' });
+    this.events.emit(run.id, 'status', { phase: 'waiting', text: say('run.waiting_client_tools') });
     await this.runs.transition(run, 'AWAIT_USER', { pendingAction: { type: 'client_tools', calls: calls.map((c) => ({ callId: c.id, name: c.name })) } });
     return { kind: 'suspended' };
   }

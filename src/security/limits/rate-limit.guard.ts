@@ -12,7 +12,7 @@ import {
 } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { AppConfig } from '../../config';
-import { LimitExceeded } from '../../common';
+import { LimitExceeded, say } from '../../common';
 import type { RequestWithAuth } from '../auth-context';
 import { callerOf } from './caller';
 
@@ -60,11 +60,7 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
     const variable = detail.tracker.startsWith('key:') ? VARIABLES.key : VARIABLES.ip;
-    const who = variable === VARIABLES.key ? 'this API key' : 'this client address';
-    throw new LimitExceeded(
-      variable,
-      `Too many requests: ${detail.limit} per minute for ${who}; retry after ${detail.timeToBlockExpire} s`,
-      detail.timeToBlockExpire,
-    );
+    const text = variable === VARIABLES.key ? 'limit.rate_key' : 'limit.rate_address';
+    throw new LimitExceeded(variable, say(text, { limit: detail.limit, seconds: detail.timeToBlockExpire }), detail.timeToBlockExpire);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppConfig } from '../../config';
-import { LimitExceeded } from '../../common';
+import { LimitExceeded, say } from '../../common';
 import type { RequestWithAuth } from '../auth-context';
 import { callerOf } from './caller';
 
@@ -23,8 +23,7 @@ export class StreamLimiter {
     const { id, kind } = callerOf(request, this.config);
     const count = this.open.get(id) ?? 0;
     if (count >= max) {
-      const who = kind === 'key' ? 'This API key' : 'This client address';
-      throw new LimitExceeded('HELIX_MAX_SSE_PER_KEY', `${who} already has ${count} event streams open, the most it may; close one first`, 1);
+      throw new LimitExceeded('HELIX_MAX_SSE_PER_KEY', say(kind === 'key' ? 'limit.streams_key' : 'limit.streams_address', { count }), 1);
     }
     this.open.set(id, count + 1);
     response.once('close', () => {

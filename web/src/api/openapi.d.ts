@@ -177,7 +177,7 @@ export interface paths {
         };
         /**
          * A run's events: Server-Sent Events, or a JSON page
-         * @description Streams the run's events from `?after=` or `Last-Event-ID` (every event exactly once, in seq order; the stream ends after `done`; a `heartbeat` event without an id keeps it open while nothing happens). With `Accept: application/json` it answers one page of the same events instead (the polling fallback). Browsers that cannot send the API token header pass `?token=<streamToken>`. Names and payloads: docs/EVENTS.md.
+         * @description Streams the run's events from `?after=` or `Last-Event-ID` (every event exactly once, in seq order; the stream ends after `done`; a `heartbeat` event without an id keeps it open while nothing happens). With `Accept: application/json` it answers one page of the same events instead (the polling fallback). Browsers that cannot send the API token header pass `?token=<streamToken>`, and `?lang=zh|en` for the language of `status` and `error` texts (else Accept-Language). Names and payloads: docs/EVENTS.md.
          */
         get: operations["RunController_events_"];
         put?: never;
@@ -951,6 +951,8 @@ export interface operations {
     ConversationController_list: {
         parameters: {
             query?: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
                 limit?: number;
                 /** @description the previous page's `nextCursor` */
                 cursor?: string;
@@ -1214,6 +1216,8 @@ export interface operations {
     ConversationController_messages: {
         parameters: {
             query?: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
                 /** @description messages with a seq greater than this */
                 after?: number;
                 limit?: number;
@@ -1430,6 +1434,8 @@ export interface operations {
     RunController_events_: {
         parameters: {
             query?: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
                 /** @description events with a seq greater than this (instead of the Last-Event-ID header); default 0, from the start */
                 after?: number;
                 /** @description the run's `streamToken`, for clients (browsers' EventSource) that cannot send the API token header */
@@ -1955,6 +1961,8 @@ export interface operations {
     KnowledgeBaseController_listDocuments: {
         parameters: {
             query?: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
                 limit?: number;
                 /** @description the previous page's `nextCursor` */
                 cursor?: string;
