@@ -68,6 +68,25 @@ describeInBrowser('web chat app', () => {
 
   const lastRun = () => page.locator('li.run').last();
   const answerText = () => lastRun().locator('.markdown').last();
+  /** Waits for `locator` to be visible; a timeout says what the page shows instead. */
+  async function shows(locator: ReturnType<Page['locator']>) {
+    try {
+      await locator.waitFor();
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n--- page ---\n${await page.locator('main').innerText()}`);
+    }
+  }
+  /** Waits for the newest run on the page to end; says what the page shows when it ends otherwise. */
+  async function finished(state = 'SUCCEEDED') {
+    const run = lastRun();
+    try {
+      await until(async () => ((await run.count()) ? await run.getAttribute('data-state') : null), (shown) => shown !== null && shown !== 'live');
+    } catch (error) {
+      throw new Error(`the run did not end: ${(error as Error).message}\n--- page ---\n${await page.locator('main').innerText()}`);
+    }
+    const shown = await run.getAttribute('data-state');
+    if (shown !== state) throw new Error(`the run ended ${shown}, not ${state}\n--- page ---\n${await page.locator('main').innerText()}`);
+  }
   const runIdOnPage = async () => (await lastRun().getAttribute('data-run-id'))!;
   /** the text of the newest run's answer so far ('' before its first token) */
   const answerSoFar = async () => ((await page.locator('li.run .markdown').count()) ? ((await answerText().textContent()) ?? '') : '');
@@ -78,9 +97,9 @@ describeInBrowser('web chat app', () => {
     // part of the answer is on the page before the run has finished
     await until(answerSoFar, (text) => text.length > 0 && !text.includes('until the end.'));
     await expect(lastRun().getAttribute('data-state')).resolves.toBe('live');
-    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    await finished();
     await expect(answerText().locator('strong').textContent()).resolves.toBe('works');
-    expect(await answerText().textContent()).toBe('Streaming works in Helix, one word after another until the end.');
+    expect((await answerText().textContent())?.trim()).toBe('Streaming works in Helix, one word after another until the end.');
     await page.reload();
     await page.locator('li.message.assistant .markdown').getByText('one word after another').waitFor();
   });
@@ -91,7 +110,7 @@ describeInBrowser('web chat app', () => {
     await dialog.waitFor();
     await expect(dialog.locator('pre').textContent()).resolves.toContain('6 * 7');
     await dialog.getByRole('button', { name: 'Approve', exact: true }).click();
-    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    await finished();
     const card = lastRun().locator('.tool-card[data-tool="code_exec"]');
     await expect(card.locator('.badge').textContent()).resolves.toBe('Done');
     await card.locator('summary').click();
@@ -110,7 +129,7 @@ describeInBrowser('web chat app', () => {
     await plan.getByRole('button', { name: '+ Add a step' }).click();
     await plan.getByLabel('Step 3', { exact: true }).fill('Answer in one sentence');
     await plan.getByRole('button', { name: 'Approve and run' }).click();
-    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    await finished();
     const run = await ctx.api.run(runId);
     expect((run.plan as { steps: { title: string }[] }).steps.map((s) => s.title)).toEqual(['Read the question again', 'Step two', 'Answer in one sentence']);
   });
@@ -122,7 +141,7 @@ describeInBrowser('web chat app', () => {
     await page.reload();
     await page.locator(`li.run[data-run-id="${runId}"][data-state="SUCCEEDED"]`).waitFor({ timeout: 30_000 });
     const shown = await page.locator(`li.run[data-run-id="${runId}"] .markdown`).textContent();
-    expect(shown).toBe(mockTokensText(120).trim());
+    expect(shown?.trim()).toBe(mockTokensText(120).trim());
     const stored = await ctx.api.finalAssistantMessage((await ctx.api.run(runId)).conversationId, runId);
     expect(stored?.content).toBe(mockTokensText(120));
   });
@@ -131,7 +150,7 @@ describeInBrowser('web chat app', () => {
     await send(mock({ tokens: 400, delayMs: 25 }));
     await until(answerSoFar, (text) => text.includes('t5 '));
     await page.getByRole('button', { name: 'Stop' }).click();
-    await lastRun().and(page.locator('[data-state="CANCELLED"]')).waitFor();
+    await finished('CANCELLED');
     await expect(lastRun().getByText('Cancelled').count()).resolves.toBe(1);
     expect((await ctx.api.run(await runIdOnPage())).state).toBe('CANCELLED');
     await page.getByRole('button', { name: 'Send' }).waitFor();
@@ -144,7 +163,7 @@ describeInBrowser('web chat app', () => {
     const file = join(files, 'helix-handbook.md');
     writeFileSync(file, '# Helix handbook\n\nHelix keeps every run event in PostgreSQL, so a stream can resume from any event.\n');
     await page.getByTestId('kb-upload').setInputFiles([file]);
-    await page.locator('.uploads .badge.succeeded').waitFor();
+    await shows(page.locator('.uploads .badge.succeeded'));
     await page.locator('.documents').getByText('helix-handbook.md').waitFor();
     await page.getByLabel('Try a search').fill('resume stream');
     await page.getByRole('button', { name: 'Search' }).click();
@@ -158,7 +177,7 @@ describeInBrowser('web chat app', () => {
     await settings.getByLabel('Retrieval').selectOption('classic');
     await settings.getByRole('button', { name: 'Save' }).click();
     await send(`How does a stream resume? ${mock({ text: 'From any stored event [1].' })}`);
-    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    await finished();
     await answerText().locator('a.citation').click();
     const sources = page.getByRole('complementary', { name: 'Sources' });
     await expect(sources.locator('li.focused').textContent()).resolves.toContain('helix-handbook.md');
@@ -180,7 +199,7 @@ describeInBrowser('web chat app', () => {
 
   it("shows a model's HTML as text and never runs its scripts or javascript: links", async () => {
     await send(mock({ text: 'Look: <b>bold</b> <img src=x onerror="window.__owned=1"> <script>window.__owned=2</script> [click](javascript:window.__owned=3) done' }));
-    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    await finished();
     const answer = answerText();
     await expect(answer.textContent()).resolves.toContain('<b>bold</b>');
     await expect(answer.locator('b, img, script').count()).resolves.toBe(0);
@@ -203,7 +222,7 @@ describeInBrowser('web chat app', () => {
     await page.getByRole('button', { name: 'Open the conversation list' }).click();
     await page.getByRole('button', { name: '+ New chat' }).click();
     await send(mock({ text: 'Small screens work too.' }));
-    await lastRun().and(page.locator('[data-state="SUCCEEDED"]')).waitFor();
+    await finished();
     const box = await page.locator('.composer').boundingBox();
     expect(box!.x + box!.width).toBeLessThanOrEqual(375);
     if (process.env.HELIX_UPDATE_SCREENSHOT === '1') await page.screenshot({ path: join(__dirname, '..', 'docs', 'web-narrow.png') });

@@ -17,6 +17,12 @@ import { useModels } from './useModels';
 
 const PAGE = 100;
 
+/**
+ * The run a page started in a conversation it had just created: the conversation's own page
+ * (mounted by the navigation) follows it live from its log, however quickly it finished.
+ */
+const startedRuns = new Map<string, { id: string; streamToken: string }>();
+
 /** One conversation: its history, the runs followed live, the composer and the side panels. */
 export function ChatPage({ conversationId, onConversationsChanged }: { conversationId: string | null; onConversationsChanged(): void }) {
   const { t } = useI18n();
@@ -64,10 +70,14 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
         if (cancelled) return;
         setConversation(found);
         await loadMessages(0);
-        // a run still going when the page opened: rebuild it from its log, then follow it live
-        if (!cancelled && latest.data && !isTerminal(latest.data.state)) {
-          liveRunId.current = latest.data.id;
-          follow(latest.data.id, latest.data.streamToken);
+        // the run this page just started, or one still going when the page opened: rebuild it
+        // from its log, then follow it live
+        const started = startedRuns.get(conversationId);
+        startedRuns.delete(conversationId);
+        const live = started ?? (latest.data && !isTerminal(latest.data.state) ? latest.data : undefined);
+        if (!cancelled && live) {
+          liveRunId.current = live.id;
+          follow(live.id, live.streamToken);
         }
       } catch (failure) {
         if (!cancelled) setError(failure);
@@ -94,7 +104,7 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
       const posted = await ok(api.POST('/api/v1/conversations/{id}/messages', { params: { path: { id } }, body: { text, mode } }));
       if (typeof posted === 'string') throw new ApiError(500, 'unexpected event stream');
       if (id !== conversationId) {
-        // the new conversation's page takes over and follows the run from its log
+        startedRuns.set(id, posted.run);
         navigate(paths.chat(id));
         return;
       }

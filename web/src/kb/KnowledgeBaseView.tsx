@@ -19,8 +19,13 @@ export function KnowledgeBaseView({ knowledgeBase, onChanged, onDelete }: { know
   const [query, setQuery] = useState('');
   const [hits, setHits] = useState<{ items: SearchHit[]; degraded: boolean } | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const abort = useRef(new AbortController());
-  useEffect(() => () => abort.current.abort(), []);
+  // polling of upload jobs stops when the view goes away
+  const abort = useRef<AbortController | null>(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    abort.current = controller;
+    return () => controller.abort();
+  }, []);
 
   const loadDocuments = useCallback(() => {
     ok(api.GET('/api/v1/knowledge-bases/{id}/documents', { params: { path: { id: knowledgeBase.id }, query: { limit: 100 } } }))
@@ -39,7 +44,7 @@ export function KnowledgeBaseView({ knowledgeBase, onChanged, onDelete }: { know
       try {
         const job = await uploadDocument(knowledgeBase.id, file);
         update(index, { job });
-        const finished = await waitForJob(job.id, (progress) => update(index, { job: progress }), abort.current.signal);
+        const finished = await waitForJob(job.id, (progress) => update(index, { job: progress }), abort.current?.signal);
         if (finished.error) update(index, { error: finished.error });
         loadDocuments();
         onChanged();
