@@ -176,7 +176,9 @@ describeInBrowser('web chat app', () => {
     await settings.getByLabel('Handbook').check();
     await settings.getByLabel('Retrieval').selectOption('classic');
     await settings.getByRole('button', { name: 'Save' }).click();
-    await send(`How does a stream resume? ${mock({ text: 'From any stored event [1].' })}`);
+    // (the mock's next answer, queued, so that the question reads as a person's)
+    ctx.mock.enqueue({ text: 'Helix keeps every run event in PostgreSQL, so a stream **resumes from any event** [1].' });
+    await send('How does a stream resume after a network drop?');
     await finished();
     await answerText().locator('a.citation').click();
     const sources = page.getByRole('complementary', { name: 'Sources' });
