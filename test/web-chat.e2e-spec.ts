@@ -134,6 +134,28 @@ describeInBrowser('web chat app', () => {
     expect((run.plan as { steps: { title: string }[] }).steps.map((s) => s.title)).toEqual(['Read the question again', 'Step two', 'Answer in one sentence']);
   });
 
+  it('answers an ask_user question in place, and shows the run in the debug panel', async () => {
+    await send(mock({ toolCall: { name: 'ask_user', arguments: JSON.stringify({ question: 'Which city?' }) } }));
+    const question = page.getByRole('group', { name: 'The agent asks' });
+    await shows(question.getByText('Which city?'));
+    await question.getByPlaceholder('Your answer').fill('Paris');
+    await question.getByRole('button', { name: 'Reply' }).click();
+    await finished();
+    await expect(answerText().textContent()).resolves.toContain('Tool result: Paris');
+
+    await page.getByRole('button', { name: 'Open the debug panel' }).click();
+    const debug = page.getByRole('complementary', { name: 'Debug' });
+    const events = await debug.getByTestId('debug-events').locator('code').allTextContents();
+    expect(events).toEqual(expect.arrayContaining(['status', 'tool.start', 'tool.end', 'token', 'usage', 'done']));
+    expect(events.at(-1)).toBe('done');
+    await debug.getByRole('tab', { name: 'Context' }).click();
+    await shows(debug.getByText('openai:mock-model'));
+    await debug.getByRole('tab', { name: 'Spans' }).click();
+    // an admin key reads the run's span tree: the run, its steps, their model calls
+    await shows(debug.locator('.span-tree code', { hasText: 'model' }).first());
+    expect(await debug.locator('.span-tree code').allTextContents()).toEqual(expect.arrayContaining(['run', 'step', 'model']));
+  });
+
   it('continues an answer after a reload mid-stream, complete and without repeated text', async () => {
     await send(mock({ tokens: 120, delayMs: 25 }));
     await until(answerSoFar, (text) => text.includes('t10 '));
