@@ -15,7 +15,7 @@ export async function uploadDocument(knowledgeBaseId: string, file: File): Promi
 }
 
 /** Polls the job until it ends, reporting its progress (0…1) as the server does. */
-export async function waitForJob(jobId: string, onProgress: (job: Job) => void, signal: AbortSignal): Promise<Job> {
+export async function waitForJob(jobId: string, onProgress: (job: Job) => void, signal?: AbortSignal): Promise<Job> {
   for (;;) {
     const job = await ok(api.GET('/api/v1/jobs/{id}', { params: { path: { id: jobId } }, signal }));
     onProgress(job);
