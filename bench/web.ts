@@ -15,17 +15,37 @@ import { ROOT } from './lib/procs';
 
 const WEB_DIST = join(ROOT, 'web', 'dist');
 const MESSAGE = 'MOCK:{"tokens":20}';
-/** (in the page) notes when Enter is pressed and when the first token is on the screen */
-const WATCH_FIRST_TOKEN = `
-  window.benchFirst = undefined;
-  new MutationObserver((_, observer) => {
-    if (document.querySelector('li.run .markdown')?.textContent) {
-      window.benchFirst = performance.now();
-      observer.disconnect();
-    }
-  }).observe(document.body, { subtree: true, childList: true, characterData: true });
-  document.querySelector('#composer-text').addEventListener('keydown', () => (window.benchStart = performance.now()), { once: true });
-`;
+/** The page's globals the measurement touches (this file is type-checked without the DOM library). */
+interface PageDom {
+  document: {
+    body: unknown;
+    querySelector(selector: string): { textContent: string | null; addEventListener(type: string, listener: () => void, options: { once: boolean }): void } | null;
+  };
+  MutationObserver: new (callback: (records: unknown, observer: { disconnect(): void }) => void) => { observe(target: unknown, options: object): void };
+  performance: { now(): number };
+  benchFirstToken?: Promise<number>;
+}
+
+/**
+ * (in the page) starts watching: `benchFirstToken` resolves with the ms from the next Enter in the
+ * composer to the first token on the screen. No polling predicate: the page's CSP forbids the
+ * eval that would need.
+ */
+const watchFirstToken = () => {
+  const page = globalThis as unknown as PageDom;
+  const { document, MutationObserver, performance } = page;
+  page.benchFirstToken = new Promise<number>((resolve) => {
+    let start = 0;
+    document.querySelector('#composer-text')?.addEventListener('keydown', () => (start = performance.now()), { once: true });
+    new MutationObserver((_, observer) => {
+      if (start && document.querySelector('li.run .markdown')?.textContent) {
+        observer.disconnect();
+        resolve(performance.now() - start);
+      }
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+};
+const firstToken = () => (globalThis as unknown as PageDom).benchFirstToken;
 
 export interface WebFigures {
   jsGzipBytes: number;
@@ -79,10 +99,9 @@ export async function measureWebPage(port: number, reps: number): Promise<WebFig
       const api = await apiTtft(port);
       await page.goto(`http://127.0.0.1:${port}/`);
       await page.locator('#composer-text').fill(MESSAGE);
-      await page.evaluate(WATCH_FIRST_TOKEN);
+      await page.evaluate(watchFirstToken);
       await page.keyboard.press('Enter');
-      await page.waitForFunction('window.benchFirst !== undefined', undefined, { timeout: 30_000 });
-      const shown = Number(await page.evaluate('window.benchFirst - window.benchStart'));
+      const shown = Number(await page.evaluate(firstToken));
       await page.locator('li.run[data-state="SUCCEEDED"]').waitFor({ timeout: 30_000 });
       if (i === 0) continue; // the first page load compiles the bundle: a warm-up
       figures.apiTtft.push(api);

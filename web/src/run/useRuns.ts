@@ -2,7 +2,7 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { api, ok } from '../api/client';
 import type { ClientRunEvent } from '../api/events';
 import { session } from '../api/session';
-import { applyEvent, emptyRun, type RunState } from './run-state';
+import { applyEvent, emptyRun, settled, type RunState } from './run-state';
 import { followRun, type Connection } from './stream';
 
 type Action = { kind: 'follow'; runId: string } | { kind: 'event'; runId: string; event: ClientRunEvent } | { kind: 'settle'; runId: string };
@@ -12,7 +12,7 @@ function reduce(runs: Map<string, RunState>, action: Action): Map<string, RunSta
   const current = runs.get(action.runId) ?? emptyRun(action.runId);
   if (action.kind === 'follow') next.set(action.runId, current);
   else if (action.kind === 'event') next.set(action.runId, applyEvent(current, action.event));
-  else next.set(action.runId, { ...current, waiting: null });
+  else next.set(action.runId, settled(current));
   return next;
 }
 
