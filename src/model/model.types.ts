@@ -29,6 +29,20 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/** What a request may ask of its answer's shape (OpenAI's `response_format`). */
+export type ResponseFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
+
+/** Sampling parameters of one call; unset ones are the model config's (or the provider's) defaults. */
+export interface SamplingParams {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  seed?: number;
+  stop?: string[];
+}
+
 export interface ModelRequest {
   /** canonical or alias id; the router resolves it before the call */
   model: ModelRef;
@@ -39,6 +53,10 @@ export interface ModelRequest {
   temperature?: number;
   topP?: number;
   maxTokens?: number;
+  seed?: number;
+  stop?: string[];
+  /** sent as `response_format` where the model config supports it */
+  responseFormat?: ResponseFormat;
   /** the workspace whose ModelConfig rows and secrets apply */
   workspaceId?: string;
 }

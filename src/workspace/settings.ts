@@ -1,5 +1,6 @@
 import { isRecord, definedOnly, isHostPattern, MAX_ALLOWED_HOSTS } from '../common';
 import type { ModelRef } from '../model';
+import { type AgentSettings, readAgentSettings } from './agent-settings';
 import { type McpServerConfig, readMcpServers } from './mcp-config';
 
 /**
@@ -29,8 +30,8 @@ export interface ConversationSettings {
   debug?: boolean;
 }
 
-/** Workspace-wide defaults; conversations may override some of them. */
-export interface WorkspaceSettings {
+/** Workspace-wide defaults (its default agent's settings among them); conversations may override some of them. */
+export interface WorkspaceSettings extends AgentSettings {
   defaultModel?: ModelRef;
   fallbackModels?: ModelRef[];
   maxSteps?: number;
@@ -130,5 +131,6 @@ export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
     httpFetchAllowedHosts: readHostPatterns(json.httpFetchAllowedHosts),
     mcpServers: readMcpServers(json.mcpServers),
     embeddingModel: readModelRef(json.embeddingModel) ?? undefined,
+    ...readAgentSettings(json),
   });
 }

@@ -4,7 +4,7 @@ import { AppConfig } from '../../config';
 import { type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
 import { effectiveSettings } from '../../workspace';
 import { SqlClient, UnitOfWork } from '../../database';
-import { ModelRouter, ModelError, type ModelRef, type ToolSpec } from '../../model';
+import { ModelRouter, ModelError, type ModelRef, type ResponseFormat, type SamplingParams, type ToolSpec } from '../../model';
 import type { AuthContext } from '../../security';
 import { EventLog } from '../events/event-log';
 import { type FirstStep, ModelStep } from './model-step';
@@ -21,6 +21,12 @@ export interface NewRunInput {
   modelOverride?: ModelRef;
   /** client-side tools the message declared (checked) */
   clientTools?: ToolSpec[];
+  /** the agent that answers this message instead of the conversation's */
+  agentId?: string;
+  /** the message's sampling parameters (over the agent's) */
+  sampling?: SamplingParams;
+  /** the message's answer shape (over the agent's) */
+  responseFormat?: ResponseFormat;
 }
 
 /** A run was started (or queued behind `behind`, a live run of the conversation). */
