@@ -55,7 +55,7 @@ export interface ModelRequest {
   maxTokens?: number;
   seed?: number;
   stop?: string[];
-  /** sent as `response_format` where the model config supports it */
+  /** the answer's shape; providers do not send it yet (structured output is not built) */
   responseFormat?: ResponseFormat;
   /** the workspace whose ModelConfig rows and secrets apply */
   workspaceId?: string;

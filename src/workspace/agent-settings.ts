@@ -1,5 +1,6 @@
 import { definedOnly, isRecord } from '../common';
 import type { ResponseFormat, SamplingParams } from '../model';
+import { oneOf, positiveInt } from './json-readers';
 
 /**
  * The settings an agent profile adds to a workspace's: how its runs sample, the shape of their
@@ -35,7 +36,6 @@ export interface AgentSettings {
 }
 
 export const MAX_SKILLS = 20;
-export const MAX_SKILL_CHARS = 20_000;
 export const MAX_STOP_SEQUENCES = 4;
 export const MAX_AGENT_TOOLS = 200;
 
@@ -45,11 +45,10 @@ const integer = (value: unknown): number | undefined => (Number.isInteger(value)
 export function readSampling(value: unknown): SamplingParams | undefined {
   if (!isRecord(value)) return undefined;
   const stop = Array.isArray(value.stop) ? value.stop.filter((s): s is string => typeof s === 'string' && s.length > 0).slice(0, MAX_STOP_SEQUENCES) : undefined;
-  const maxTokens = integer(value.maxTokens);
   const sampling = definedOnly({
     temperature: finite(value.temperature),
     topP: finite(value.topP),
-    maxTokens: maxTokens !== undefined && maxTokens > 0 ? maxTokens : undefined,
+    maxTokens: positiveInt(value.maxTokens),
     seed: integer(value.seed),
     stop: stop?.length ? stop : undefined,
   });
@@ -75,22 +74,19 @@ function readSkills(value: unknown): Skill[] | undefined {
 
 function readToolPolicies(value: unknown): Record<string, AgentToolPolicy> | undefined {
   if (!isRecord(value)) return undefined;
-  const entries = Object.entries(value).filter((entry): entry is [string, AgentToolPolicy] =>
-    AGENT_TOOL_POLICIES.some((mode) => mode === entry[1]),
-  );
+  const entries = Object.entries(value).filter((entry): entry is [string, AgentToolPolicy] => oneOf(AGENT_TOOL_POLICIES, entry[1]) !== undefined);
   return entries.length ? Object.fromEntries(entries.slice(0, MAX_AGENT_TOOLS)) : undefined;
 }
 
 /** The agent fields of a stored JSON object, validated (the column is not trusted). */
 export function readAgentSettings(json: Record<string, unknown>): AgentSettings {
-  const window = integer(json.memoryWindowTokens);
   return definedOnly({
     sampling: readSampling(json.sampling),
     responseFormat: readResponseFormat(json.responseFormat),
     tools: Array.isArray(json.tools) ? json.tools.filter((t): t is string => typeof t === 'string').slice(0, MAX_AGENT_TOOLS) : undefined,
     toolPolicies: readToolPolicies(json.toolPolicies),
     skills: readSkills(json.skills),
-    memoryWindowTokens: window !== undefined && window > 0 ? window : undefined,
-    defaultMode: AGENT_MODES.find((mode) => mode === json.defaultMode),
+    memoryWindowTokens: positiveInt(json.memoryWindowTokens),
+    defaultMode: oneOf(AGENT_MODES, json.defaultMode),
   });
 }

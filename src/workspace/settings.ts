@@ -1,6 +1,7 @@
 import { isRecord, definedOnly, isHostPattern, MAX_ALLOWED_HOSTS } from '../common';
 import type { ModelRef } from '../model';
 import { type AgentSettings, readAgentSettings } from './agent-settings';
+import { oneOf, positiveInt, positiveNumber } from './json-readers';
 import { type McpServerConfig, readMcpServers } from './mcp-config';
 
 /**
@@ -87,10 +88,6 @@ function readKnowledgeBaseIds(value: unknown): string[] | undefined {
   return [...new Set(ids)].slice(0, MAX_KNOWLEDGE_BASES);
 }
 
-const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
-  values.find((candidate) => candidate === value);
-const positiveInt = (value: unknown): number | undefined => (Number.isInteger(value) && Number(value) > 0 ? Number(value) : undefined);
-const positiveNumber = (value: unknown): number | undefined => (typeof value === 'number' && value >= 0 && Number.isFinite(value) ? value : undefined);
 
 export function readModelRef(value: unknown): ModelRef | null {
   if (!isRecord(value) || typeof value.provider !== 'string' || typeof value.modelId !== 'string') return null;
