@@ -19,7 +19,7 @@ interface Item {
   vision: boolean;
 }
 
-const OFFLINE: Item = { provider: 'offline', modelId: 'echo', label: 'offline:echo', contextWindow: 32_768, vision: false };
+const OFFLINE: Item = { provider: 'offline', modelId: 'echo', label: 'offline:echo', contextWindow: 32_768, vision: true };
 
 describe('GET /api/v1/models', () => {
   let t: TestApp;

@@ -18,7 +18,7 @@ describe('ModelCatalog', () => {
 
   it('knows context windows and prices, with safe defaults for unknown models', () => {
     expect(catalog.info({ provider: 'OpenAI', modelId: 'gpt-4o-mini' })).toEqual({
-      ref: { provider: 'openai', modelId: 'gpt-4o-mini' }, contextWindow: 128_000, inputPrice: 0.15, outputPrice: 0.6, supportsTools: true,
+      ref: { provider: 'openai', modelId: 'gpt-4o-mini' }, contextWindow: 128_000, inputPrice: 0.15, outputPrice: 0.6, supportsTools: true, vision: true, structuredOutput: true,
     });
     expect(catalog.info({ provider: 'nvidia', modelId: 'gpt-oss-120b' }).ref).toEqual({ provider: 'nvidia', modelId: 'openai/gpt-oss-120b' });
     expect(catalog.info({ provider: 'local', modelId: 'mystery' })).toMatchObject({ contextWindow: DEFAULT_CONTEXT_WINDOW, inputPrice: 0, outputPrice: 0 });
@@ -28,11 +28,11 @@ describe('ModelCatalog', () => {
   });
 
   it('knows which models take images; an unknown one does not', () => {
-    expect(catalog.hasVision({ provider: 'openai', modelId: 'gpt-4o' })).toBe(true);
-    expect(catalog.hasVision({ provider: 'openai', modelId: ' GPT-4.1-mini ' })).toBe(true);
-    expect(catalog.hasVision({ provider: 'local', modelId: 'gpt-oss-120b' })).toBe(false);
-    expect(catalog.hasVision({ provider: 'offline', modelId: 'echo' })).toBe(false);
-    expect(catalog.hasVision({ provider: 'local', modelId: 'mystery' })).toBe(false);
+    expect(catalog.info({ provider: 'openai', modelId: 'gpt-4o' }).vision).toBe(true);
+    expect(catalog.info({ provider: 'openai', modelId: ' GPT-4.1-mini ' }).vision).toBe(true);
+    expect(catalog.info({ provider: 'local', modelId: 'gpt-oss-120b' }).vision).toBe(false);
+    expect(catalog.info({ provider: 'offline', modelId: 'echo' }).vision).toBe(true); // the offline model describes what it is shown
+    expect(catalog.info({ provider: 'local', modelId: 'mystery' }).vision).toBe(false);
   });
 
   it('prices usage per million tokens', () => {

@@ -40,7 +40,7 @@ const ENTRIES: CatalogEntry[] = [
   { id: 'qwen/qwen3-235b-a22b', aliases: ['qwen3-235b-a22b'], contextWindow: 131_072, inputPrice: 0.2, outputPrice: 0.6 },
   { id: 'text-embedding-3-small', contextWindow: 8_191, inputPrice: 0.02, outputPrice: 0, supportsTools: false },
   { id: 'text-embedding-3-large', contextWindow: 8_191, inputPrice: 0.13, outputPrice: 0, supportsTools: false },
-  { id: 'echo', contextWindow: 32_768, inputPrice: 0, outputPrice: 0 },
+  { id: 'echo', contextWindow: 32_768, inputPrice: 0, outputPrice: 0, vision: true },
 ];
 
 /** Unknown models: small enough that the memory module never overfills a real model's window. */
@@ -78,12 +78,10 @@ export class ModelCatalog {
       inputPrice: entry?.inputPrice ?? 0,
       outputPrice: entry?.outputPrice ?? 0,
       supportsTools: entry?.supportsTools ?? true,
+      vision: entry?.vision ?? false,
+      // the OpenAI API accepts response_format; other providers are asked for the format in the prompt
+      structuredOutput: canonical.provider === 'openai' || canonical.provider === 'offline',
     };
-  }
-
-  /** Does the model take images? False for a model the catalog does not know. */
-  hasVision(ref: ModelRef): boolean {
-    return this.byId.get(this.canonicalId(ref.modelId).toLowerCase())?.vision ?? false;
   }
 
   isKnown(modelId: string): boolean {

@@ -20,6 +20,8 @@ const DEFAULTS: ModelConfigFields = {
   toolsEnabled: true,
   enabled: true,
   label: null,
+  vision: null,
+  structuredOutput: null,
   inputPrice: null,
   outputPrice: null,
 };
@@ -179,6 +181,8 @@ function patchOf(input: ModelConfigInput): Partial<ModelConfigFields> {
   set('enabled', input.enabled, true);
   // a blank label clears it (the list then shows provider:modelId)
   set('label', typeof input.label === 'string' ? input.label.trim() || null : input.label, null);
+  set('vision', input.vision, null);
+  set('structuredOutput', input.structuredOutput, null);
   set('inputPrice', input.inputPrice, null);
   set('outputPrice', input.outputPrice, null);
   return patch;
@@ -204,6 +208,7 @@ function readFields(content: unknown): ModelConfigFields {
   if (!isRecord(content)) throw new BadRequestException('The version holds no model config');
   const text = (name: keyof ModelConfigFields) => (typeof content[name] === 'string' ? (content[name] as string) : null);
   const number = (name: keyof ModelConfigFields) => (typeof content[name] === 'number' && Number.isFinite(content[name]) ? (content[name] as number) : null);
+  const flag = (name: keyof ModelConfigFields) => (typeof content[name] === 'boolean' ? (content[name] as boolean) : null);
   return {
     baseUrl: text('baseUrl'),
     apiKeySecretId: text('apiKeySecretId'),
@@ -215,6 +220,8 @@ function readFields(content: unknown): ModelConfigFields {
     // versions written before these fields existed: switched on, unlabelled
     enabled: content.enabled !== false,
     label: text('label'),
+    vision: flag('vision'),
+    structuredOutput: flag('structuredOutput'),
     inputPrice: number('inputPrice'),
     outputPrice: number('outputPrice'),
   };

@@ -70,6 +70,12 @@ export class ModelConfigType {
   @Field(() => String, { nullable: true, description: "the name members' model list shows (default `provider:modelId`)" })
   label!: string | null;
 
+  @Field(() => Boolean, { nullable: true, description: 'takes images as input (null: as the model catalog says)' })
+  vision!: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'accepts `response_format` (null: only the OpenAI provider is assumed to)' })
+  structuredOutput!: boolean | null;
+
   @Field(() => Float, { nullable: true, description: 'USD per million prompt tokens' })
   inputPrice!: number | null;
 
@@ -196,6 +202,19 @@ export class ModelConfigInput {
   @IsStorableText()
   @MaxLength(MAX_LABEL)
   label?: string | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'whether the model takes images; null: as the model catalog says' })
+  @IsOptional()
+  @IsBoolean()
+  vision?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'whether the provider accepts `response_format`; null: only the OpenAI provider is assumed to (others get the schema in the prompt)',
+  })
+  @IsOptional()
+  @IsBoolean()
+  structuredOutput?: boolean | null;
 
   @Field(() => Float, { nullable: true })
   @IsOptional()

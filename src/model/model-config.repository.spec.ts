@@ -16,7 +16,7 @@ describe('ModelConfigRepository (against the test database)', () => {
       data: [
         {
           id: 'mc_1', workspaceId: 'ws_a', provider: 'openai', modelId: 'gpt-4o', baseUrl: 'http://a/v1', apiKeySecretId: 'sec_1',
-          temperature: 0.25, topP: 0.5, maxTokens: 100, contextWindow: 8000, toolsEnabled: false, enabled: false, label: 'GPT-4o of A',
+          temperature: 0.25, topP: 0.5, maxTokens: 100, contextWindow: 8000, toolsEnabled: false, enabled: false, label: 'GPT-4o of A', vision: true, structuredOutput: false,
           inputPrice: 1.5, outputPrice: 6,
         },
         { id: 'mc_2', provider: 'openai', modelId: '*' },
@@ -33,12 +33,12 @@ describe('ModelConfigRepository (against the test database)', () => {
       {
         id: 'mc_1', workspaceId: 'ws_a', provider: 'openai', modelId: 'gpt-4o', baseUrl: 'http://a/v1', apiKeySecretId: 'sec_1',
         temperature: 0.25, topP: 0.5, maxTokens: 100, contextWindow: 8000, toolsEnabled: false, enabled: false, label: 'GPT-4o of A',
-        inputPrice: 1.5, outputPrice: 6,
+        vision: true, structuredOutput: false, inputPrice: 1.5, outputPrice: 6,
       },
       {
         id: 'mc_2', workspaceId: null, provider: 'openai', modelId: '*', baseUrl: null, apiKeySecretId: null,
         temperature: null, topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null,
-        inputPrice: null, outputPrice: null,
+        vision: null, structuredOutput: null, inputPrice: null, outputPrice: null,
       },
     ]);
   });
@@ -59,7 +59,7 @@ describe('ModelConfigRepository (against the test database)', () => {
   it('writes a global row in place (the unique index does not cover a NULL workspace), then deletes it', async () => {
     const fields = {
       baseUrl: 'http://g/v1', apiKeySecretId: null, temperature: 0.5, topP: null, maxTokens: 10, contextWindow: null,
-      toolsEnabled: true, enabled: false, label: 'Global m', inputPrice: null, outputPrice: 0,
+      toolsEnabled: true, enabled: false, label: 'Global m', vision: true, structuredOutput: null, inputPrice: null, outputPrice: 0,
     };
     const write = (temperature: number) =>
       prisma.$transaction(async (tx) => {

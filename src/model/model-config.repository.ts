@@ -24,6 +24,10 @@ export interface ModelConfigRecord {
   enabled: boolean;
   /** the name members' model list shows */
   label: string | null;
+  /** takes images as input; null: as the model catalog says */
+  vision: boolean | null;
+  /** accepts `response_format`; null: only the OpenAI provider is assumed to */
+  structuredOutput: boolean | null;
   /** USD per million tokens */
   inputPrice: number | null;
   outputPrice: number | null;
@@ -41,7 +45,7 @@ export type ModelConfigFields = Omit<ModelConfigRecord, 'id' | 'workspaceId' | '
 /** The columns under the names of Prisma's ModelConfig, so raw and Prisma reads map alike. */
 const COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", provider, model_id AS "modelId", base_url AS "baseUrl",
   api_key_secret_id AS "apiKeySecretId", temperature, top_p AS "topP", max_tokens AS "maxTokens",
-  context_window AS "contextWindow", tools_enabled AS "toolsEnabled", enabled, label, input_price AS "inputPrice",
+  context_window AS "contextWindow", tools_enabled AS "toolsEnabled", enabled, label, vision, structured_output AS "structuredOutput", input_price AS "inputPrice",
   output_price AS "outputPrice", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /** All SQL of the ModelConfig aggregate (`model_configs`). */
@@ -113,15 +117,15 @@ export class ModelConfigRepository {
           UPDATE model_configs SET base_url = ${f.baseUrl}, api_key_secret_id = ${f.apiKeySecretId},
             temperature = ${f.temperature}::float8, top_p = ${f.topP}::float8, max_tokens = ${f.maxTokens}::int,
             context_window = ${f.contextWindow}::int, tools_enabled = ${f.toolsEnabled}, enabled = ${f.enabled},
-            label = ${f.label}, input_price = ${f.inputPrice}::float8, output_price = ${f.outputPrice}::float8, updated_at = now()
+            label = ${f.label}, vision = ${f.vision}::boolean, structured_output = ${f.structuredOutput}::boolean, input_price = ${f.inputPrice}::float8, output_price = ${f.outputPrice}::float8, updated_at = now()
           WHERE id = ${key.existingId}
           RETURNING ${COLUMNS}`
       : await tx.$queryRaw<ModelConfig[]>`
           INSERT INTO model_configs (id, workspace_id, provider, model_id, base_url, api_key_secret_id, temperature, top_p,
-            max_tokens, context_window, tools_enabled, enabled, label, input_price, output_price, updated_at)
+            max_tokens, context_window, tools_enabled, enabled, label, vision, structured_output, input_price, output_price, updated_at)
           VALUES (${newId('mc')}, ${key.workspaceId}, ${key.provider}, ${key.modelId}, ${f.baseUrl}, ${f.apiKeySecretId},
             ${f.temperature}::float8, ${f.topP}::float8, ${f.maxTokens}::int, ${f.contextWindow}::int, ${f.toolsEnabled},
-            ${f.enabled}, ${f.label}, ${f.inputPrice}::float8, ${f.outputPrice}::float8, now())
+            ${f.enabled}, ${f.label}, ${f.vision}::boolean, ${f.structuredOutput}::boolean, ${f.inputPrice}::float8, ${f.outputPrice}::float8, now())
           RETURNING ${COLUMNS}`;
     return toModelConfigRow(rows[0]);
   }
@@ -143,6 +147,8 @@ export function fieldsOf(row: ModelConfigRecord): ModelConfigFields {
     toolsEnabled: row.toolsEnabled,
     enabled: row.enabled,
     label: row.label,
+    vision: row.vision,
+    structuredOutput: row.structuredOutput,
     inputPrice: row.inputPrice,
     outputPrice: row.outputPrice,
   };

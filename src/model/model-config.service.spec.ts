@@ -4,7 +4,7 @@ import { ModelConfigService } from './model-config.service';
 function row(partial: Partial<ModelConfigRecord> & Pick<ModelConfigRecord, 'modelId'>): ModelConfigRecord {
   return {
     id: 'mc', workspaceId: null, provider: 'openai', baseUrl: null, apiKeySecretId: null, temperature: null, topP: null,
-    maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, inputPrice: null, outputPrice: null, ...partial,
+    maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, vision: null, structuredOutput: null, inputPrice: null, outputPrice: null, ...partial,
   };
 }
 

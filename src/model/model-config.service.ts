@@ -22,6 +22,10 @@ export interface ModelSettings {
   enabled: boolean;
   /** from the model's own rows only: a `*` row's would name every model of the provider alike */
   label?: string;
+  /** an admin's word on whether the model takes images (unset: the catalog decides) */
+  vision?: boolean;
+  /** an admin's word on whether the provider accepts `response_format` (unset: OpenAI's own API only) */
+  structuredOutput?: boolean;
   inputPrice?: number;
   outputPrice?: number;
 }
@@ -84,6 +88,8 @@ export class ModelConfigService {
       if (row.maxTokens !== null) settings.maxTokens = row.maxTokens;
       if (row.contextWindow !== null) settings.contextWindow = row.contextWindow;
       if (row.label !== null && row.modelId !== ANY_MODEL) settings.label = row.label;
+      if (row.vision !== null) settings.vision = row.vision;
+      if (row.structuredOutput !== null) settings.structuredOutput = row.structuredOutput;
       if (row.inputPrice !== null) settings.inputPrice = row.inputPrice;
       if (row.outputPrice !== null) settings.outputPrice = row.outputPrice;
     }

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ModelCatalog } from './model-catalog';
 import { ModelConfigRepository } from './model-config.repository';
 import { ANY_MODEL } from './model-config.service';
 import type { ModelListItem } from './model-list.dto';
@@ -16,7 +15,6 @@ export class ModelListService {
   constructor(
     @Inject(ModelConfigRepository) private readonly repository: Pick<ModelConfigRepository, 'forWorkspace' | 'workspaceSettings'>,
     @Inject(ModelRouter) private readonly router: Pick<ModelRouter, 'defaultModel' | 'offer'>,
-    @Inject(ModelCatalog) private readonly catalog: Pick<ModelCatalog, 'hasVision'>,
   ) {}
 
   async list(workspaceId: string): Promise<ModelListItem[]> {
@@ -30,7 +28,7 @@ export class ModelListService {
       const { provider, modelId } = offer.ref;
       const name = `${provider}:${modelId}`;
       if (items.has(name)) continue;
-      items.set(name, { provider, modelId, label: offer.label ?? name, contextWindow: offer.contextWindow, vision: this.catalog.hasVision(offer.ref) });
+      items.set(name, { provider, modelId, label: offer.label ?? name, contextWindow: offer.contextWindow, vision: offer.vision });
     }
     return [...items.values()];
   }

@@ -74,8 +74,8 @@ describe('ModelRouter', () => {
         { provider: 'local', modelId: 'off', baseUrl: 'http://127.0.0.1:1/v1', enabled: false },
       ];
       const { router } = buildModelStack({ rows });
-      await expect(router.offer(ref('local', 'llama'))).resolves.toEqual({ ref: ref('local', 'llama'), contextWindow: 4096, label: 'Llama' });
-      await expect(router.offer(ref('openai', 'gpt-4o'))).resolves.toEqual({ ref: ref('offline', 'echo'), contextWindow: 32768 });
+      await expect(router.offer(ref('local', 'llama'))).resolves.toEqual({ ref: ref('local', 'llama'), contextWindow: 4096, vision: false, label: 'Llama' });
+      await expect(router.offer(ref('openai', 'gpt-4o'))).resolves.toEqual({ ref: ref('offline', 'echo'), contextWindow: 32768, vision: true });
       await expect(router.offer(ref('local', 'off'))).resolves.toBeUndefined();
       await expect(router.offer(ref('nowhere', 'x'))).resolves.toBeUndefined();
       expect(router.defaultModel({ defaultModel: ref('local', 'llama') })).toEqual(ref('local', 'llama'));
@@ -124,7 +124,7 @@ describe('ModelRouter', () => {
       });
       const target = await router.target(ref('openai', 'gpt-4o'));
       expect(target).toMatchObject({ baseURL: 'http://proxy/v1', apiKey: 'sk-from-secret', temperature: 0.1 });
-      expect(target.info).toEqual({ ref: ref('openai', 'gpt-4o'), contextWindow: 8000, inputPrice: 1, outputPrice: 10, supportsTools: true });
+      expect(target.info).toEqual({ ref: ref('openai', 'gpt-4o'), contextWindow: 8000, inputPrice: 1, outputPrice: 10, supportsTools: true, vision: true, structuredOutput: true });
       await expect(router.describe(ref('openai', 'gpt-4o-mini'))).resolves.toMatchObject({ contextWindow: 128000, inputPrice: 0.15 });
     });
 
@@ -161,7 +161,7 @@ describe('ModelRouter', () => {
       expect((await stack.router.target(ref('openai', 'gpt-4o'))).baseURL).toBe('https://api.openai.com/v1');
       stack.rows.push({
         id: 'mc_new', workspaceId: null, provider: 'openai', modelId: 'gpt-4o', baseUrl: 'http://new/v1', apiKeySecretId: null, temperature: null,
-        topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, inputPrice: null, outputPrice: null,
+        topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, vision: null, structuredOutput: null, inputPrice: null, outputPrice: null,
       });
       expect((await stack.router.target(ref('openai', 'gpt-4o'))).baseURL).toBe('https://api.openai.com/v1');
       stack.router.invalidate();

@@ -39,6 +39,7 @@ export interface ModelOffer {
   /** canonical; the offline model when that is what would run */
   ref: ModelRef;
   contextWindow: number;
+  vision: boolean;
   label?: string;
 }
 
@@ -97,7 +98,7 @@ export class ModelRouter {
       throw error;
     }
     if (!route.enabled) return undefined;
-    return { ref: route.ref, contextWindow: route.info.contextWindow, ...(route.label !== undefined && { label: route.label }) };
+    return { ref: route.ref, contextWindow: route.info.contextWindow, vision: route.info.vision, ...(route.label !== undefined && { label: route.label }) };
   }
 
   /** The workspace's fallback chain (`settings.fallbackModels`), malformed entries dropped. */
@@ -213,6 +214,8 @@ export class ModelRouter {
         inputPrice: settings.inputPrice ?? catalogInfo.inputPrice,
         outputPrice: settings.outputPrice ?? catalogInfo.outputPrice,
         supportsTools: settings.toolsEnabled && catalogInfo.supportsTools,
+        vision: settings.vision ?? catalogInfo.vision,
+        structuredOutput: settings.structuredOutput ?? catalogInfo.structuredOutput,
       },
     };
   }

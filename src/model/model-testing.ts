@@ -34,7 +34,7 @@ export function buildModelStack(options: ModelStackOptions = {}): ModelStack {
   const config = loadConfig({ HELIX_DATA_DIR: 'memory://', ...options.env });
   const rows: ModelConfigRecord[] = (options.rows ?? []).map((row, i) => ({
     id: `mc_${i}`, workspaceId: null, baseUrl: null, apiKeySecretId: null, temperature: null, topP: null,
-    maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, inputPrice: null, outputPrice: null,
+    maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, vision: null, structuredOutput: null, inputPrice: null, outputPrice: null,
     ...row,
   }));
   const repository: Pick<ModelConfigRepository, 'forProvider'> = {

@@ -55,7 +55,7 @@ export interface ModelRequest {
   maxTokens?: number;
   seed?: number;
   stop?: string[];
-  /** the answer's shape; providers do not send it yet (structured output is not built) */
+  /** the answer's shape: sent as `response_format` where the model accepts it */
   responseFormat?: ResponseFormat;
   /** the workspace whose ModelConfig rows and secrets apply */
   workspaceId?: string;
@@ -83,6 +83,10 @@ export interface ModelInfo {
   inputPrice: number;
   outputPrice: number;
   supportsTools: boolean;
+  /** takes images as input (`image_url` parts) */
+  vision: boolean;
+  /** accepts `response_format`; otherwise the format is asked for in the prompt */
+  structuredOutput: boolean;
 }
 
 /** What a prompt must fit in: the model's context window and its configured output limit. */
