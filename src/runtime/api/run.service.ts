@@ -46,7 +46,7 @@ export class RunService {
 
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
     const clientTools = checkClientTools(dto.clientTools, (name) => this.tools.get(name) !== undefined);
-    const started = await this.starter.start(auth, conversationId, { text: dto.text, mode: dto.mode ?? 'react', modelOverride: dto.modelOverride, clientTools });
+    const started = await this.starter.start(auth, conversationId, { text: dto.text, mode: dto.mode, modelOverride: dto.modelOverride, clientTools, agentId: dto.agentId });
     if (started.kind === 'started') this.liveRuns.note(started.runId, auth.workspaceId, conversationId);
     else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));
     // enqueue: the executor starts it when the live run ends
