@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelRequest, ToolSpec } from './model.types';
+import type { ChatMessage, ModelRequest, ResponseFormat, ToolSpec } from './model.types';
 import { formatModelRef } from './provider-errors';
 
 /** A model request as debug events and traces show it: messages, tool schemas and parameters as sent. */
@@ -7,7 +7,16 @@ export interface RequestView {
   model: string;
   messages: ChatMessage[];
   tools?: ToolSpec[];
-  parameters: { temperature?: number; topP?: number; maxTokens?: number; fallbacks: string[] };
+  parameters: {
+    temperature?: number;
+    topP?: number;
+    maxTokens?: number;
+    seed?: number;
+    stop?: string[];
+    /** the answer's shape (sent as `response_format`, or asked for in the prompt where the model takes none) */
+    responseFormat?: ResponseFormat;
+    fallbacks: string[];
+  };
 }
 
 /** The view of `request` (not redacted: the caller redacts what it shows or keeps). */
@@ -20,6 +29,9 @@ export function requestView(request: ModelRequest): RequestView {
       ...(request.temperature !== undefined && { temperature: request.temperature }),
       ...(request.topP !== undefined && { topP: request.topP }),
       ...(request.maxTokens !== undefined && { maxTokens: request.maxTokens }),
+      ...(request.seed !== undefined && { seed: request.seed }),
+      ...(request.stop?.length && { stop: request.stop }),
+      ...(request.responseFormat && { responseFormat: request.responseFormat }),
       fallbacks: (request.fallbacks ?? []).map(formatModelRef),
     },
   };

@@ -2,7 +2,7 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { newId, LimitExceeded, say } from '../../common';
 import { AppConfig } from '../../config';
 import { type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
-import { effectiveSettings } from '../../workspace';
+import { type EffectiveSettings, effectiveSettings } from '../../workspace';
 import { SqlClient, UnitOfWork } from '../../database';
 import { ModelRouter, ModelError, type ModelRef, type ResponseFormat, type SamplingParams, type ToolSpec } from '../../model';
 import type { AuthContext } from '../../security';
@@ -14,6 +14,9 @@ import { RunObserver } from '../store/run-observer';
 import { type LiveRun, RunRepository } from '../store/run.repository';
 import type { RunMode, RunRecord } from '../store/run.records';
 import { stepStatus } from './step-replay';
+import { runSampling } from './run-sampling';
+
+type RunShape = Pick<RunRecord, 'sampling' | 'responseFormat'>;
 
 export interface NewRunInput {
   text: string;
@@ -89,6 +92,7 @@ export class RunStarter {
     const settings = effectiveSettings(workspaceSettings, conversation);
     const context: RunContext = { workspaceId: auth.workspaceId, settings, fallbacks: this.router.fallbacks(settings), needsTitle: conversation.needsTitle };
     const model = await this.resolveModel(input.modelOverride, conversation.model, workspaceSettings, auth.workspaceId);
+    const shape = await this.shapeOf(input, settings, model, auth.workspaceId);
     const policy = settings.multitask ?? 'reject';
 
     const runId = newId('run');
@@ -97,7 +101,7 @@ export class RunStarter {
     // the seq the message gets if nothing is appended before it: the history read holds then
     const seq = (history?.value.at(-1)?.seq ?? 0) + 1;
     let first: FirstStep | undefined;
-    const draft = { id: runId, conversationId, mode: input.mode, model, plan: null, step: 1 };
+    const draft = { id: runId, conversationId, mode: input.mode, model, plan: null, step: 1, ...shape };
     if (history && !liveBefore?.value.length && (await this.steps.sendsBeforeAdmission(draft, context))) {
       const seen = [...history.value, unsaved(message, seq)];
       const prepared = await this.steps.prepare(await this.steps.inputFor(draft, context, seen, 'answer'));
@@ -107,7 +111,7 @@ export class RunStarter {
     let written;
     try {
       written = await this.write({
-        runId, conversationId, input, model, policy, startNow, message,
+        runId, conversationId, input, model, policy, startNow, message, shape,
         maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
       });
     } catch (error) {
@@ -158,6 +162,7 @@ export class RunStarter {
     startNow: boolean;
     message: NewMessage;
     maxSteps: number;
+    shape: RunShape;
   }): Promise<{ run?: RunRecord; stored?: MessageRecord; live?: LiveRun; openFirstEvent: () => void }> {
     const { runId, conversationId, input, model, policy, startNow, message } = args;
     const unit = new UnitOfWork();
@@ -170,6 +175,8 @@ export class RunStarter {
       goal: input.text,
       model,
       maxSteps: args.maxSteps,
+      sampling: args.shape.sampling ?? undefined,
+      responseFormat: args.shape.responseFormat ?? undefined,
       whenLive: policy === 'reject' ? 'skip' : 'queue',
       lease: this.executor.newLease(),
       startNow,
@@ -179,6 +186,15 @@ export class RunStarter {
     const firstEvent = startNow ? this.events.firstEventIn(unit, runId, 'status', stepStatus.started(1), insert.begun) : undefined;
     await unit.run(this.sql);
     return { run: insert.run.value, stored: stored.value, live: live.value.at(-1), openFirstEvent: () => firstEvent?.open() };
+  }
+
+  /** The run's sampling (defaults, the message's over them, clamped to the model) and answer shape. */
+  private async shapeOf(input: NewRunInput, settings: EffectiveSettings, model: ModelRef, workspaceId: string): Promise<RunShape> {
+    const limits = await this.router.limits(model, workspaceId);
+    return {
+      sampling: runSampling(settings.sampling, input.sampling, limits) ?? null,
+      responseFormat: input.responseFormat ?? settings.responseFormat ?? null,
+    };
   }
 
   private tooManyLiveRuns(live: number): LimitExceeded {
