@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelRequest, ResponseFormat, ToolSpec } from './model.types';
+import type { ChatMessage, ModelRequest, ToolSpec } from './model.types';
 import { formatModelRef } from './provider-errors';
 
 /** A model request as debug events and traces show it: messages, tool schemas and parameters as sent. */
@@ -7,16 +7,8 @@ export interface RequestView {
   model: string;
   messages: ChatMessage[];
   tools?: ToolSpec[];
-  parameters: {
-    temperature?: number;
-    topP?: number;
-    maxTokens?: number;
-    seed?: number;
-    stop?: string[];
-    /** the answer's shape (sent as `response_format`, or asked for in the prompt where the model takes none) */
-    responseFormat?: ResponseFormat;
-    fallbacks: string[];
-  };
+  /** sampling, output limit, the answer's shape (sent as `response_format`, or asked for in the prompt) and the fallbacks */
+  parameters: Pick<ModelRequest, 'temperature' | 'topP' | 'maxTokens' | 'seed' | 'stop' | 'responseFormat'> & { fallbacks: string[] };
 }
 
 /** The view of `request` (not redacted: the caller redacts what it shows or keeps). */
