@@ -558,6 +558,24 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        ResponseFormatDto: {
+            /**
+             * @description `json_schema`: an instance of `schema`; `json_object`: any JSON object
+             * @enum {string}
+             */
+            type: "json_schema" | "json_object";
+            /**
+             * @description json_schema: the schema's name (required)
+             * @example weather_report
+             */
+            name?: string;
+            /** @description json_schema: the JSON Schema the answer must match (required; at most 64 KB of JSON, 32 levels deep) */
+            schema?: {
+                [key: string]: unknown;
+            };
+            /** @description json_schema: asks a provider that supports it to follow the schema exactly */
+            strict?: boolean;
+        };
         PostMessageDto: {
             /**
              * @description the user message; not blank; at most HELIX_MAX_MESSAGE_CHARS characters (default 100,000)
@@ -574,6 +592,18 @@ export interface components {
             modelOverride?: components["schemas"]["ModelRefDto"];
             /** @description tools the client runs itself: a call pauses the run (AWAIT_USER, `tool.client` event) until POST /runs/{id}/tool-results */
             clientTools?: components["schemas"]["ClientToolDto"][];
+            /** @description sampling temperature; unset: the model config's or the provider's default */
+            temperature?: number;
+            /** @description nucleus sampling: the probability mass sampled from (greater than 0, at most 1) */
+            topP?: number;
+            /** @description the answer's output limit per model call; never more than the model config's maxTokens nor than the context window leaves after the prompt */
+            maxTokens?: number;
+            /** @description asks the provider for reproducible sampling (where it supports it) */
+            seed?: number;
+            /** @description up to 4 sequences (1 to 200 characters each) at which the model stops writing */
+            stop?: string[];
+            /** @description the answer's shape: its final answer is parsed and validated, the parsed object stored in the answer's parts as `output` */
+            responseFormat?: components["schemas"]["ResponseFormatDto"];
         };
         PlanStepDto: {
             title: string;
@@ -593,6 +623,18 @@ export interface components {
             /** @description in the currency of the model prices */
             cost: number;
         };
+        SamplingDto: {
+            /** @description sampling temperature; unset: the model config's or the provider's default */
+            temperature?: number;
+            /** @description nucleus sampling: the probability mass sampled from (greater than 0, at most 1) */
+            topP?: number;
+            /** @description the answer's output limit per model call; never more than the model config's maxTokens nor than the context window leaves after the prompt */
+            maxTokens?: number;
+            /** @description asks the provider for reproducible sampling (where it supports it) */
+            seed?: number;
+            /** @description up to 4 sequences (1 to 200 characters each) at which the model stops writing */
+            stop?: string[];
+        };
         ReadRunResponse: {
             /** @example run_01jc9x… */
             id: string;
@@ -609,6 +651,10 @@ export interface components {
             plan: components["schemas"]["PlanDto"] | null;
             error: components["schemas"]["RunErrorResponse"] | null;
             usage: components["schemas"]["RunUsageResponse"];
+            /** @description what its answer steps sample with: the agent's defaults, the message's over them, clamped to the model config; null: the defaults */
+            sampling: components["schemas"]["SamplingDto"] | null;
+            /** @description the shape its final answer must have (the message's, else the agent's) */
+            responseFormat: components["schemas"]["ResponseFormatDto"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -648,6 +694,10 @@ export interface components {
             plan: components["schemas"]["PlanDto"] | null;
             error: components["schemas"]["RunErrorResponse"] | null;
             usage: components["schemas"]["RunUsageResponse"];
+            /** @description what its answer steps sample with: the agent's defaults, the message's over them, clamped to the model config; null: the defaults */
+            sampling: components["schemas"]["SamplingDto"] | null;
+            /** @description the shape its final answer must have (the message's, else the agent's) */
+            responseFormat: components["schemas"]["ResponseFormatDto"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
