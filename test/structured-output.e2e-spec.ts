@@ -248,6 +248,22 @@ describe('structured output and sampling with the mock LLM', () => {
     expect(ctx.mock.requests[0].max_tokens).toBeLessThan(1900);
   });
 
+  it('a run resumed after a client tool samples and shapes its answer from the run row', async () => {
+    const id = await ctx.api.createConversation({ title: 'resume' });
+    const pick = { name: 'pick_city', description: 'the user picks a city', parameters: { type: 'object', properties: {} } };
+    ctx.mock.script({ toolCall: { name: 'pick_city', arguments: '{}', id: 'call_city' } }, { text: VALID });
+    const posted = await ctx.api.postMessage(id, { text: 'weather?', clientTools: [pick], responseFormat: weatherFormat, temperature: 0.1, seed: 3 });
+    await ctx.api.waitForRun(posted.run.id, ['AWAIT_USER']);
+    await ctx.api.post(`/runs/${posted.run.id}/tool-results`, { results: [{ callId: 'call_city', output: 'Paris' }] }).expect(200);
+    const done = await ctx.api.waitForRun(posted.run.id);
+    expect(done.state).toBe('SUCCEEDED');
+    expect(ctx.mock.requests).toHaveLength(2);
+    for (const request of ctx.mock.requests) {
+      expect(request).toMatchObject({ temperature: 0.1, seed: 3, response_format: { type: 'json_schema' } });
+    }
+    expect((await ctx.api.finalAssistantMessage(id, posted.run.id))?.parts.output).toEqual(JSON.parse(VALID));
+  });
+
   it('sends no sampling fields a message did not set, and no response_format to a title call', async () => {
     const untitled = await ctx.api.createConversation();
     ctx.mock.script({ text: '{"ok": true}' });
