@@ -126,7 +126,7 @@ export function samplingOf(body: SamplingParams): SamplingParams | undefined {
 }
 
 // compiling only checks the schema: the run compiles its own (output-check.ts)
-const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: true });
+const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: true, validateFormats: false });
 
 /** Why `schema` cannot be a response format's schema, or undefined when it can. */
 export function schemaProblem(schema: unknown): string | undefined {

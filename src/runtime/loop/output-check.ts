@@ -44,7 +44,8 @@ export function describeOutputError(error: ErrorObject): string {
  * drops it, as schemas arrive as new objects every time.
  */
 export class OutputChecker {
-  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  // `format` is an annotation here (as in JSON Schema since 2019-09): no format validators ship with ajv
+  private readonly ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
   private readonly compiled = new Map<string, ValidateFunction>();
 
   check(format: ResponseFormat, text: string): OutputCheck {
