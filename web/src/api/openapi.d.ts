@@ -521,7 +521,7 @@ export interface components {
             /** @enum {string} */
             role: "user" | "assistant" | "tool" | "system";
             content: string;
-            /** @description tool calls, citations, reasoning … stored with the text */
+            /** @description tool calls, citations, reasoning … stored with the text; `kind` says which message it is; a final answer under a response format has its parsed value as `output` */
             parts: {
                 [key: string]: unknown;
             };
