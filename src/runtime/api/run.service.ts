@@ -19,6 +19,7 @@ import { RunStore } from '../loop/run-store';
 import type { ApprovalDecisionDto, PostMessageDto, ReplyDto, ResumeRunDto } from './run.dto';
 import { type RunView, toRunView } from './run.view';
 import { say } from '../../common';
+import { samplingOf, toResponseFormat } from '../../workspace';
 
 export interface PostedMessage {
   message: MessageView;
@@ -46,7 +47,15 @@ export class RunService {
 
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
     const clientTools = checkClientTools(dto.clientTools, (name) => this.tools.get(name) !== undefined);
-    const started = await this.starter.start(auth, conversationId, { text: dto.text, mode: dto.mode, modelOverride: dto.modelOverride, clientTools, agentId: dto.agentId });
+    const started = await this.starter.start(auth, conversationId, {
+      text: dto.text,
+      mode: dto.mode,
+      modelOverride: dto.modelOverride,
+      clientTools,
+      agentId: dto.agentId,
+      sampling: samplingOf(dto),
+      responseFormat: toResponseFormat(dto.responseFormat),
+    });
     if (started.kind === 'started') this.liveRuns.note(started.runId, auth.workspaceId, conversationId);
     else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));
     // enqueue: the executor starts it when the live run ends
