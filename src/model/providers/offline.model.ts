@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { isRecord, sleep } from '../../common';
 import { OFFLINE_MODEL } from '../model-catalog';
-import type { ChatMessage, ModelChunk, ModelRequest, ToolCall } from '../model.types';
+import type { ChatImage, ChatMessage, ModelChunk, ModelRequest, ToolCall } from '../model.types';
 import { modelError } from '../provider-errors';
 import type { ChatProvider, ProviderCall } from './openai-compatible.provider';
 import { promptChars } from './openai-format';
+import { base64Bytes } from '../request-view';
 
 export interface OfflineModelOptions {
   /** pause between streamed words; 0 (default) streams as fast as the consumer reads */
@@ -84,6 +85,8 @@ export class OfflineModel implements ChatProvider {
     if (last?.role === 'tool') return { text: answerFromTools(messages), toolCalls: [] };
 
     const offered = new Set((request.tools ?? []).map((t) => t.name));
+    // it "sees" what it is shown, so the whole path of an image works without a key
+    if (last?.role === 'user' && last.images?.length) return { text: `${describeImages(last.images)} ${echo(lastUser, offered)}`, toolCalls: [] };
     if (last?.role === 'user') {
       const calls = toolCallsFor(last.content, offered, messages.length);
       if (calls.length) return { text: '', toolCalls: calls };
@@ -91,6 +94,11 @@ export class OfflineModel implements ChatProvider {
     const sourced = answerFromSources(messages.find((m) => m.role === 'system')?.content ?? '');
     return { text: sourced ?? echo(lastUser, offered), toolCalls: [] };
   }
+}
+
+function describeImages(images: ChatImage[]): string {
+  const each = images.map((image) => `${image.mediaType}, ${base64Bytes(image.data)} bytes`);
+  return images.length === 1 ? `I see an image (${each[0]}).` : `I see ${images.length} images (${each.join('; ')}).`;
 }
 
 function toolCallsFor(text: string, offered: Set<string>, salt: number): ToolCall[] {

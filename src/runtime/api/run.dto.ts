@@ -18,9 +18,10 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText, LangQuery, MAX_INT4, say } from '../../common';
-import { MessageResponse } from '../../conversation';
+import { MAX_ATTACHMENTS, MessageResponse } from '../../conversation';
 import { ModelRefDto } from '../../workspace';
 import { ClientToolDto, MAX_CLIENT_TOOLS } from '../loop/client-tools.dto';
+import { AttachmentDto } from './attachment.dto';
 import { RUN_MODES, type RunMode } from '../store/run.records';
 
 
@@ -59,6 +60,18 @@ export class PostMessageDto {
   @ValidateNested({ each: true })
   @Type(() => ClientToolDto)
   clientTools?: ClientToolDto[];
+
+  @ApiPropertyOptional({
+    type: () => [AttachmentDto],
+    maxItems: MAX_ATTACHMENTS,
+    description: 'files for the model: images (to a model that sees) and text files, PDFs (as context); docs/AGENTS.md#attachments',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_ATTACHMENTS)
+  @ValidateNested({ each: true })
+  @Type(() => AttachmentDto)
+  attachments?: AttachmentDto[];
 }
 
 export class PlanStepDto {

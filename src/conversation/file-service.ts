@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { BadRequestException, Injectable, NotFoundException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { say } from '../common';
+import { AppConfig } from '../config';
+import type { AuthContext } from '../security';
+import { FileRepository, type StoredFileWithBytes } from './file-repository';
+import { sniffAttachment, SUPPORTED_ATTACHMENTS } from './file-sniff';
+import { type AttachmentUpload, checkName, MAX_ATTACHMENTS, tooLarge } from './file-uploads';
+import type { AttachmentRef } from './message-parts';
+
+/** A checked upload, ready to be stored. */
+interface Accepted {
+  name: string;
+  bytes: Buffer;
+  mediaType: string;
+}
+
+/**
+ * Attachments: checked (count, size, name, type sniffed from the bytes) and stored once per
+ * workspace before the message that references them; served back to the workspace's members.
+ */
+@Injectable()
+export class FileService {
+  constructor(
+    private readonly files: FileRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Every upload is checked before any is stored, so a refused message stores nothing; then each
+   * is stored (or found: the same bytes are one row) and referenced as the message will carry it.
+   */
+  async attach(auth: AuthContext, uploads: readonly AttachmentUpload[]): Promise<AttachmentRef[]> {
+    if (!uploads.length) return [];
+    if (uploads.length > MAX_ATTACHMENTS) throw new BadRequestException(say('attachment.too_many', { max: MAX_ATTACHMENTS }));
+    const accepted = uploads.map((upload) => this.check(upload));
+    const refs: AttachmentRef[] = [];
+    for (const file of accepted) {
+      const sha256 = createHash('sha256').update(file.bytes).digest('hex');
+      const stored = await this.files.insert({ workspaceId: auth.workspaceId, sha256, mediaType: file.mediaType, bytes: file.bytes });
+      refs.push({ fileId: stored.id, name: file.name, mediaType: stored.mediaType, size: stored.size });
+    }
+    return refs;
+  }
+
+  /** The file, if it is the caller's workspace's (404 otherwise, as for one that never existed). */
+  async get(auth: AuthContext, id: string): Promise<StoredFileWithBytes> {
+    const file = await this.files.find(auth.workspaceId, id);
+    if (!file) throw new NotFoundException(say('file.not_found', { id }));
+    return file;
+  }
+
+  private check(upload: AttachmentUpload): Accepted {
+    const name = checkName(upload.name);
+    const max = this.config.HELIX_MAX_ATTACHMENT_BYTES;
+    if (upload.bytes.length > max) throw tooLarge(name, upload.bytes.length, max);
+    if (!upload.bytes.length) throw new BadRequestException(say('attachment.empty', { name }));
+    const sniffed = sniffAttachment(upload.bytes, name, upload.declaredType);
+    if (sniffed.kind === 'refused') {
+      throw new UnsupportedMediaTypeException(
+        sniffed.reason === 'spoofed' ? say('attachment.spoofed', { name }) : say('attachment.unsupported_type', { name, supported: SUPPORTED_ATTACHMENTS }),
+      );
+    }
+    return { name, bytes: upload.bytes, mediaType: sniffed.mediaType };
+  }
+}
