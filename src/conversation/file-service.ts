@@ -38,7 +38,8 @@ export class FileService {
     for (const file of accepted) {
       const sha256 = createHash('sha256').update(file.bytes).digest('hex');
       const stored = await this.files.insert({ workspaceId: auth.workspaceId, sha256, mediaType: file.mediaType, bytes: file.bytes });
-      refs.push({ fileId: stored.id, name: file.name, mediaType: stored.mediaType, size: stored.size });
+      // the type this attachment was sniffed as: the same text bytes under another name may be another kind
+      refs.push({ fileId: stored.id, name: file.name, mediaType: file.mediaType, size: stored.size });
     }
     return refs;
   }

@@ -31,11 +31,12 @@ const TEXT_BY_EXTENSION: Readonly<Record<string, TextType>> = {
 };
 
 /**
- * Extensions that name a binary kind: text bytes under such a name are a spoofed file (a
+ * Extensions of the kinds sniffed by magic number, and of other binary kinds: text bytes under such a name are a spoofed file (a
  * `photo.png` that is a script), refused rather than guessed at.
  */
+const IMAGE_OR_PDF_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.pdf']);
 const BINARY_EXTENSIONS = new Set([
-  '.png', '.jpg', '.jpeg', '.webp', '.gif', '.bmp', '.tif', '.tiff', '.ico', '.svg', '.heic', '.pdf',
+  '.bmp', '.tif', '.tiff', '.ico', '.svg', '.heic',
   '.exe', '.dll', '.so', '.bin', '.zip', '.gz', '.tgz', '.7z', '.rar', '.tar', '.jar', '.apk', '.dmg', '.iso', '.msi',
   '.doc', '.docx', '.xls', '.xlsx', '.ppt', '.pptx', '.mp3', '.mp4', '.mov', '.wav', '.avi',
 ]);
@@ -72,9 +73,10 @@ export function sniffAttachment(bytes: Uint8Array, name: string, declaredType = 
   if (startsWith(bytes, PDF)) return { kind: 'pdf', mediaType: PDF_TYPE };
   const ext = extname(name).toLowerCase();
   const declared = declaredType.split(';')[0].trim().toLowerCase();
-  const claimsBinary = BINARY_EXTENSIONS.has(ext) || declared.startsWith('image/') || declared === PDF_TYPE;
-  if (!isUtf8(bytes) || bytes.includes(0)) return { kind: 'refused', reason: claimsBinary ? 'spoofed' : 'unsupported' };
-  if (claimsBinary) return { kind: 'refused', reason: 'spoofed' };
+  // claims a kind that is sniffed by its magic number, yet the bytes have none: a disguise
+  const claimsImageOrPdf = IMAGE_OR_PDF_EXTENSIONS.has(ext) || declared.startsWith('image/') || declared === PDF_TYPE;
+  if (!isUtf8(bytes) || bytes.includes(0)) return { kind: 'refused', reason: claimsImageOrPdf ? 'spoofed' : 'unsupported' };
+  if (claimsImageOrPdf || BINARY_EXTENSIONS.has(ext)) return { kind: 'refused', reason: 'spoofed' };
   if (ext === '') return { kind: 'text', mediaType: 'text/plain' };
   const text = TEXT_BY_EXTENSION[ext];
   return text ? { kind: 'text', mediaType: text } : { kind: 'refused', reason: 'unsupported' };
