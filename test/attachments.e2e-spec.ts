@@ -64,8 +64,9 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
     expect(stored.parts.attachments).toEqual(attachments);
 
     // served back: the same bytes, its type, never sniffed by a browser, cacheable by its sha256
-    const file = await ctx.api.get(`/files/${attachments[0].fileId}`).buffer(true).parse(binary).expect(200);
-    expect(Buffer.compare(file.body as Buffer, PNG)).toBe(0);
+    const file = await ctx.api.get(`/files/${attachments[0].fileId}`).expect(200);
+    // supertest collects an image/* body as a Buffer
+    expect(Buffer.isBuffer(file.body) && Buffer.compare(file.body, PNG)).toBe(0);
     expect(file.headers).toMatchObject({
       'content-type': 'image/png',
       'x-content-type-options': 'nosniff',
@@ -201,10 +202,3 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
     expect(text).toMatch(new RegExp(`^I see an image \\(image/png, ${PNG.length} bytes\\)\\.`));
   });
 });
-
-/** supertest's parser for a binary body: the bytes as one Buffer. */
-function binary(res: NodeJS.ReadableStream, done: (error: Error | null, body: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-}
