@@ -1,4 +1,4 @@
-import { mapFinishReason, reasoningOf, ToolCallAssembler } from './openai-format';
+import { mapFinishReason, reasoningOf, toOpenAiMessages, ToolCallAssembler } from './openai-format';
 
 describe('ToolCallAssembler', () => {
   it('concatenates argument pieces by index and keeps arrival order', () => {
@@ -49,5 +49,27 @@ describe('format helpers', () => {
     expect(reasoningOf({ reasoning: 'b' })).toBe('b');
     expect(reasoningOf({ reasoning_content: 'a', reasoning: 'a' })).toBe('a');
     expect(reasoningOf({ reasoning_content: null, reasoning: null })).toBeFalsy();
+  });
+});
+
+describe('toOpenAiMessages', () => {
+  it("sends a user message's images as image_url parts (data: URLs) after its text; without images, plain content", () => {
+    const messages = toOpenAiMessages([
+      { role: 'user', content: 'What is this?', images: [{ mediaType: 'image/png', data: 'iVBORw0=' }, { mediaType: 'image/jpeg', data: '/9j/' }] },
+      { role: 'user', content: '', images: [{ mediaType: 'image/gif', data: 'R0lG' }] },
+      { role: 'user', content: 'plain' },
+    ]);
+    expect(messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0=' } },
+          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/gif;base64,R0lG' } }] },
+      { role: 'user', content: 'plain' },
+    ]);
   });
 });
