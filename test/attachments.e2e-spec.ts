@@ -10,6 +10,7 @@ import { GraphQLClient, gql } from 'graphql-request';
 import request from 'supertest';
 import { useMockApp } from './support/mock-app';
 import type { MockMessage, MockRequestBody } from './support/mock-llm/mock-llm';
+import { minimalPdf } from './support/pdf-fixture';
 import { HelixApi } from './support/sse-client';
 
 const TOKEN = 'attachments-e2e-token';
@@ -103,6 +104,24 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
     expect(file.text).toBe(NOTES);
   });
 
+  it("a PDF reaches the provider as its text; it is served back as a download", async () => {
+    const conversationId = await ctx.api.createConversation();
+    const pdf = minimalPdf(['Quarterly report', 'Herons: 42 nests']);
+    const before = ctx.mock.requests.length;
+    const { posted, done } = await ctx.api.converse(conversationId, {
+      text: 'How many nests?',
+      mode: 'direct',
+      attachments: [{ name: 'report.pdf', dataUrl: dataUrl(pdf, 'application/pdf') }],
+    });
+    expect(done.data.state).toBe('SUCCEEDED');
+    expect(posted.message.parts.attachments).toEqual([expect.objectContaining({ name: 'report.pdf', mediaType: 'application/pdf', size: pdf.length })]);
+    const content = lastUser(ctx.mock.requests[before]).content as string;
+    expect(content).toMatch(/^How many nests\?\n\nAttached file `report.pdf`:\n/);
+    expect(content).toContain('Herons: 42 nests');
+    const file = await ctx.api.get(`/files/${posted.message.parts.attachments[0].fileId}`).expect(200);
+    expect(file.headers).toMatchObject({ 'content-type': 'application/pdf', 'content-disposition': expect.stringMatching(/^attachment; filename="file_\w+\.pdf"$/) });
+  });
+
   it('takes a multipart upload: the text and the other fields as form fields, the files as parts', async () => {
     const conversationId = await ctx.api.createConversation();
     const before = ctx.mock.requests.length;
@@ -187,6 +206,19 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
     expect((await ctx.api.converse(fork.body.id, { text: 'What did I show you?', mode: 'direct' })).done.data.state).toBe('SUCCEEDED');
     const images = (ctx.mock.requests[before].messages ?? []).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === 'image_url');
     expect(images).toHaveLength(1);
+  });
+
+  it('compaction loses no attachment: the summariser is told the file, the message keeps its reference', async () => {
+    const conversationId = await ctx.api.createConversation();
+    const first = await ctx.api.converse(conversationId, { text: 'Keep this picture', mode: 'direct', attachments: [{ name: 'dot.png', dataUrl: dataUrl(PNG) }] });
+    await ctx.api.converse(conversationId, { text: 'and go on', mode: 'direct' });
+    const before = ctx.mock.requests.length;
+    await ctx.api.post(`/conversations/${conversationId}/compact`).expect(200);
+    const transcript = (ctx.mock.requests[before].messages ?? []).map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+    expect(transcript).toContain(`User: Keep this picture\n\n[Attached file \`dot.png\` (image/png, ${PNG.length} bytes)]`);
+    const [stored] = await ctx.api.messages(conversationId);
+    expect(stored.parts.attachments).toEqual(first.posted.message.parts.attachments);
+    await ctx.api.get(`/files/${stored.parts.attachments[0].fileId}`).expect(200);
   });
 
   it('the offline model sees an image, so the path works without a key', async () => {
