@@ -45,16 +45,17 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
     other = new HelixApi(ctx.t.baseUrl, createApiKey.key);
   });
 
-  it('an image reaches a model that sees as an image_url part; the message references the stored file', async () => {
+  /** a new conversation's first message with one attachment, to the end of its run; what the provider was sent */
+  async function converseWith(text: string, name: string, bytes: Buffer, type?: string) {
     const conversationId = await ctx.api.createConversation();
     const before = ctx.mock.requests.length;
-    const { posted, done } = await ctx.api.converse(conversationId, {
-      text: 'What is in this picture?',
-      mode: 'direct',
-      attachments: [{ name: 'dot.png', dataUrl: dataUrl(PNG, 'image/png') }],
-    });
+    const { posted, done } = await ctx.api.converse(conversationId, { text, mode: 'direct', attachments: [{ name, dataUrl: dataUrl(bytes, type) }] });
     expect(done.data.state).toBe('SUCCEEDED');
-    const sent = lastUser(ctx.mock.requests[before]);
+    return { conversationId, posted, sent: lastUser(ctx.mock.requests[before]) };
+  }
+
+  it('an image reaches a model that sees as an image_url part; the message references the stored file', async () => {
+    const { conversationId, posted, sent } = await converseWith('What is in this picture?', 'dot.png', PNG, 'image/png');
     expect(sent.content).toEqual([
       { type: 'text', text: 'What is in this picture?' },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
@@ -88,16 +89,9 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
   });
 
   it('a text file reaches the provider as context, with its name', async () => {
-    const conversationId = await ctx.api.createConversation();
-    const before = ctx.mock.requests.length;
-    const { posted, done } = await ctx.api.converse(conversationId, {
-      text: 'Where does the heron nest?',
-      mode: 'direct',
-      attachments: [{ name: 'notes.md', dataUrl: dataUrl(Buffer.from(NOTES), 'text/markdown') }],
-    });
-    expect(done.data.state).toBe('SUCCEEDED');
+    const { posted, sent } = await converseWith('Where does the heron nest?', 'notes.md', Buffer.from(NOTES), 'text/markdown');
     expect(posted.message.parts.attachments).toEqual([expect.objectContaining({ name: 'notes.md', mediaType: 'text/markdown', size: Buffer.byteLength(NOTES) })]);
-    expect(lastUser(ctx.mock.requests[before]).content).toBe(`Where does the heron nest?\n\nAttached file \`notes.md\`:\n${NOTES}`);
+    expect(sent.content).toBe(`Where does the heron nest?\n\nAttached file \`notes.md\`:\n${NOTES}`);
     const file = await ctx.api.get(`/files/${posted.message.parts.attachments[0].fileId}`).expect(200);
     expect(file.headers['content-type']).toBe('text/markdown; charset=utf-8');
     expect(file.headers['content-disposition']).toMatch(/^attachment/);
@@ -105,17 +99,10 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
   });
 
   it("a PDF reaches the provider as its text; it is served back as a download", async () => {
-    const conversationId = await ctx.api.createConversation();
     const pdf = minimalPdf(['Quarterly report', 'Herons: 42 nests']);
-    const before = ctx.mock.requests.length;
-    const { posted, done } = await ctx.api.converse(conversationId, {
-      text: 'How many nests?',
-      mode: 'direct',
-      attachments: [{ name: 'report.pdf', dataUrl: dataUrl(pdf, 'application/pdf') }],
-    });
-    expect(done.data.state).toBe('SUCCEEDED');
+    const { posted, sent } = await converseWith('How many nests?', 'report.pdf', pdf, 'application/pdf');
     expect(posted.message.parts.attachments).toEqual([expect.objectContaining({ name: 'report.pdf', mediaType: 'application/pdf', size: pdf.length })]);
-    const content = lastUser(ctx.mock.requests[before]).content as string;
+    const content = sent.content as string;
     expect(content).toMatch(/^How many nests\?\n\nAttached file `report.pdf`:\n/);
     expect(content).toContain('Herons: 42 nests');
     const file = await ctx.api.get(`/files/${posted.message.parts.attachments[0].fileId}`).expect(200);
