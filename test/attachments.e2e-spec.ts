@@ -27,7 +27,7 @@ const NOTES = '# Trip notes\n\nThe heron nests by the north pond.\n';
 const lastUser = (body: MockRequestBody): MockMessage => [...(body.messages ?? [])].reverse().find((m) => m.role === 'user')!;
 
 describe('attachments on messages (mock LLM, embedded database)', () => {
-  const ctx = useMockApp(TOKEN, { HELIX_MAX_ATTACHMENT_BYTES: String(MAX_BYTES) });
+  const ctx = useMockApp(TOKEN, { HELIX_MAX_ATTACHMENT_BYTES: String(MAX_BYTES), HELIX_BODY_LIMIT: '2kb' });
   let admin: GraphQLClient;
   let other: HelixApi;
 
@@ -139,6 +139,18 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
       .field('modelOverride', 'gpt-4o')
       .expect(400);
     expect(bad.body.message).toBe('modelOverride must be JSON in a multipart body');
+  });
+
+  it("a message's JSON body may pass HELIX_BODY_LIMIT by its attachments' base64; other routes keep the limit", async () => {
+    const conversationId = await ctx.api.createConversation();
+    const notes = Buffer.from('heron '.repeat(MAX_BYTES / 6));
+    const body = { text: 'Read this', mode: 'direct', attachments: [{ name: 'long.txt', dataUrl: dataUrl(notes) }] };
+    expect(JSON.stringify(body).length).toBeGreaterThan(2048);
+    const posted = await ctx.api.postMessage(conversationId, body);
+    expect(posted.message.parts.attachments[0]).toMatchObject({ name: 'long.txt', size: notes.length });
+    await ctx.api.waitForRun(posted.run.id);
+    const elsewhere = await ctx.api.patch(`/conversations/${conversationId}`, { title: 'x'.repeat(3000) }).expect(413);
+    expect(elsewhere.body.message).toBe('Request body is too large (the limit is 2048 bytes, HELIX_BODY_LIMIT)');
   });
 
   it('refuses a spoofed file, a binary and one over HELIX_MAX_ATTACHMENT_BYTES, storing nothing', async () => {
