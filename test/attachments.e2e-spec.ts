@@ -10,6 +10,7 @@ import { GraphQLClient, gql } from 'graphql-request';
 import request from 'supertest';
 import { useMockApp } from './support/mock-app';
 import type { MockMessage, MockRequestBody } from './support/mock-llm/mock-llm';
+import { SqlClient } from '../src/database';
 import { minimalPdf } from './support/pdf-fixture';
 import { HelixApi } from './support/sse-client';
 
@@ -44,6 +45,9 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
     );
     other = new HelixApi(ctx.t.baseUrl, createApiKey.key);
   });
+
+  /** the rows of `files`: a refused message stores none */
+  const storedFiles = async () => (await ctx.t.app.get(SqlClient).$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM files`)[0].n;
 
   /** a new conversation's first message with one attachment, to the end of its run; what the provider was sent */
   async function converseWith(text: string, name: string, bytes: Buffer, type?: string) {
@@ -155,6 +159,7 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
 
   it('refuses a spoofed file, a binary and one over HELIX_MAX_ATTACHMENT_BYTES, storing nothing', async () => {
     const conversationId = await ctx.api.createConversation();
+    const filesBefore = await storedFiles();
     const post = (attachments: object[]) => ctx.api.post(`/conversations/${conversationId}/messages`, { text: 'look', attachments });
     const spoofed = await post([{ name: 'x.png', dataUrl: dataUrl(Buffer.from('<script>alert(1)</script>'), 'image/png') }]).expect(415);
     expect(spoofed.body.message).toBe('attachments: x.png is refused: its content is not what its name or declared type says');
@@ -173,22 +178,29 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
     expect(tooMany.body.message).toMatch(/attachments/);
     const notDataUrl = await post([{ name: 'a.txt', dataUrl: 'data:text/plain,hello' }]).expect(400);
     expect(notDataUrl.body.message).toBe('attachments: the dataUrl of a.txt must be data:<media type>;base64,<the bytes in base64>');
+    // a good file beside a bad one is not stored either
+    await post([{ name: 'fine.txt', dataUrl: dataUrl(Buffer.from('fine, unstored')) }, { name: 'y.gif', dataUrl: dataUrl(Buffer.from('GIF? no')) }]).expect(415);
     expect(await ctx.api.messages(conversationId)).toEqual([]);
+    expect(await storedFiles()).toBe(filesBefore);
   });
 
   it('refuses an image for a model that cannot see: 400 attachment_unsupported, in the reader\'s language', async () => {
     const conversationId = await ctx.api.createConversation();
-    const body = { text: 'What is this?', modelOverride: { provider: 'openai', modelId: 'blind-model' }, attachments: [{ name: 'dot.png', dataUrl: dataUrl(PNG) }] };
+    const filesBefore = await storedFiles();
+    // bytes no other test stores: had they been stored, the count would show it
+    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([1, 0, 1, 0, 0x80, 0, 0, 7])]);
+    const body = { text: 'What is this?', modelOverride: { provider: 'openai', modelId: 'blind-model' }, attachments: [{ name: 'dot.gif', dataUrl: dataUrl(gif) }] };
     const res = await ctx.api.post(`/conversations/${conversationId}/messages`, body).expect(400);
     expect(res.body).toEqual({
       statusCode: 400,
       error: 'Bad Request',
       code: 'attachment_unsupported',
-      message: 'attachments: the model openai:blind-model cannot see images, so dot.png cannot be sent to it; choose a model that can (a model config with vision: true)',
+      message: 'attachments: the model openai:blind-model cannot see images, so dot.gif cannot be sent to it; choose a model that can (a model config with vision: true)',
     });
     const zh = await ctx.api.post(`/conversations/${conversationId}/messages`, body).set('Accept-Language', 'zh-CN').expect(400);
     expect(zh.body).toMatchObject({ code: 'attachment_unsupported', message: expect.stringContaining('无法查看图片') });
     expect(await ctx.api.messages(conversationId)).toEqual([]);
+    expect(await storedFiles()).toBe(filesBefore);
     // a text file is fine for it
     const text = await ctx.api.postMessage(conversationId, { ...body, attachments: [{ name: 'n.txt', dataUrl: dataUrl(Buffer.from('hi')) }] });
     expect((await ctx.api.waitForRun(text.run.id)).state).toBe('SUCCEEDED');

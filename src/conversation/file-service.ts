@@ -8,6 +8,15 @@ import { sniffAttachment, SUPPORTED_ATTACHMENTS } from './file-sniff';
 import { type AttachmentUpload, checkName, MAX_ATTACHMENTS, tooLarge } from './file-uploads';
 import type { AttachmentRef } from './message-parts';
 
+/**
+ * A message's uploads, checked: what they are, and how to store them. Stored only once nothing
+ * else refuses the message (an image for a model that cannot see), so a refusal stores nothing.
+ */
+export interface AttachmentBatch {
+  readonly files: ReadonlyArray<{ name: string; mediaType: string }>;
+  store(): Promise<AttachmentRef[]>;
+}
+
 /** A checked upload, ready to be stored. */
 interface Accepted {
   name: string;
@@ -27,13 +36,18 @@ export class FileService {
   ) {}
 
   /**
-   * Every upload is checked before any is stored, so a refused message stores nothing; then each
-   * is stored (or found: the same bytes are one row) and referenced as the message will carry it.
+   * Checks every upload (none is stored yet): undefined when there are none. The batch stores
+   * them when its `store` is called, each once per workspace (the same bytes are one row), and
+   * answers the references the message will carry, in order.
    */
-  async attach(auth: AuthContext, uploads: readonly AttachmentUpload[]): Promise<AttachmentRef[]> {
-    if (!uploads.length) return [];
+  prepare(auth: AuthContext, uploads: readonly AttachmentUpload[]): AttachmentBatch | undefined {
+    if (!uploads.length) return undefined;
     if (uploads.length > MAX_ATTACHMENTS) throw new BadRequestException(say('attachment.too_many', { max: MAX_ATTACHMENTS }));
     const accepted = uploads.map((upload) => this.check(upload));
+    return { files: accepted.map(({ name, mediaType }) => ({ name, mediaType })), store: () => this.store(auth, accepted) };
+  }
+
+  private async store(auth: AuthContext, accepted: readonly Accepted[]): Promise<AttachmentRef[]> {
     const refs: AttachmentRef[] = [];
     for (const file of accepted) {
       const sha256 = createHash('sha256').update(file.bytes).digest('hex');

@@ -8,7 +8,7 @@ export type { MessageView } from './conversation.view';
 export type { StoredToolCall } from './message-parts';
 export { AttachmentContents } from './file-contents';
 export type { AttachmentContent } from './file-contents';
-export { FileService } from './file-service';
+export { type AttachmentBatch, FileService } from './file-service';
 export { isImageType } from './file-sniff';
 export { type AttachmentUpload, fromDataUrl, MAX_ATTACHMENTS, messageBodyLimit } from './file-uploads';
 export type { AttachmentRef } from './message-parts';

@@ -48,13 +48,13 @@ export class RunService {
   /** `uploads`: the files of a multipart body (JSON bodies carry theirs in `dto.attachments`). */
   async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto, uploads: readonly AttachmentUpload[] = []): Promise<PostedMessage> {
     const clientTools = checkClientTools(dto.clientTools, (name) => this.tools.get(name) !== undefined);
-    // stored before the message that references them (the same bytes are stored once)
-    const attachments = await this.files.attach(auth, [
+    // checked now; stored by the starter before the message that references them
+    const attachments = this.files.prepare(auth, [
       ...(dto.attachments ?? []).map((a) => fromDataUrl(a.name, a.dataUrl, this.config.HELIX_MAX_ATTACHMENT_BYTES)),
       ...uploads,
     ]);
     const started = await this.starter.start(auth, conversationId, {
-      text: dto.text, mode: dto.mode ?? 'react', modelOverride: dto.modelOverride, clientTools, ...(attachments.length && { attachments }),
+      text: dto.text, mode: dto.mode ?? 'react', modelOverride: dto.modelOverride, clientTools, ...(attachments && { attachments }),
     });
     if (started.kind === 'started') this.liveRuns.note(started.runId, auth.workspaceId, conversationId);
     else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));

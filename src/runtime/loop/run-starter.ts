@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { newId, LimitExceeded, say } from '../../common';
 import { AppConfig } from '../../config';
-import { type AttachmentRef, type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
+import { type AttachmentBatch, type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
 import { effectiveSettings } from '../../workspace';
 import { SqlClient, UnitOfWork } from '../../database';
 import { ModelRouter, ModelError, type ModelRef, type ResponseFormat, type SamplingParams, type ToolSpec } from '../../model';
@@ -28,8 +28,8 @@ export interface NewRunInput {
   sampling?: SamplingParams;
   /** the message's answer shape (over the agent's) */
   responseFormat?: ResponseFormat;
-  /** the files attached to the message, already stored (FileService.attach) */
-  attachments?: AttachmentRef[];
+  /** the files attached to the message, checked; stored (before the message) once the run may start */
+  attachments?: AttachmentBatch;
 }
 
 /** A run was started (or queued behind `behind`, a live run of the conversation). */
@@ -92,11 +92,12 @@ export class RunStarter {
     const settings = effectiveSettings(workspaceSettings, conversation);
     const context: RunContext = { workspaceId: auth.workspaceId, settings, fallbacks: this.router.fallbacks(settings), needsTitle: conversation.needsTitle };
     const model = await this.resolveModel(input.modelOverride, conversation.model, workspaceSettings, auth.workspaceId);
-    await refuseUnseenImages(this.router, model, input.attachments, auth.workspaceId);
+    await refuseUnseenImages(this.router, model, input.attachments?.files, auth.workspaceId);
+    const attachments = await input.attachments?.store();
     const policy = settings.multitask ?? 'reject';
 
     const runId = newId('run');
-    const message: NewMessage = { id: newId('msg'), conversationId, runId, content: input.text, parts: { kind: 'user', ...(input.clientTools && { clientTools: input.clientTools }), ...(input.attachments?.length && { attachments: input.attachments }) } };
+    const message: NewMessage = { id: newId('msg'), conversationId, runId, content: input.text, parts: { kind: 'user', ...(input.clientTools && { clientTools: input.clientTools }), ...(attachments?.length && { attachments }) } };
     const startNow = Boolean(slot);
     // the seq the message gets if nothing is appended before it: the history read holds then
     const seq = (history?.value.at(-1)?.seq ?? 0) + 1;
