@@ -122,17 +122,17 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
       .field('text', 'Read both')
       .field('mode', 'direct')
       .field('modelOverride', JSON.stringify({ provider: 'openai', modelId: 'mock-model' }))
-      .attach('files', Buffer.from(NOTES), { filename: 'notes.txt', contentType: 'text/plain' })
+      .attach('files', Buffer.from(NOTES), { filename: '笔记.txt', contentType: 'text/plain' })
       .attach('files', PNG, { filename: 'dot.png', contentType: 'image/png' })
       .expect(201);
     expect(res.body.message.parts.attachments).toEqual([
-      expect.objectContaining({ name: 'notes.txt', mediaType: 'text/plain' }),
+      expect.objectContaining({ name: '笔记.txt', mediaType: 'text/plain' }),
       expect.objectContaining({ name: 'dot.png', mediaType: 'image/png', size: PNG.length }),
     ]);
     await ctx.api.waitForRun(res.body.run.id);
     const sent = lastUser(ctx.mock.requests[before]);
     expect(sent.content).toEqual([
-      { type: 'text', text: `Read both\n\nAttached file \`notes.txt\`:\n${NOTES}` },
+      { type: 'text', text: `Read both\n\nAttached file \`笔记.txt\`:\n${NOTES}` },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
     ]);
     // a field that must be JSON and is not: 400 naming it

@@ -47,6 +47,8 @@ export class MessageUploads implements NestInterceptor {
 
   constructor(private readonly config: AppConfig) {
     const Multer = AnyFilesInterceptor({
+      // browsers send a file's name as UTF-8 without saying so (busboy would read it as latin1)
+      defParamCharset: 'utf8',
       limits: {
         fileSize: config.HELIX_MAX_ATTACHMENT_BYTES,
         files: MAX_ATTACHMENTS,
