@@ -10,6 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { MessageRecord } from '../src/conversation/conversation.records';
+import type { AttachmentContents } from '../src/conversation/file-contents';
 import type { Compactor } from '../src/memory/compactor';
 import { MemoryWindow } from '../src/memory/memory-window';
 import type { SummaryRepository } from '../src/memory/summary.repository';
@@ -56,7 +57,8 @@ function windowFor(contextWindow: number): MemoryWindow {
   const summaries = { latest: async () => undefined } as unknown as SummaryRepository;
   // no summary is written here: the figure is the window alone
   const compactor = { extend: async () => undefined } as unknown as Compactor;
-  return new MemoryWindow(router, new TokenCounter(), summaries, compactor);
+  const attachments = { load: async () => new Map() } as unknown as AttachmentContents;
+  return new MemoryWindow(router, new TokenCounter(), summaries, compactor, attachments);
 }
 
 async function measure(modelId: string, contextWindow: number) {

@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INestApplication, RequestMethod, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { json } from 'express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import pino from 'pino';
 import { AppModule } from './app.module';
 import { API_PREFIX, SharedShapeExpressAdapter, HttpErrorFilter, validationExceptionFactory, jsonBodyOptions, logDestination, setupOpenApi, StorableParamsPipe } from './common';
 import { AppConfig } from './config';
+import { messageBodyLimit } from './conversation';
 import type { DatabaseOptions } from './database';
 import { openDatabase } from './database';
 import { GRAPHIQL_ASSETS_PATH } from './graphql';
@@ -40,6 +42,9 @@ export async function createApp(
   // the chat app at / and its deep links, under the same headers; every other path goes on to Nest
   app.use(webApp(config));
   // size, depth, UTF-8 and prototype keys are checked before any DTO sees a body (json-body.ts)
+  // a posted message may carry its attachments as base64: that one route takes a larger body
+  // (registered first, it parses the body and the global parser below leaves it alone)
+  app.use(`/${API_PREFIX}/conversations/:id/messages`, json(jsonBodyOptions(messageBodyLimit(config.HELIX_BODY_LIMIT, config.HELIX_MAX_ATTACHMENT_BYTES))));
   app.useBodyParser('json', jsonBodyOptions(config.HELIX_BODY_LIMIT));
   app.useBodyParser('urlencoded', { limit: config.HELIX_BODY_LIMIT, extended: false });
   app.setGlobalPrefix(API_PREFIX, {

@@ -66,7 +66,7 @@ describe('OpenAPI document and UI', () => {
       'post /api/v1/conversations': { required: [], fields: ['title', 'model', 'settings', 'agentId'] },
       'patch /api/v1/conversations/{id}': { required: [], fields: ['title', 'model', 'settings', 'agentId'] },
       'post /api/v1/conversations/{id}/fork': { required: [], fields: ['fromMessageId'] },
-      'post /api/v1/conversations/{id}/messages': { required: ['text'], fields: ['text', 'mode', 'modelOverride', 'agentId', 'clientTools', 'temperature', 'topP', 'maxTokens', 'seed', 'stop', 'responseFormat'] },
+      'post /api/v1/conversations/{id}/messages': { required: ['text'], fields: ['text', 'mode', 'modelOverride', 'agentId', 'clientTools', 'temperature', 'topP', 'maxTokens', 'seed', 'stop', 'responseFormat', 'attachments'] },
       'post /api/v1/runs/{id}/resume': { required: ['approve'], fields: ['approve', 'plan', 'reason'] },
       'post /api/v1/runs/{id}/approvals/{approvalId}': { required: ['decision'], fields: ['decision', 'reason', 'remember'] },
       'post /api/v1/runs/{id}/reply': { required: ['text'], fields: ['text'] },
@@ -98,7 +98,7 @@ describe('OpenAPI document and UI', () => {
 
   it('documents success and error responses, and the event stream as text/event-stream', () => {
     const post = doc.paths['/api/v1/conversations/{id}/messages'].post;
-    expect(Object.keys(post.responses).sort()).toEqual(['201', '400', '401', '404', '409', '413', '429']);
+    expect(Object.keys(post.responses).sort()).toEqual(['201', '400', '401', '404', '409', '413', '415', '429']);
     expect(Object.keys(post.responses['201'].content ?? {}).sort()).toEqual(['application/json', 'text/event-stream']);
     expect(Object.keys(doc.paths['/api/v1/runs/{id}/resume'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409']));
 
@@ -110,7 +110,13 @@ describe('OpenAPI document and UI', () => {
     expect(Object.keys(metrics.responses).sort()).toEqual(['200', '401']);
     expect(Object.keys(metrics.responses['200'].content ?? {})).toEqual(['text/plain']);
 
-    expect(Object.keys(schemaOf('#/components/schemas/ErrorResponse').properties ?? {}).sort()).toEqual(['error', 'message', 'statusCode']);
+    expect(Object.keys(schemaOf('#/components/schemas/ErrorResponse').properties ?? {}).sort()).toEqual(['code', 'error', 'message', 'statusCode']);
+
+    // attachments: the messages route also takes multipart, and the files come back at /files/{id}
+    expect(Object.keys(post.requestBody?.content ?? {}).sort()).toEqual(['application/json', 'multipart/form-data']);
+    const file = doc.paths['/api/v1/files/{id}'].get;
+    expect(Object.keys(file.responses).sort()).toEqual(['200', '304', '401', '404']);
+    expect(Object.keys(file.responses['200'].content ?? {})).toEqual(expect.arrayContaining(['image/png', 'text/markdown', 'application/pdf']));
   });
 
   it('serves the UI at /api/docs from local assets only', async () => {

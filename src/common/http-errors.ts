@@ -76,6 +76,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     let status = HttpStatus.INTERNAL_SERVER_ERROR;
     let message = say('http.internal');
+    // a machine-readable `code` some errors carry beside their message (`attachment_unsupported`)
+    let code: string | undefined;
     const parserError = bodyParserError(exception);
     const databaseError = parserError || exception instanceof HttpException ? undefined : databaseErrorAnswer(exception);
     if (parserError) {
@@ -92,6 +94,8 @@ export class HttpErrorFilter implements ExceptionFilter {
       const body = exception.getResponse();
       const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
       message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
+      const coded = typeof body === 'string' ? undefined : (body as { code?: unknown }).code;
+      if (typeof coded === 'string') code = coded;
     } else {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
@@ -108,7 +112,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     // `error` is the status's reason phrase, a code like `statusCode`: only `message` is translated
     const shown = localized(message, exception, requestLanguage(request));
-    response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message: shown });
+    response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message: shown, ...(code && { code }) });
   }
 }
 

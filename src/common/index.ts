@@ -8,7 +8,7 @@ export { type Language, pickLanguage, requestLanguage } from './i18n/language';
 export { LangQuery } from './i18n/lang-query';
 export { definedOnly, newId } from './ids';
 export { IsStorableText } from './is-storable-text';
-export { jsonBodyOptions } from './json-body';
+export { jsonBodyOptions, sizeInBytes } from './json-body';
 export { isRecord } from './json-record';
 export { LimitExceeded } from './limit-exceeded';
 export { logDestination } from './log-destination';

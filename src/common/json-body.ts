@@ -66,6 +66,15 @@ export function rejectForbiddenKeys(key: string, value: unknown): unknown {
 }
 
 /** body-parser's options for JSON bodies: the size limit and the checks above. */
-export function jsonBodyOptions(limit: string) {
+export function jsonBodyOptions(limit: string | number) {
   return { limit, verify: verifyJsonBody, reviver: rejectForbiddenKeys };
+}
+
+const UNITS: Readonly<Record<string, number>> = { b: 1, kb: 1024, mb: 1024 * 1024 };
+
+/** A size as HELIX_BODY_LIMIT writes it (`512kb`, `1mb`, `100b`), in bytes, as body-parser reads it. */
+export function sizeInBytes(size: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb)$/i.exec(size.trim());
+  if (!match) throw new TypeError(`not a size: ${size}`);
+  return Math.floor(Number(match[1]) * UNITS[match[2].toLowerCase()]);
 }

@@ -1,5 +1,5 @@
 import { applyDecorators, type INestApplication } from '@nestjs/common';
-import { ApiBearerAuth, ApiProperty, ApiResponse, ApiSecurity, ApiTags, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiProperty, ApiPropertyOptional, ApiResponse, ApiSecurity, ApiTags, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 
 /** Where the OpenAPI document and its UI are served (outside the API prefix, without auth). */
 export const OPENAPI_JSON_PATH = 'api/openapi.json';
@@ -14,6 +14,8 @@ export class ErrorResponse {
   @ApiProperty({ example: 'Bad Request' }) error!: string;
   @ApiProperty({ description: 'what went wrong, naming the field or the state', example: 'text must not be empty' })
   message!: string;
+  @ApiPropertyOptional({ description: 'a stable code for programs, on some errors (`attachment_unsupported`)', example: 'attachment_unsupported' })
+  code?: string;
 }
 
 const ERRORS: Record<number, string> = {
@@ -21,7 +23,8 @@ const ERRORS: Record<number, string> = {
   401: 'no API token, or a wrong one',
   404: 'no such id in your workspace',
   409: "the run's (or conversation's) state does not allow the call; the message names the state",
-  413: 'the body is larger than HELIX_BODY_LIMIT',
+  413: 'the body is larger than HELIX_BODY_LIMIT (or an attachment larger than HELIX_MAX_ATTACHMENT_BYTES)',
+  415: 'an attachment is not a supported kind of file, or its content is not what its name says',
   429: 'a limit was reached (request rate, live runs, run queue, open streams; docs/LIMITS.md): the message names it, `Retry-After` says when to retry',
 };
 

@@ -40,6 +40,7 @@ describe('abuse limit configuration', () => {
       HELIX_GRAPHQL_MAX_COMPLEXITY: 5_000,
       HELIX_MAX_SSE_PER_KEY: 100,
     });
+    expect(loadConfig({}).HELIX_MAX_ATTACHMENT_BYTES).toBe(10 * 1024 * 1024);
   });
 
   it('reads integers and sizes, 0 turning a rate or stream limit off', () => {
@@ -52,6 +53,7 @@ describe('abuse limit configuration', () => {
     ['HELIX_RATE_LIMIT_PER_KEY', '-1', 'HELIX_RATE_LIMIT_PER_KEY must be an integer between 0 and 1000000 (got -1)'],
     ['HELIX_MAX_MESSAGE_CHARS', '0', 'HELIX_MAX_MESSAGE_CHARS must be an integer between 1 and 10000000 (got 0)'],
     ['HELIX_MAX_LIVE_RUNS_PER_WORKSPACE', 'many', 'HELIX_MAX_LIVE_RUNS_PER_WORKSPACE must be an integer between 1 and 1000000 (got "many")'],
+    ['HELIX_MAX_ATTACHMENT_BYTES', '0', 'HELIX_MAX_ATTACHMENT_BYTES must be an integer between 1 and 104857600 (got 0)'],
     ['HELIX_GRAPHQL_MAX_DEPTH', '1.5', 'HELIX_GRAPHQL_MAX_DEPTH must be an integer between 1 and 100 (got "1.5")'],
   ])('a bad %s stops start-up naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new ConfigError(`Invalid configuration: ${message}`));

@@ -170,6 +170,10 @@ export class AppConfig {
   @IntBetween(1, 10_000_000)
   HELIX_MAX_MESSAGE_CHARS = 100_000;
 
+  /** the largest file attached to a message, in bytes (413 beyond); at most MAX_ATTACHMENTS files per message */
+  @IntBetween(1, 100 * 1024 * 1024)
+  HELIX_MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+
   /** runs of one workspace that may be live (not finished) at once; a new message beyond is a 429 */
   @IntBetween(1, 1_000_000)
   HELIX_MAX_LIVE_RUNS_PER_WORKSPACE = 20;

@@ -5,14 +5,21 @@ import { WorkspaceModule } from '../workspace';
 import { ConversationController } from './conversation.controller';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationService } from './conversation.service';
+import { FileContents, AttachmentContents } from './file-contents';
+import { FileController } from './file-controller';
+import { FileRepository } from './file-repository';
+import { FileService } from './file-service';
 import { MessageRepository } from './message.repository';
 
 /** Conversations and their messages (the persisted truth of a conversation), with REST for them. */
 @Module({
   imports: [WorkspaceModule],
-  controllers: [ConversationController],
-  providers: [ConversationService, ConversationRepository, MessageRepository],
-  exports: [ConversationService],
+  controllers: [ConversationController, FileController],
+  providers: [
+    ConversationService, ConversationRepository, MessageRepository,
+    FileRepository, FileService, { provide: AttachmentContents, useClass: FileContents },
+  ],
+  exports: [ConversationService, FileService, AttachmentContents],
 })
 export class ConversationModule implements OnModuleInit, OnModuleDestroy {
   private created?: Subscription;
@@ -21,6 +28,7 @@ export class ConversationModule implements OnModuleInit, OnModuleDestroy {
     private readonly access: AccessService,
     private readonly conversations: ConversationRepository,
     private readonly service: ConversationService,
+    private readonly files: FileRepository,
   ) {}
 
   /**
@@ -31,6 +39,7 @@ export class ConversationModule implements OnModuleInit, OnModuleDestroy {
    */
   onModuleInit(): void {
     this.access.register('conversation', (id) => this.conversations.workspaceOf(id), { rememberOwners: true });
+    this.access.register('file', (id) => this.files.workspaceOf(id), { rememberOwners: true });
     this.created = this.service.created$.subscribe(({ id, workspaceId }) => this.access.remember('conversation', id, workspaceId));
   }
 

@@ -13,9 +13,18 @@ export interface StoredToolCall {
   arguments: string;
 }
 
+/** A file attached to a user message: stored once per workspace (`files`), served by GET /files/:id. */
+export interface AttachmentRef {
+  fileId: string;
+  name: string;
+  /** sniffed from the bytes when it was stored */
+  mediaType: string;
+  size: number;
+}
+
 export type MessageParts =
-  /** what a user wrote, with the client-side tools its run may call */
-  | { kind: 'user'; clientTools?: ToolSpec[] }
+  /** what a user wrote, with the client-side tools its run may call and the files attached to it */
+  | { kind: 'user'; clientTools?: ToolSpec[]; attachments?: AttachmentRef[] }
   /**
    * a model answer that completed: step `step` of its run, with the tool calls it asked for; a
    * run's final answer lists the sources its run retrieved, in citation order
@@ -91,6 +100,19 @@ function clientTools(value: unknown): ToolSpec[] | undefined {
   return tools.length ? tools : undefined;
 }
 
+function attachments(value: unknown): AttachmentRef[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const refs: AttachmentRef[] = [];
+  for (const item of value) {
+    if (!isRecord(item)) continue;
+    const fileId = str(item.fileId);
+    const mediaType = str(item.mediaType);
+    if (fileId === undefined || mediaType === undefined) continue;
+    refs.push({ fileId, name: str(item.name) ?? '', mediaType, size: num(item.size) ?? 0 });
+  }
+  return refs.length ? refs : undefined;
+}
+
 /**
  * The typed parts of a stored message. Rows written before `kind` existed are recognised by
  * their role and fields (a migration also backfills it), so every stored message reads back.
@@ -123,7 +145,8 @@ export function readMessageParts(role: MessageRole, stored: unknown): MessagePar
     }
     default: {
       const tools = clientTools(json.clientTools);
-      return { kind: 'user', ...(tools && { clientTools: tools }) };
+      const files = attachments(json.attachments);
+      return { kind: 'user', ...(tools && { clientTools: tools }), ...(files && { attachments: files }) };
     }
   }
 }

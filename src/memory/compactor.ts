@@ -65,7 +65,7 @@ export class Compactor {
       }
     }
     const covered = request.history.filter((message) => message.seq > from && message.seq <= to);
-    const messages: ChatMessage[] = covered.map(toChatMessage).filter(isDefined);
+    const messages: ChatMessage[] = covered.map((message) => toChatMessage(message)).filter(isDefined);
     if (!messages.length) return undefined;
     const content = await this.summarizer.summarize({
       model: request.model,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { history, text, toRecords } from '../../test/support/chat-histories';
 import type { ModelRouter } from '../model/model-router';
 import type { ChatMessage, ModelLimits, ModelRef, ToolSpec } from '../model/model.types';
+import type { AttachmentContents } from '../conversation/file-contents';
 import type { Compactor } from './compactor';
 import { MemoryWindow, promptLimit, SUMMARY_HEADING } from './memory-window';
 import type { SummaryRecord, SummaryRepository } from './summary.repository';
@@ -15,7 +16,8 @@ function windowWith(contextWindow: number, summary?: SummaryRecord): MemoryWindo
   const router = { limits: async (ref: ModelRef): Promise<ModelLimits> => ({ ref, contextWindow }) } as unknown as ModelRouter;
   const summaries = { latest: async () => summary } as unknown as SummaryRepository;
   const compactor = { extend: async () => undefined } as unknown as Compactor;
-  return new MemoryWindow(router, counter, summaries, compactor);
+  const attachments = { load: async () => new Map() } as unknown as AttachmentContents;
+  return new MemoryWindow(router, counter, summaries, compactor, attachments);
 }
 
 const pairsIntact = (messages: ChatMessage[]) => {

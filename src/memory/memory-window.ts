@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { MessageRecord } from '../conversation';
+import { AttachmentContents, type MessageRecord } from '../conversation';
 import { ModelRouter } from '../model';
 import type { ChatMessage, ModelRef, ToolSpec } from '../model';
-import { toChatMessage } from './chat-messages';
+import { attachmentsOf, type LoadedAttachments, toChatMessage } from './chat-messages';
 import { Compactor } from './compactor';
 import { type SummaryRecord, SummaryRepository } from './summary.repository';
 import { REPLY_PRIMING, TokenCounter, type TokenFamily } from './token-counter';
@@ -88,6 +88,7 @@ export class MemoryWindow {
     private readonly counter: TokenCounter,
     private readonly summaries: SummaryRepository,
     private readonly compactor: Compactor,
+    private readonly attachments: AttachmentContents,
   ) {}
 
   async build(request: WindowRequest): Promise<BuiltWindow> {
@@ -100,7 +101,8 @@ export class MemoryWindow {
     // a summary covers older exchanges, so a conversation's first message has none: the query
     // (on the first token's path) is skipped for it
     let summary = request.view.length > 1 ? await this.summaries.latest(request.conversationId) : undefined;
-    let layout = this.layout(request.view, summary, family, room);
+    const loaded = await this.loadAttachments(request, summary);
+    let layout = this.layout(request.view, summary, family, room, loaded);
     let compacted = false;
     const dropped = layout.window.dropped;
     if (dropped.length > 0 || fixed + layout.tokens >= COMPACT_AT * limit) {
@@ -121,7 +123,7 @@ export class MemoryWindow {
           if (made) {
             summary = made;
             compacted = true;
-            layout = this.layout(request.view, summary, family, room);
+            layout = this.layout(request.view, summary, family, room, loaded);
           }
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
@@ -146,8 +148,15 @@ export class MemoryWindow {
     };
   }
 
+  /** The contents of the files attached to the messages after the summary (a summary only moves forward). */
+  private async loadAttachments(request: WindowRequest, summary: SummaryRecord | undefined): Promise<LoadedAttachments> {
+    const from = summary?.coversToSeq ?? 0;
+    const refs = attachmentsOf(request.view.filter((record) => record.seq > from));
+    return refs.length ? this.attachments.load(request.workspaceId, refs) : new Map();
+  }
+
   /** The summary (at most a quarter of `room`) and the newest messages after it that fit. */
-  private layout(view: MessageRecord[], summary: SummaryRecord | undefined, family: TokenFamily, room: number): Layout {
+  private layout(view: MessageRecord[], summary: SummaryRecord | undefined, family: TokenFamily, room: number, loaded: LoadedAttachments): Layout {
     const from = summary?.coversToSeq ?? 0;
     let summaryBlock = summary ? `${SUMMARY_HEADING}\n${summary.content}` : '';
     let summaryTokens = this.counter.text(summaryBlock, family);
@@ -165,7 +174,7 @@ export class MemoryWindow {
     let full = false;
     for (let i = view.length - 1; i >= 0; i--) {
       const record = view[i];
-      const message = record.seq > from ? toChatMessage(record) : undefined;
+      const message = record.seq > from ? toChatMessage(record, loaded) : undefined;
       if (!message) continue;
       const tokens = full ? UNCOUNTED : this.counter.message(message, family, record.id);
       entries.push({ message, seq: record.seq, tokens });

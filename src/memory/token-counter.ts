@@ -14,6 +14,12 @@ export const MESSAGE_OVERHEAD = 3;
 export const TOOL_CALL_OVERHEAD = 3;
 export const TOOL_SPEC_OVERHEAD = 8;
 export const REPLY_PRIMING = 3;
+/**
+ * What an attached image is counted as: about what OpenAI bills a 1024×1024 image at high detail
+ * (765). Providers count images by their size; a fixed cost keeps the window honest without
+ * decoding every image.
+ */
+export const IMAGE_TOKENS = 765;
 
 /** Texts longer than this are counted every time rather than kept as cache keys. */
 const MAX_CACHED_TEXT = 16_384;
@@ -113,6 +119,8 @@ export class TokenCounter {
       for (const call of message.toolCalls ?? []) tokens += TOOL_CALL_OVERHEAD + this.count(call.name, family) + this.count(call.arguments, family);
     } else if (message.role === 'tool') {
       tokens += this.count(message.toolCallId, family);
+    } else if (message.role === 'user') {
+      tokens += (message.images?.length ?? 0) * IMAGE_TOKENS;
     }
     if (key !== undefined) this.byMessage.set(key, tokens);
     return tokens;

@@ -16,9 +16,17 @@ export interface ToolCall {
   arguments: string;
 }
 
+/** An image a user message shows a model that sees (sent as an `image_url` part, a `data:` URL). */
+export interface ChatImage {
+  mediaType: string;
+  /** the bytes, base64 */
+  data: string;
+}
+
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  /** `images`: attached images, for models whose config says they see (ModelInfo.vision) */
+  | { role: 'user'; content: string; images?: ChatImage[] }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; content: string };
 

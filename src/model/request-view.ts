@@ -15,7 +15,7 @@ export interface RequestView {
 export function requestView(request: ModelRequest): RequestView {
   return {
     model: formatModelRef(request.model),
-    messages: request.messages,
+    messages: request.messages.map(withoutImageBytes),
     ...(request.tools && { tools: request.tools }),
     parameters: {
       ...(request.temperature !== undefined && { temperature: request.temperature }),
@@ -27,4 +27,15 @@ export function requestView(request: ModelRequest): RequestView {
       fallbacks: (request.fallbacks ?? []).map(formatModelRef),
     },
   };
+}
+
+/** An image's bytes would flood debug events and traces: they show its type and size instead. */
+function withoutImageBytes(message: ChatMessage): ChatMessage {
+  if (message.role !== 'user' || !message.images?.length) return message;
+  return { ...message, images: message.images.map((image) => ({ mediaType: image.mediaType, data: `[${base64Bytes(image.data)} bytes]` })) };
+}
+
+/** The bytes a base64 text decodes to. */
+export function base64Bytes(data: string): number {
+  return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
 }

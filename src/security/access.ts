@@ -17,6 +17,7 @@ export const RESOURCE_NOT_FOUND = {
   knowledgeBase: 'knowledge_base.not_found',
   document: 'document.not_found',
   job: 'job.not_found',
+  file: 'file.not_found',
 } as const satisfies Record<string, TextKey>;
 export type ResourceKind = keyof typeof RESOURCE_NOT_FOUND;
 

@@ -20,6 +20,8 @@ export interface Fixture {
   /** the ingestion job of that document */
   jobId: string;
   agentId: string;
+  /** a file attached to a message */
+  fileId: string;
 }
 
 /** Ids workspace B owns, for the rows that mix one of B's ids with one of A's. */
@@ -149,6 +151,7 @@ export const REST_CASES: RestCase[] = [
     note: "B's own knowledge base: A's documents are not in it",
   },
   { method: 'GET', route: `${API}/jobs/{id}`, path: (a) => `${API}/jobs/${a.jobId}`, status: 404 },
+  { method: 'GET', route: `${API}/files/{id}`, path: (a) => `${API}/files/${a.fileId}`, status: 404 },
 ];
 
 /**

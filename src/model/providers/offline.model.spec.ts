@@ -152,4 +152,14 @@ describe('OfflineModel', () => {
     expect(Date.now() - started).toBeLessThan(500);
     expect(seen.length).toBeLessThan(20);
   });
+
+  it('sees an image it is shown: its type and size, so the path works without a key', async () => {
+    const png = Buffer.alloc(68, 1).toString('base64');
+    const one = await collect(new OfflineModel().respond(request([{ role: 'user', content: 'What is this?', images: [{ mediaType: 'image/png', data: png }] }])));
+    expect(textOf(one)).toMatch(/^I see an image \(image\/png, 68 bytes\)\. You said: What is this\?/);
+    const two = await collect(
+      new OfflineModel().respond(request([{ role: 'user', content: 'and these', images: [{ mediaType: 'image/gif', data: 'R0lGODlh' }, { mediaType: 'image/webp', data: png }] }])),
+    );
+    expect(textOf(two)).toMatch(/^I see 2 images \(image\/gif, 6 bytes; image\/webp, 68 bytes\)\./);
+  });
 });

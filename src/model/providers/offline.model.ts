@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { isRecord, sleep } from '../../common';
 import { OFFLINE_MODEL } from '../model-catalog';
-import type { ChatMessage, ModelChunk, ModelRequest, ToolCall } from '../model.types';
+import type { ChatImage, ChatMessage, ModelChunk, ModelRequest, ToolCall } from '../model.types';
 import { modelError } from '../provider-errors';
 import type { ChatProvider, ProviderCall } from './openai-compatible.provider';
 import { offlineInstance } from './offline-instance';
 import { promptChars } from './openai-format';
+import { base64Bytes } from '../request-view';
 
 export interface OfflineModelOptions {
   /** pause between streamed words; 0 (default) streams as fast as the consumer reads */
@@ -89,6 +90,8 @@ export class OfflineModel implements ChatProvider {
     if (last?.role === 'tool') return answer(answerFromTools(messages));
 
     const offered = new Set((request.tools ?? []).map((t) => t.name));
+    // it "sees" what it is shown, so the whole path of an image works without a key
+    if (last?.role === 'user' && last.images?.length) return { text: `${describeImages(last.images)} ${echo(lastUser, offered)}`, toolCalls: [] };
     if (last?.role === 'user') {
       const calls = toolCallsFor(last.content, offered, messages.length);
       if (calls.length) return { text: '', toolCalls: calls };
@@ -96,6 +99,11 @@ export class OfflineModel implements ChatProvider {
     const sourced = answerFromSources(messages.find((m) => m.role === 'system')?.content ?? '');
     return answer(sourced ?? echo(lastUser, offered));
   }
+}
+
+function describeImages(images: ChatImage[]): string {
+  const each = images.map((image) => `${image.mediaType}, ${base64Bytes(image.data)} bytes`);
+  return images.length === 1 ? `I see an image (${each[0]}).` : `I see ${images.length} images (${each.join('; ')}).`;
 }
 
 function toolCallsFor(text: string, offered: Set<string>, salt: number): ToolCall[] {

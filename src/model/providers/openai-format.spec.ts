@@ -1,4 +1,4 @@
-import { formatInstructions, mapFinishReason, reasoningOf, toOpenAiResponseFormat, ToolCallAssembler, withFormatInstructions } from './openai-format';
+import { formatInstructions, mapFinishReason, reasoningOf, toOpenAiMessages, toOpenAiResponseFormat, ToolCallAssembler, withFormatInstructions } from './openai-format';
 
 describe('ToolCallAssembler', () => {
   it('concatenates argument pieces by index and keeps arrival order', () => {
@@ -69,5 +69,27 @@ describe('response formats on the wire', () => {
     expect(asked[1]).toBe(messages[1]);
     expect(messages[0].content).toBe('Be brief.'); // not changed in place
     expect(withFormatInstructions([{ role: 'user', content: 'hi' }], { type: 'json_object' })[0]).toEqual({ role: 'system', content: formatInstructions({ type: 'json_object' }) });
+  });
+});
+
+describe('toOpenAiMessages', () => {
+  it("sends a user message's images as image_url parts (data: URLs) after its text; without images, plain content", () => {
+    const messages = toOpenAiMessages([
+      { role: 'user', content: 'What is this?', images: [{ mediaType: 'image/png', data: 'iVBORw0=' }, { mediaType: 'image/jpeg', data: '/9j/' }] },
+      { role: 'user', content: '', images: [{ mediaType: 'image/gif', data: 'R0lG' }] },
+      { role: 'user', content: 'plain' },
+    ]);
+    expect(messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0=' } },
+          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/gif;base64,R0lG' } }] },
+      { role: 'user', content: 'plain' },
+    ]);
   });
 });

@@ -39,6 +39,17 @@ export function toOpenAiMessages(messages: ChatMessage[], names?: ToolNames): Ch
       case 'tool':
         out[i] = { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
         break;
+      case 'user':
+        out[i] = m.images?.length
+          ? {
+              role: 'user',
+              content: [
+                ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
+                ...m.images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mediaType};base64,${image.data}` } })),
+              ],
+            }
+          : { role: 'user', content: m.content };
+        break;
       default:
         out[i] = { role: m.role, content: m.content };
     }

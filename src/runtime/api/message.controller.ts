@@ -1,7 +1,9 @@
-import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Req, Res, UseInterceptors } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { API_PREFIX, ApiController, ApiErrors, requestLanguage } from '../../common';
 import {
+  ApiBody,
+  ApiConsumes,
   ApiCreatedResponse,
   ApiExtraModels,
   ApiOkResponse,
@@ -14,11 +16,12 @@ import { EventLog } from '../events/event-log';
 import { PostedMessageResponse, PostMessageDto, ReadRunResponse } from './run.dto';
 import { RunService } from './run.service';
 import { acceptsEventStream, SseWriter } from '../events/sse-writer';
+import { MESSAGE_BODY, MessageUploads, uploadsOf } from './message-uploads.interceptor';
 
 /** Posting a message starts a run, so it lives in runtime (conversation never imports runtime). */
 @Controller('conversations')
 @ApiController('runs')
-@ApiExtraModels(PostedMessageResponse)
+@ApiExtraModels(PostedMessageResponse, PostMessageDto)
 export class MessageController {
   constructor(
     private readonly runs: RunService,
@@ -42,6 +45,9 @@ export class MessageController {
       "answer is the run's event stream instead (docs/EVENTS.md), its ids in the `Location`, `X-Run-Id`, " +
       '`X-Message-Id` and `X-Stream-Token` headers. Errors are JSON either way, answered before anything is streamed.',
   })
+  @UseInterceptors(MessageUploads)
+  @ApiConsumes('application/json', 'multipart/form-data')
+  @ApiBody(MESSAGE_BODY)
   @ApiProduces('application/json', 'text/event-stream')
   @ApiCreatedResponse({
     description: 'the stored message and the started run, or (Accept: text/event-stream) the run\'s events',
@@ -50,7 +56,7 @@ export class MessageController {
       'text/event-stream': { schema: { type: 'string', description: 'SSE: `id:` seq, `event:` name, `data:` JSON payload' } },
     },
   })
-  @ApiErrors(400, 404, 409, 413, 429)
+  @ApiErrors(400, 404, 409, 413, 415, 429)
   async post(
     @Auth() auth: AuthContext,
     @Param('id') id: string,
@@ -61,7 +67,7 @@ export class MessageController {
     const streaming = acceptsEventStream(request);
     // a stream beyond the caller's limit is refused before the message is stored
     if (streaming) this.streams.admit(request, response);
-    const posted = await this.runs.postMessage(auth, id, dto);
+    const posted = await this.runs.postMessage(auth, id, dto, uploadsOf(request));
     if (!streaming) {
       response.status(201).json(posted);
       return;

@@ -18,7 +18,7 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText, LangQuery, MAX_INT4, say } from '../../common';
-import { MessageResponse } from '../../conversation';
+import { MAX_ATTACHMENTS, MessageResponse } from '../../conversation';
 import {
   MaxTokensField,
   ModelRefDto,
@@ -31,6 +31,7 @@ import {
   TopPField,
 } from '../../workspace';
 import { ClientToolDto, MAX_CLIENT_TOOLS } from '../loop/client-tools.dto';
+import { AttachmentDto } from './attachment.dto';
 import { RUN_MODES, type RunMode } from '../store/run.records';
 
 
@@ -83,6 +84,18 @@ export class PostMessageDto {
   @SeedField() seed?: number;
   @StopField() stop?: string[];
   @ResponseFormatField() responseFormat?: ResponseFormatDto;
+
+  @ApiPropertyOptional({
+    type: () => [AttachmentDto],
+    maxItems: MAX_ATTACHMENTS,
+    description: 'files for the model: images (to a model that sees) and text files, PDFs (as context); docs/AGENTS.md#attachments',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_ATTACHMENTS)
+  @ValidateNested({ each: true })
+  @Type(() => AttachmentDto)
+  attachments?: AttachmentDto[];
 }
 
 export class PlanStepDto {

@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { AppConfig } from '../../config';
-import { ConversationService, type MessageView, toMessageView } from '../../conversation';
+import { type AttachmentUpload, ConversationService, FileService, fromDataUrl, type MessageView, toMessageView } from '../../conversation';
 import { SqlClient, UnitOfWork } from '../../database';
 import type { AuthContext } from '../../security';
 import { StreamTokenService } from '../../security';
@@ -43,10 +43,17 @@ export class RunService {
     private readonly sql: SqlClient,
     private readonly liveRuns: LiveRunOwners,
     private readonly config: AppConfig,
+    private readonly files: FileService,
   ) {}
 
-  async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto): Promise<PostedMessage> {
+  /** `uploads`: the files of a multipart body (JSON bodies carry theirs in `dto.attachments`). */
+  async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto, uploads: readonly AttachmentUpload[] = []): Promise<PostedMessage> {
     const clientTools = checkClientTools(dto.clientTools, (name) => this.tools.get(name) !== undefined);
+    // checked now; stored by the starter before the message that references them
+    const attachments = this.files.prepare(auth, [
+      ...(dto.attachments ?? []).map((a) => fromDataUrl(a.name, a.dataUrl, this.config.HELIX_MAX_ATTACHMENT_BYTES)),
+      ...uploads,
+    ]);
     const started = await this.starter.start(auth, conversationId, {
       text: dto.text,
       mode: dto.mode,
@@ -55,6 +62,7 @@ export class RunService {
       agentId: dto.agentId,
       sampling: samplingOf(dto),
       responseFormat: toResponseFormat(dto.responseFormat),
+      ...(attachments && { attachments }),
     });
     if (started.kind === 'started') this.liveRuns.note(started.runId, auth.workspaceId, conversationId);
     else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));

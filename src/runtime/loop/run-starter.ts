@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { newId, LimitExceeded, say } from '../../common';
 import { AppConfig } from '../../config';
-import { type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
+import { type AttachmentBatch, type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
 import { agentChoice, effectiveSettings, toolAllowed, type AgentProfile, type EffectiveSettings } from '../../workspace';
 import { SqlClient, UnitOfWork } from '../../database';
 import { ModelRouter, ModelError, type ModelRef, type ResponseFormat, type SamplingParams, type ToolSpec } from '../../model';
@@ -15,6 +15,7 @@ import { type LiveRun, RunRepository } from '../store/run.repository';
 import type { RunMode, RunRecord } from '../store/run.records';
 import { stepStatus } from './step-replay';
 import { runSampling } from './run-sampling';
+import { refuseUnseenImages } from './attachment-check';
 
 type RunShape = Pick<RunRecord, 'sampling' | 'responseFormat'>;
 
@@ -31,6 +32,8 @@ export interface NewRunInput {
   sampling?: SamplingParams;
   /** the message's answer shape (over the agent's) */
   responseFormat?: ResponseFormat;
+  /** the files attached to the message, checked; stored (before the message) once the run may start */
+  attachments?: AttachmentBatch;
 }
 
 /** A run was started (or queued behind `behind`, a live run of the conversation). */
@@ -98,11 +101,13 @@ export class RunStarter {
     if (!active) slot?.release();
     const context: RunContext = { workspaceId: auth.workspaceId, settings, fallbacks: this.router.fallbacks(settings), needsTitle: conversation.needsTitle };
     const model = await this.resolveModel(input.modelOverride, conversation.model, settings, auth.workspaceId);
+    await refuseUnseenImages(this.router, model, input.attachments?.files, auth.workspaceId);
     const shape = await this.shapeOf(input, settings, model, auth.workspaceId);
+    const attachments = await input.attachments?.store();
     const policy = settings.multitask ?? 'reject';
 
     const runId = newId('run');
-    const message: NewMessage = { id: newId('msg'), conversationId, runId, content: input.text, parts: { kind: 'user', ...(input.clientTools && { clientTools: input.clientTools }) } };
+    const message: NewMessage = { id: newId('msg'), conversationId, runId, content: input.text, parts: { kind: 'user', ...(input.clientTools && { clientTools: input.clientTools }), ...(attachments?.length && { attachments }) } };
     const startNow = Boolean(active);
     // the seq the message gets if nothing is appended before it: the history read holds then
     const seq = (history?.value.at(-1)?.seq ?? 0) + 1;

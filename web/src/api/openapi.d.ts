@@ -180,6 +180,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/files/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An attachment of a message: its bytes
+         * @description Members of the workspace only (404 for any other, as for an id that never existed). `Content-Type` is the type sniffed from the bytes when it was attached; images are served inline, other files as downloads (`Content-Disposition: attachment`); `ETag` is the sha256 of the bytes (`If-None-Match` answers 304).
+         */
+        get: operations["FileController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/conversations/{id}/runs/latest": {
         parameters: {
             query?: never;
@@ -478,6 +498,11 @@ export interface components {
              * @example text must not be empty
              */
             message: string;
+            /**
+             * @description a stable code for programs, on some errors (`attachment_unsupported`)
+             * @example attachment_unsupported
+             */
+            code?: string;
         };
         ModelRefDto: {
             /**
@@ -738,7 +763,7 @@ export interface components {
             /** @enum {string} */
             role: "user" | "assistant" | "tool" | "system";
             content: string;
-            /** @description tool calls, citations, reasoning … stored with the text; `kind` says which message it is; a final answer under a response format has its parsed value as `output` */
+            /** @description tool calls, citations, reasoning … stored with the text; `kind` says which message it is; a final answer under a response format has its parsed value as `output`; a user message's `attachments`: [{fileId, name, mediaType, size}] (bytes at GET /files/{fileId}) */
             parts: {
                 [key: string]: unknown;
             };
@@ -775,6 +800,18 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        AttachmentDto: {
+            /**
+             * @description the file's name (no path); with a text file its extension picks the kind: .md, .html, .json, .csv, else plain text
+             * @example chart.png
+             */
+            name: string;
+            /**
+             * @description `data:<media type>;base64,<bytes>`, at most HELIX_MAX_ATTACHMENT_BYTES (default 10 MiB) once decoded. The type is sniffed from the bytes (PNG, JPEG, WebP, GIF, PDF, UTF-8 text); the declared one is not trusted
+             * @example data:image/png;base64,iVBORw0KGgo…
+             */
+            dataUrl: string;
+        };
         PostMessageDto: {
             /**
              * @description the user message; not blank; at most HELIX_MAX_MESSAGE_CHARS characters (default 100,000)
@@ -807,6 +844,8 @@ export interface components {
             stop?: string[];
             /** @description the answer's shape: its final answer is parsed and validated, the parsed object stored in the answer's parts as `output` */
             responseFormat?: components["schemas"]["ResponseFormatDto"];
+            /** @description files for the model: images (to a model that sees) and text files, PDFs (as context); docs/AGENTS.md#attachments */
+            attachments?: components["schemas"]["AttachmentDto"][];
         };
         PlanStepDto: {
             title: string;
@@ -1782,7 +1821,18 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PostMessageDto"];
+                "application/json": components["schemas"]["PostMessageDto"] | {
+                    text: string;
+                    /** @enum {string} */
+                    mode?: "react" | "plan" | "direct";
+                    files?: string[];
+                };
+                "multipart/form-data": components["schemas"]["PostMessageDto"] | {
+                    text: string;
+                    /** @enum {string} */
+                    mode?: "react" | "plan" | "direct";
+                    files?: string[];
+                };
             };
         };
         responses: {
@@ -1835,8 +1885,18 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is larger than HELIX_BODY_LIMIT */
+            /** @description the body is larger than HELIX_BODY_LIMIT (or an attachment larger than HELIX_MAX_ATTACHMENT_BYTES) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                    "text/event-stream": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description an attachment is not a supported kind of file, or its content is not what its name says */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1853,6 +1913,71 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
                     "text/event-stream": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    FileController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file's bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "image/gif": string;
+                    "application/pdf": string;
+                    "text/plain": string;
+                    "text/markdown": string;
+                    "text/html": string;
+                    "application/json": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description the file has the ETag given in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": components["schemas"]["ErrorResponse"];
+                    "image/jpeg": components["schemas"]["ErrorResponse"];
+                    "image/webp": components["schemas"]["ErrorResponse"];
+                    "image/gif": components["schemas"]["ErrorResponse"];
+                    "application/pdf": components["schemas"]["ErrorResponse"];
+                    "text/plain": components["schemas"]["ErrorResponse"];
+                    "text/markdown": components["schemas"]["ErrorResponse"];
+                    "text/html": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                    "text/csv": components["schemas"]["ErrorResponse"];
                 };
             };
         };
