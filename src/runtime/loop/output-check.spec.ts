@@ -63,6 +63,12 @@ describe('OutputChecker', () => {
     expect(compile).toHaveBeenCalledTimes(1);
   });
 
+  it('reads `$schema` and `$id` as labels: any draft named, the same id twice', () => {
+    const labelled = { ...SCHEMA, $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'https://example.com/person' };
+    expect(checker.check({ ...format, schema: labelled }, '{"name": "a", "age": 1}')).toMatchObject({ ok: true });
+    expect(checker.check({ ...format, schema: { ...labelled, required: ['name'] } }, '{"name": "a"}')).toMatchObject({ ok: true });
+  });
+
   it('reports a schema that does not compile as an error, not a throw', () => {
     expect(checker.check({ ...format, schema: { type: 'nope' } }, '{}')).toMatchObject({ ok: false, errors: [expect.stringMatching(/^the schema cannot be compiled/)] });
   });

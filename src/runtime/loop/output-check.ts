@@ -76,8 +76,10 @@ export class OutputChecker {
       this.compiled.set(key, hit);
       return hit;
     }
-    const validate = this.ajv.compile(schema);
-    this.ajv.removeSchema(schema);
+    // as when the message was posted: `$schema` and `$id` are labels (a draft ajv may not know, an id that would clash)
+    const { $schema: _draft, $id: _id, ...compilable } = schema;
+    const validate = this.ajv.compile(compilable);
+    this.ajv.removeSchema(compilable);
     this.compiled.set(key, validate);
     if (this.compiled.size > CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value as string);
     return validate;
