@@ -49,9 +49,10 @@ export class RunService {
     const clientTools = checkClientTools(dto.clientTools, (name) => this.tools.get(name) !== undefined);
     const started = await this.starter.start(auth, conversationId, {
       text: dto.text,
-      mode: dto.mode ?? 'react',
+      mode: dto.mode,
       modelOverride: dto.modelOverride,
       clientTools,
+      agentId: dto.agentId,
       sampling: samplingOf(dto),
       responseFormat: toResponseFormat(dto.responseFormat),
     });
