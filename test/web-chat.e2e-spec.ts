@@ -209,6 +209,25 @@ describeInBrowser('web chat app', () => {
     if (process.env.HELIX_UPDATE_SCREENSHOT === '1') await page.screenshot({ path: join(__dirname, '..', 'docs', 'web.png') });
   });
 
+  it("runs the agent chosen in a conversation's settings", async () => {
+    const created = await ctx.api.post('/agents', { name: 'pirate', description: 'Talks like a pirate', systemPrompt: 'You are a pirate.' });
+    expect(created.status).toBe(201);
+    const conversationId = await ctx.api.createConversation({ title: 'Ahoy' });
+    await page.goto(`${ctx.t.baseUrl}/c/${conversationId}`);
+    await page.getByRole('button', { name: 'Conversation settings' }).click();
+    const settings = page.getByRole('dialog', { name: 'Conversation settings' });
+    await settings.getByLabel('Agent').selectOption({ label: 'pirate' });
+    await settings.getByText('Talks like a pirate').waitFor();
+    await settings.getByRole('button', { name: 'Save' }).click();
+    await settings.waitFor({ state: 'detached' });
+    expect((await ctx.api.get(`/conversations/${conversationId}`)).body.agentId).toBe(created.body.id);
+    const before = ctx.mock.requests.length;
+    await send('Where is the treasure?', 'direct');
+    await finished();
+    expect(ctx.mock.requests.slice(before)[0].messages?.[0]).toEqual({ role: 'system', content: 'You are a pirate.' });
+    expect((await ctx.api.run(await runIdOnPage())).agentId).toBe(created.body.id);
+  });
+
   it('switches to Chinese: the page and the server messages', async () => {
     await page.getByTestId('language').selectOption('zh');
     await page.getByRole('button', { name: '+ 新对话' }).waitFor();

@@ -107,7 +107,7 @@ export class UpdateConversationDto {
   @Type(() => ConversationSettingsDto)
   settings?: ConversationSettingsDto;
 
-  @ApiPropertyOptional({ maxLength: 100, nullable: true, description: 'another agent for the next runs; `default` or null: the workspace’s own' })
+  @ApiPropertyOptional({ type: String, maxLength: 100, nullable: true, description: 'another agent for the next runs; `default` or null: the workspace’s own' })
   @IsOptional()
   @IsString()
   @MaxLength(100)

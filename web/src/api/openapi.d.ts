@@ -743,7 +743,7 @@ export interface components {
             /** @description merged into the current settings key by key; not empty */
             settings?: components["schemas"]["ConversationSettingsDto"];
             /** @description another agent for the next runs; `default` or null: the workspace’s own */
-            agentId?: Record<string, never> | null;
+            agentId?: string | null;
         };
         ForkConversationDto: {
             /**

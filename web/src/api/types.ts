@@ -6,6 +6,7 @@ export type Conversation = Schemas['ConversationResponse'];
 export type ConversationSettings = Schemas['ConversationSettingsDto'];
 export type Message = Schemas['MessageResponse'];
 export type KnowledgeBase = Schemas['KnowledgeBaseResponse'];
+export type Agent = Schemas['AgentView'];
 export type KbDocument = Schemas['DocumentResponse'];
 export type Job = Schemas['JobResponse'];
 export type SearchHit = Schemas['SearchHitResponse'];
