@@ -41,6 +41,7 @@ describe('Forking conversations (/api/v1/conversations/:id/fork)', () => {
       model: null,
       settings: { maxSteps: 5 },
       forkedFrom: id,
+      agentId: 'default',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

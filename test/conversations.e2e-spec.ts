@@ -55,6 +55,7 @@ describe('Conversations REST (/api/v1/conversations)', () => {
         model: null,
         settings: {},
         forkedFrom: null,
+        agentId: 'default',
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });

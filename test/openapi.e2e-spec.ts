@@ -32,6 +32,12 @@ function servedRoutes(t: TestApp): string[] {
   return routes;
 }
 
+/** The fields of an agent profile's POST and PATCH bodies (besides `name`). */
+const AGENT_FIELDS = [
+  'description', 'systemPrompt', 'model', 'fallbackModels', 'sampling', 'tools', 'toolPolicies', 'retrieval', 'knowledgeBaseIds',
+  'maxSteps', 'mode', 'responseFormat', 'skills', 'memoryWindowTokens',
+];
+
 describe('OpenAPI document and UI', () => {
   let t: TestApp;
   let doc: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
@@ -57,14 +63,16 @@ describe('OpenAPI document and UI', () => {
 
   it('gives every route with a body its request schema, with the fields and the required ones', () => {
     const expected: Record<string, { required: string[]; fields: string[] }> = {
-      'post /api/v1/conversations': { required: [], fields: ['title', 'model', 'settings'] },
-      'patch /api/v1/conversations/{id}': { required: [], fields: ['title', 'model', 'settings'] },
+      'post /api/v1/conversations': { required: [], fields: ['title', 'model', 'settings', 'agentId'] },
+      'patch /api/v1/conversations/{id}': { required: [], fields: ['title', 'model', 'settings', 'agentId'] },
       'post /api/v1/conversations/{id}/fork': { required: [], fields: ['fromMessageId'] },
-      'post /api/v1/conversations/{id}/messages': { required: ['text'], fields: ['text', 'mode', 'modelOverride', 'clientTools', 'attachments'] },
+      'post /api/v1/conversations/{id}/messages': { required: ['text'], fields: ['text', 'mode', 'modelOverride', 'agentId', 'clientTools', 'attachments'] },
       'post /api/v1/runs/{id}/resume': { required: ['approve'], fields: ['approve', 'plan', 'reason'] },
       'post /api/v1/runs/{id}/approvals/{approvalId}': { required: ['decision'], fields: ['decision', 'reason', 'remember'] },
       'post /api/v1/runs/{id}/reply': { required: ['text'], fields: ['text'] },
       'post /api/v1/runs/{id}/tool-results': { required: ['results'], fields: ['results'] },
+      'post /api/v1/agents': { required: ['name'], fields: [...AGENT_FIELDS, 'name'] },
+      'patch /api/v1/agents/{id}': { required: [], fields: [...AGENT_FIELDS, 'name'] },
       'post /api/v1/knowledge-bases': { required: ['name'], fields: ['name', 'description'] },
       // JSON text (the first of its schemas; the second is a multipart upload)
       'post /api/v1/knowledge-bases/{id}/documents': { required: ['title', 'text'], fields: ['title', 'text', 'source', 'metadata'] },

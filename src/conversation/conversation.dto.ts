@@ -74,6 +74,12 @@ export class CreateConversationDto {
   @ValidateNested()
   @Type(() => ConversationSettingsDto)
   settings?: ConversationSettingsDto;
+
+  @ApiPropertyOptional({ maxLength: 100, example: 'researcher-id', description: "the agent profile of this conversation's runs (GET /agents; default: `default`, the workspace's own)" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  agentId?: string;
 }
 
 export class UpdateConversationDto {
@@ -100,6 +106,12 @@ export class UpdateConversationDto {
   @ValidateNested()
   @Type(() => ConversationSettingsDto)
   settings?: ConversationSettingsDto;
+
+  @ApiPropertyOptional({ maxLength: 100, nullable: true, description: 'another agent for the next runs; `default` or null: the workspace’s own' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  agentId?: string | null;
 }
 
 export class ForkConversationDto {
@@ -144,6 +156,7 @@ export class ConversationResponse {
   @ApiProperty({ type: () => ModelRefDto, nullable: true }) model!: ModelRefDto | null;
   @ApiProperty({ type: () => ConversationSettingsDto }) settings!: ConversationSettingsDto;
   @ApiProperty({ type: String, nullable: true, description: 'the conversation this one was forked from' }) forkedFrom!: string | null;
+  @ApiProperty({ example: 'default', description: 'the agent profile its runs follow (`default`: the workspace’s own)' }) agentId!: string;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

@@ -1,6 +1,7 @@
 import { Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Subscription } from 'rxjs';
 import { AccessService } from '../security';
+import { WorkspaceModule } from '../workspace';
 import { ConversationController } from './conversation.controller';
 import { ConversationRepository } from './conversation.repository';
 import { ConversationService } from './conversation.service';
@@ -12,6 +13,7 @@ import { MessageRepository } from './message.repository';
 
 /** Conversations and their messages (the persisted truth of a conversation), with REST for them. */
 @Module({
+  imports: [WorkspaceModule],
   controllers: [ConversationController, FileController],
   providers: [
     ConversationService, ConversationRepository, MessageRepository,

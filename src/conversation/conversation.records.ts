@@ -1,5 +1,5 @@
 import type { ModelRef } from '../model';
-import type { ConversationSettings, WorkspaceSettings } from '../workspace';
+import type { AgentProfile, ConversationSettings, WorkspaceSettings } from '../workspace';
 import type { MessageParts, MessageRole } from './message-parts';
 
 export interface ConversationRecord {
@@ -10,6 +10,8 @@ export interface ConversationRecord {
   model: ModelRef | null;
   settings: ConversationSettings;
   forkedFromId: string | null;
+  /** the agent profile its runs follow; null: the workspace's default agent */
+  agentId: string | null;
   /** the title is still the default: the first completed exchange replaces it (auto-title) */
   needsTitle: boolean;
   /** seq of the last message */
@@ -22,6 +24,8 @@ export interface ConversationRecord {
 export interface ConversationWithWorkspaceSettings {
   conversation: ConversationRecord;
   workspaceSettings: WorkspaceSettings;
+  /** the agent chosen for the read (the conversation's, a message's or a run's), at its current version */
+  agent: AgentProfile;
 }
 
 export interface MessageRecord {

@@ -2,10 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient, type Deferred, UnitCondition, type UnitOfWork } from '../database';
 import { type ConversationRecord, type ConversationWithWorkspaceSettings } from './conversation.records';
 import { type ModelRef } from '../model';
-import { type ConversationSettings, readConversationSettings, readModelRef, readWorkspaceSettings } from '../workspace';
+import {
+  type AgentChoice,
+  AgentRepository,
+  type ConversationSettings,
+  DEFAULT_AGENT,
+  defaultAgentProfile,
+  readAgentConfig,
+  readConversationSettings,
+  readModelRef,
+  readWorkspaceSettings,
+} from '../workspace';
 
 /** Hand-written SQL: a conversation is read on every posted message and every resumed run. */
-const COLUMNS = Prisma.sql`id, workspace_id, title, model, settings, forked_from_id, needs_title, last_seq, created_at, updated_at, deleted_at`;
+const COLUMNS = Prisma.sql`id, workspace_id, title, model, settings, forked_from_id, agent_id, needs_title, last_seq, created_at, updated_at, deleted_at`;
 
 interface ConversationRow {
   id: string;
@@ -14,6 +24,7 @@ interface ConversationRow {
   model: unknown;
   settings: unknown;
   forked_from_id: string | null;
+  agent_id: string | null;
   needs_title: boolean;
   last_seq: number;
   created_at: Date | string;
@@ -21,7 +32,11 @@ interface ConversationRow {
   deleted_at: Date | string | null;
 }
 
-type WithSettingsRow = ConversationRow & { workspace_settings: unknown };
+type WithSettingsRow = ConversationRow & {
+  workspace_settings: unknown;
+  settings_version: number;
+  agent: { id: string; version: number; config: unknown } | null;
+};
 
 function toRecord(row: ConversationRow): ConversationRecord {
   return {
@@ -31,6 +46,7 @@ function toRecord(row: ConversationRow): ConversationRecord {
     model: readModelRef(row.model),
     settings: readConversationSettings(row.settings),
     forkedFromId: row.forked_from_id,
+    agentId: row.agent_id,
     needsTitle: row.needs_title,
     lastSeq: row.last_seq,
     createdAt: new Date(row.created_at),
@@ -39,8 +55,15 @@ function toRecord(row: ConversationRow): ConversationRecord {
   };
 }
 
-function withSettings(row: WithSettingsRow | undefined): ConversationWithWorkspaceSettings | undefined {
-  return row && { conversation: toRecord(row), workspaceSettings: readWorkspaceSettings(row.workspace_settings) };
+/**
+ * The read's result; `agentMissing` when the agent chosen by id is not the workspace's (a
+ * conversation's own agent cannot be missing: deleting an agent clears it).
+ */
+function withSettings(row: WithSettingsRow | undefined, choice: AgentChoice): ConversationWithWorkspaceSettings | 'agentMissing' | undefined {
+  if (!row) return undefined;
+  if (choice.kind === 'named' && choice.id !== DEFAULT_AGENT && !row.agent) return 'agentMissing';
+  const agent = row.agent ? { id: row.agent.id, version: row.agent.version, config: readAgentConfig(row.agent.config) } : defaultAgentProfile(row.settings_version);
+  return { conversation: toRecord(row), workspaceSettings: readWorkspaceSettings(row.workspace_settings), agent };
 }
 
 export interface NewConversation {
@@ -51,6 +74,8 @@ export interface NewConversation {
   needsTitle?: boolean;
   model: ModelRef | null;
   settings: ConversationSettings;
+  /** null or absent: the default agent */
+  agentId?: string | null;
 }
 
 /** A conversation forked from `forkedFromId`, holding its first `lastSeq` messages. */
@@ -63,6 +88,7 @@ export interface ConversationChanges {
   title?: string;
   model?: ModelRef | null;
   settings?: ConversationSettings;
+  agentId?: string | null;
 }
 
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
@@ -74,9 +100,9 @@ export class ConversationRepository {
 
   async create(conversation: NewConversation): Promise<ConversationRecord> {
     const [row] = await this.sql.$queryRaw<ConversationRow[]>`
-      INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, updated_at)
+      INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, agent_id, updated_at)
       VALUES (${conversation.id}, ${conversation.workspaceId}, ${conversation.title}, ${conversation.needsTitle ?? false},
-              ${json(conversation.model)}::jsonb, ${json(conversation.settings)}::jsonb, now())
+              ${json(conversation.model)}::jsonb, ${json(conversation.settings)}::jsonb, ${conversation.agentId ?? null}, now())
       RETURNING ${COLUMNS}`;
     return toRecord(row);
   }
@@ -89,9 +115,9 @@ export class ConversationRepository {
   insertForkIn(unit: UnitOfWork, fork: ForkedConversation): Deferred<ConversationRecord | undefined> {
     return unit.add(
       Prisma.sql`
-        INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, forked_from_id, last_seq, updated_at)
+        INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, agent_id, forked_from_id, last_seq, updated_at)
         SELECT ${fork.id}::text, ${fork.workspaceId}::text, ${fork.title}::text, ${fork.needsTitle ?? false}::boolean, ${json(fork.model)}::jsonb,
-               ${json(fork.settings)}::jsonb, ${fork.forkedFromId}::text, ${fork.lastSeq}::int, now()
+               ${json(fork.settings)}::jsonb, ${fork.agentId ?? null}::text, ${fork.forkedFromId}::text, ${fork.lastSeq}::int, now()
         WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ${fork.forkedFromId} AND workspace_id = ${fork.workspaceId} AND deleted_at IS NULL)
         RETURNING ${COLUMNS}`,
       ([row]: ConversationRow[]) => row && toRecord(row),
@@ -133,6 +159,7 @@ export class ConversationRepository {
     if (changes.title !== undefined) sets.push(Prisma.sql`title = ${changes.title}`, Prisma.sql`needs_title = false`);
     if (changes.model !== undefined) sets.push(Prisma.sql`model = ${json(changes.model)}::jsonb`);
     if (changes.settings !== undefined) sets.push(Prisma.sql`settings = ${json(changes.settings)}::jsonb`);
+    if (changes.agentId !== undefined) sets.push(Prisma.sql`agent_id = ${changes.agentId}`);
     const [row] = await this.sql.$queryRaw<ConversationRow[]>`
       UPDATE conversations SET ${Prisma.join(sets)} WHERE id = ${id} RETURNING ${COLUMNS}`;
     return row && toRecord(row);
@@ -160,15 +187,22 @@ export class ConversationRepository {
     await this.sql.$executeRaw`UPDATE conversations SET deleted_at = now(), updated_at = now() WHERE id = ${id}`;
   }
 
-  /** The conversation (of the workspace, not deleted) and its workspace's settings, in a unit. */
-  findWithSettingsIn(unit: UnitOfWork, workspaceId: string, id: string): Deferred<ConversationWithWorkspaceSettings | undefined> {
-    return unit.add(this.withSettingsStatement(id, Prisma.sql`AND workspace_id = ${workspaceId} AND deleted_at IS NULL`), ([row]: WithSettingsRow[]) => withSettings(row));
+  /** The conversation (of the workspace, not deleted), its workspace's settings and the chosen agent, in a unit. */
+  findWithSettingsIn(unit: UnitOfWork, workspaceId: string, id: string, choice: AgentChoice): Deferred<ConversationWithWorkspaceSettings | 'agentMissing' | undefined> {
+    return unit.add(
+      this.withSettingsStatement(id, choice, Prisma.sql`AND workspace_id = ${workspaceId} AND deleted_at IS NULL`),
+      ([row]: WithSettingsRow[]) => withSettings(row, choice),
+    );
   }
 
-  /** The same by id alone, deleted or not: a run of it is being driven. */
-  async findWithSettingsById(id: string): Promise<ConversationWithWorkspaceSettings | undefined> {
-    const [row] = await this.sql.$queryRaw<WithSettingsRow[]>(this.withSettingsStatement(id, Prisma.empty));
-    return withSettings(row);
+  /**
+   * The same by id alone, deleted or not: a run of it is being driven, with the agent it
+   * recorded (the default agent once that agent is deleted).
+   */
+  async findWithSettingsById(id: string, choice: AgentChoice): Promise<ConversationWithWorkspaceSettings | undefined> {
+    const [row] = await this.sql.$queryRaw<WithSettingsRow[]>(this.withSettingsStatement(id, choice, Prisma.empty));
+    const found = withSettings(row, choice);
+    return found === 'agentMissing' ? withSettings(row, { kind: 'named', id: DEFAULT_AGENT }) as ConversationWithWorkspaceSettings : found;
   }
 
   /** Serialises the unit's writers of one conversation (row lock until the unit commits). */
@@ -176,9 +210,11 @@ export class ConversationRepository {
     unit.add(Prisma.sql`SELECT id FROM conversations WHERE id = ${id} FOR UPDATE`, () => undefined);
   }
 
-  private withSettingsStatement(id: string, scope: Prisma.Sql): Prisma.Sql {
+  private withSettingsStatement(id: string, choice: AgentChoice, scope: Prisma.Sql): Prisma.Sql {
     return Prisma.sql`
-      SELECT ${COLUMNS}, (SELECT w.settings FROM workspaces w WHERE w.id = c.workspace_id) AS workspace_settings
+      SELECT ${COLUMNS}, (SELECT w.settings FROM workspaces w WHERE w.id = c.workspace_id) AS workspace_settings,
+        (SELECT w.settings_version FROM workspaces w WHERE w.id = c.workspace_id) AS settings_version,
+        ${AgentRepository.profileColumn(choice)} AS agent
       FROM conversations c WHERE id = ${id} ${scope}`;
   }
 }

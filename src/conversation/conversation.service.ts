@@ -5,7 +5,7 @@ import { type Sql, SqlClient, type Deferred, type UnitCondition, UnitOfWork } fr
 import type { AuthContext } from '../security';
 import type { CreateConversationDto, UpdateConversationDto } from './conversation.dto';
 import { type ConversationRecord, type ConversationWithWorkspaceSettings, type MessageRecord, type NewMessage } from './conversation.records';
-import { type ConversationSettings, readConversationSettings } from '../workspace';
+import { type AgentChoice, AgentService, type ConversationSettings, DEFAULT_AGENT, readConversationSettings } from '../workspace';
 import { ConversationRepository } from './conversation.repository';
 import { forkLength, forkTitle } from './fork-point';
 import { type ConversationView, type MessageView, toConversationView, toMessageView } from './conversation.view';
@@ -31,9 +31,11 @@ export class ConversationService {
     private readonly sql: SqlClient,
     private readonly conversations: ConversationRepository,
     private readonly messages: MessageRepository,
+    private readonly agents: AgentService,
   ) {}
 
   async create(auth: AuthContext, dto: CreateConversationDto): Promise<ConversationView> {
+    const agentId = await this.agentIdOf(auth, dto.agentId);
     const record = await this.conversations.create({
       id: newId('conv'),
       workspaceId: auth.workspaceId,
@@ -41,6 +43,7 @@ export class ConversationService {
       needsTitle: !dto.title?.trim(),
       model: dto.model ? { provider: dto.model.provider, modelId: dto.model.modelId } : null,
       settings: settingsOf(dto.settings),
+      agentId,
     });
     this.created$.next({ id: record.id, workspaceId: record.workspaceId });
     return toConversationView(record);
@@ -63,6 +66,7 @@ export class ConversationService {
       title: dto.title?.trim(),
       model: dto.model === null ? null : dto.model ? { provider: dto.model.provider, modelId: dto.model.modelId } : undefined,
       settings: dto.settings ? { ...current.settings, ...settingsOf(dto.settings) } : undefined,
+      agentId: dto.agentId === undefined ? undefined : await this.agentIdOf(auth, dto.agentId),
     });
     if (!updated) throw notFound(id);
     return toConversationView(updated);
@@ -95,6 +99,7 @@ export class ConversationService {
       needsTitle: source.needsTitle,
       model: source.model,
       settings: source.settings,
+      agentId: source.agentId,
       forkedFromId: source.id,
       lastSeq: copied.length,
     });
@@ -123,14 +128,27 @@ export class ConversationService {
 
   // ---- for the runtime ----
 
-  /** The caller's conversation with its workspace's settings, read in the caller's unit (404 on `.value`). */
-  findWithSettingsIn(unit: UnitOfWork, auth: AuthContext, id: string): Deferred<ConversationWithWorkspaceSettings> {
-    return this.conversations.findWithSettingsIn(unit, auth.workspaceId, id).map((found) => found ?? throwNotFound(id));
+  /**
+   * The caller's conversation with its workspace's settings and the chosen agent (a message's,
+   * else the conversation's), read in the caller's unit (404 on `.value`, also for an agent the
+   * workspace does not have).
+   */
+  findWithSettingsIn(unit: UnitOfWork, auth: AuthContext, id: string, choice: AgentChoice = { kind: 'conversation' }): Deferred<ConversationWithWorkspaceSettings> {
+    return this.conversations.findWithSettingsIn(unit, auth.workspaceId, id, choice).map((found) => {
+      if (found === 'agentMissing') throw new NotFoundException(say('agent.not_found', { id: choice.kind === 'named' ? choice.id : '' }));
+      return found ?? throwNotFound(id);
+    });
   }
 
-  /** The same by id alone, for work that runs without a caller (a run being resumed). */
-  async findWithSettingsById(id: string): Promise<ConversationWithWorkspaceSettings> {
-    return (await this.conversations.findWithSettingsById(id)) ?? throwNotFound(id);
+  /** The same by id alone, for work that runs without a caller (a run being resumed with the agent it recorded). */
+  async findWithSettingsById(id: string, choice: AgentChoice = { kind: 'conversation' }): Promise<ConversationWithWorkspaceSettings> {
+    return (await this.conversations.findWithSettingsById(id, choice)) ?? throwNotFound(id);
+  }
+
+  /** The stored agent id of a conversation: null for the default agent; 404 for an agent the workspace does not have. */
+  private async agentIdOf(auth: AuthContext, agentId: string | null | undefined): Promise<string | null> {
+    if (agentId === undefined || agentId === null || agentId === DEFAULT_AGENT) return null;
+    return (await this.agents.get(auth, agentId)).id;
   }
 
   /** Every message of the conversation in order. */

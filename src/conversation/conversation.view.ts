@@ -1,6 +1,6 @@
 import type { ConversationRecord, MessageRecord } from './conversation.records';
 import type { ModelRef } from '../model';
-import type { ConversationSettings } from '../workspace';
+import { type ConversationSettings, DEFAULT_AGENT } from '../workspace';
 
 /** What clients see of a conversation: never the internal counters or soft-delete marker. */
 export interface ConversationView {
@@ -9,6 +9,8 @@ export interface ConversationView {
   model: ModelRef | null;
   settings: ConversationSettings;
   forkedFrom: string | null;
+  /** `default`: the workspace's own agent */
+  agentId: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -23,6 +25,7 @@ export function toConversationView(record: ConversationRecord): ConversationView
     model: record.model,
     settings: record.settings,
     forkedFrom: record.forkedFromId,
+    agentId: record.agentId ?? DEFAULT_AGENT,
     createdAt: record.createdAt.toISOString(),
     updatedAt: record.updatedAt.toISOString(),
   };

@@ -36,6 +36,7 @@ describe('conversation repositories (database)', () => {
       const created = await newConversation({ title: 'Trip', model, settings });
       expect(created).toEqual({
         id: expect.stringMatching(/^conv_r_/),
+        agentId: null,
         workspaceId: WS,
         title: 'Trip',
         model,
@@ -89,8 +90,9 @@ describe('conversation repositories (database)', () => {
           unknown: 'x',
         })}::jsonb WHERE id = ${WS}`;
       const unit = new UnitOfWork();
-      const found = conversations.findWithSettingsIn(unit, WS, created.id);
-      const elsewhere = conversations.findWithSettingsIn(unit, OTHER_WS, created.id);
+      const found = conversations.findWithSettingsIn(unit, WS, created.id, { kind: 'conversation' });
+      const elsewhere = conversations.findWithSettingsIn(unit, OTHER_WS, created.id, { kind: 'conversation' });
+      const unknownAgent = conversations.findWithSettingsIn(unit, WS, created.id, { kind: 'named', id: 'agt_missing' });
       await unit.run(t.sql);
       expect(found.value).toEqual({
         conversation: created,
@@ -102,15 +104,18 @@ describe('conversation repositories (database)', () => {
           confirmationPolicy: 'risky',
           multitask: 'enqueue',
         },
+        agent: { id: 'default', version: expect.any(Number), config: {} },
       });
       expect(elsewhere.value).toBeUndefined();
+      expect(unknownAgent.value).toBe('agentMissing');
 
       await conversations.softDelete(created.id);
       expect(await conversations.find(WS, created.id)).toBeUndefined();
-      const deleted = await conversations.findWithSettingsById(created.id);
+      const deleted = await conversations.findWithSettingsById(created.id, { kind: 'named', id: 'agt_deleted_since' });
+      expect(deleted!.agent.id).toBe('default');
       expect(deleted!.conversation.deletedAt).toBeInstanceOf(Date);
       expect(deleted!.workspaceSettings.maxSteps).toBe(9);
-      expect(await conversations.findWithSettingsById('conv_missing')).toBeUndefined();
+      expect(await conversations.findWithSettingsById('conv_missing', { kind: 'conversation' })).toBeUndefined();
       await t.sql.$executeRaw`UPDATE workspaces SET settings = '{}'::jsonb WHERE id = ${WS}`;
     });
 

@@ -43,6 +43,8 @@ export interface WindowRequest {
   /** the system prompt: base or custom prompt, plan, retrieved context */
   system: string;
   tools?: ToolSpec[];
+  /** the most tokens the history (summary and messages) may take, below what the model allows (an agent's memory window) */
+  historyTokens?: number;
 }
 
 export interface BuiltWindow {
@@ -94,7 +96,7 @@ export class MemoryWindow {
     const limit = promptLimit(limits.contextWindow, limits.maxOutputTokens);
     const family = this.counter.family(limits.ref.modelId);
     const fixed = this.counter.message({ role: 'system', content: request.system }, family) + this.counter.tools(request.tools, family) + REPLY_PRIMING;
-    const room = limit - fixed;
+    const room = Math.min(limit - fixed, request.historyTokens ?? Infinity);
 
     // a summary covers older exchanges, so a conversation's first message has none: the query
     // (on the first token's path) is skipped for it

@@ -40,7 +40,10 @@ export class TraceService extends StepTracer {
         this.writer.write({
           id: runSpanId(signal.runId), traceId: signal.runId, parentId: null, runId: signal.runId, name: 'run', kind: 'run',
           status: 'running', startedAt: signal.at, endedAt: null, durationMs: null,
-          attributes: { workspaceId: signal.workspaceId, conversationId: signal.conversationId, mode: signal.mode, model: signal.model },
+          attributes: {
+            workspaceId: signal.workspaceId, conversationId: signal.conversationId, mode: signal.mode, model: signal.model,
+            ...(signal.agentId !== undefined && { agentId: signal.agentId, agentVersion: signal.agentVersion }),
+          },
         });
         return;
       case 'run.ended':

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { ToolSpec } from '../model';
+import { toolAllowed } from '../workspace';
 import { compileArguments, parseArguments, type ArgumentCheck } from './tool-arguments';
 import { ToolPolicyRepository } from './tool-policy.repository';
 import {
@@ -63,18 +64,19 @@ export class ToolHub implements OnModuleInit {
     return this.builtins.get(name);
   }
 
-  /** Every tool the scope can call now: built-ins first, then its sources' (a failing source adds none). */
+  /** Every tool the scope can call now: built-ins first, then its sources' (a failing source adds none), as its agent allows. */
   async toolsFor(scope: ToolScope): Promise<ToolDefinition[]> {
-    return [...this.builtinsFor(scope), ...(await this.sourcedFor(scope))];
+    return [...this.builtinsFor(scope), ...(await this.sourcedFor(scope))].filter((tool) => toolAllowed(scope.settings.tools, tool.name));
   }
 
   async specsFor(scope: ToolScope): Promise<ToolSpec[]> {
-    // the usual case (no conditional built-in offered, no MCP tools) returns one shared list
+    // the usual case (no conditional built-in offered, no MCP tools, no allow-list) returns one shared list
     this.builtinSpecs ??= this.list().filter((tool) => !tool.offeredTo).map(specOf);
     const conditional = this.list().filter((tool) => tool.offeredTo?.(scope));
     const sourced = await this.sourcedFor(scope);
-    if (!conditional.length && !sourced.length) return this.builtinSpecs;
-    return [...this.builtinSpecs, ...conditional.map(specOf), ...sourced.map(specOf)];
+    const all = !conditional.length && !sourced.length ? this.builtinSpecs : [...this.builtinSpecs, ...conditional.map(specOf), ...sourced.map(specOf)];
+    const allowed = scope.settings.tools;
+    return allowed ? all.filter((spec) => toolAllowed(allowed, spec.name)) : all;
   }
 
   /** Whether specsFor(scope) answers from what is at hand: no tool source connects, starts a process or reads a secret. */
@@ -99,8 +101,9 @@ export class ToolHub implements OnModuleInit {
     return lists.flat();
   }
 
-  /** The tool a call names, if the scope has one by that name. */
+  /** The tool a call names, if the scope has one by that name and its agent allows it. */
   async resolve(scope: ToolScope, name: string): Promise<ToolDefinition | undefined> {
+    if (!toolAllowed(scope.settings.tools, name)) return undefined;
     const builtin = this.builtins.get(name);
     if (builtin) return !builtin.offeredTo || builtin.offeredTo(scope) ? builtin : undefined;
     return (await this.sourcedFor(scope)).find((tool) => tool.name === name);
@@ -119,13 +122,14 @@ export class ToolHub implements OnModuleInit {
   }
 
   /**
-   * A conversation's rule, else the workspace's, else the default of the confirmation policy.
-   * Read from the database on every call, so an admin's change applies to the next call.
+   * A conversation's rule, else the agent's policy for the tool, else the workspace's rule, else
+   * the default of the confirmation policy. Read from the database on every call, so an admin's
+   * change applies to the next call.
    */
   async policy(scope: ToolScope, tool: ToolDefinition | undefined, name: string): Promise<ToolPolicyMode> {
     const rules = await this.policies.rulesFor(scope.workspaceId, scope.conversationId, name);
-    const rule = rules.find((r) => r.conversationId === scope.conversationId) ?? rules.find((r) => r.conversationId === null);
-    if (rule) return rule.mode;
+    const rule = rules.find((r) => r.conversationId === scope.conversationId) ?? agentPolicy(scope.settings.toolPolicies, name) ?? rules.find((r) => r.conversationId === null);
+    if (rule) return typeof rule === 'string' ? rule : rule.mode;
     return this.defaultPolicy(tool, scope.settings.confirmationPolicy);
   }
 
@@ -165,6 +169,18 @@ export class ToolHub implements OnModuleInit {
 }
 
 const specOf = ({ name, description, parameters }: ToolDefinition): ToolSpec => ({ name, description, parameters });
+
+/** The agent's policy for `name`: its own entry, else the longest `prefix.*` entry covering it. */
+function agentPolicy(policies: Record<string, ToolPolicyMode> | undefined, name: string): ToolPolicyMode | undefined {
+  if (!policies) return undefined;
+  if (policies[name]) return policies[name];
+  let best: { length: number; mode: ToolPolicyMode } | undefined;
+  for (const [key, mode] of Object.entries(policies)) {
+    const prefix = key.endsWith('.*') ? key.slice(0, -1) : undefined;
+    if (prefix && name.startsWith(prefix) && prefix.length > (best?.length ?? -1)) best = { length: prefix.length, mode };
+  }
+  return best?.mode;
+}
 
 /** Runs the handler under the call's time limit and the run's signal; whichever ends first wins. */
 async function runLimited(tool: ToolDefinition, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {

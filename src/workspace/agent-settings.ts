@@ -35,6 +35,15 @@ export interface AgentSettings {
   defaultMode?: AgentMode;
 }
 
+/**
+ * Whether an agent's `tools` list lets its runs use the tool `name`: no list allows every tool;
+ * an entry names a tool, or ends in `.*` for every tool under a prefix (`mcp.github.*`).
+ */
+export function toolAllowed(tools: readonly string[] | undefined, name: string): boolean {
+  if (!tools) return true;
+  return tools.some((entry) => (entry.endsWith('.*') ? name.startsWith(entry.slice(0, -1)) : entry === name));
+}
+
 export const MAX_SKILLS = 20;
 export const MAX_STOP_SEQUENCES = 4;
 export const MAX_AGENT_TOOLS = 200;

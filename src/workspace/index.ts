@@ -1,5 +1,5 @@
 /** The public face of src/workspace: what other modules may import from it. */
-export { AGENT_MODES, AGENT_TOOL_POLICIES, readAgentSettings, readResponseFormat, readSampling } from './agent-settings';
+export { AGENT_MODES, AGENT_TOOL_POLICIES, toolAllowed, readAgentSettings, readResponseFormat, readSampling } from './agent-settings';
 export type { AgentMode, AgentSettings, AgentToolPolicy, Skill } from './agent-settings';
 export { SECRET_REF, configHash } from './mcp-config';
 export type { McpServerConfig } from './mcp-config';
@@ -10,3 +10,7 @@ export { WorkspaceType } from './workspace.graphql';
 export { WorkspaceModule } from './workspace.module';
 export type { WorkspaceRecord } from './workspace.repository';
 export { WorkspaceService } from './workspace.service';
+export { AgentRepository } from './agent.repository';
+export { agentChoice, DEFAULT_AGENT, defaultAgentProfile, readAgentConfig } from './agent.records';
+export type { AgentChoice, AgentConfig, AgentProfile, AgentRecord } from './agent.records';
+export { AgentService } from './agent.service';

@@ -54,13 +54,22 @@ export interface WorkspaceSettings extends AgentSettings {
   embeddingModel?: ModelRef;
 }
 
-/** Workspace settings with a conversation's overrides applied, key by key. */
+/** Workspace settings with an agent's and a conversation's overrides applied, key by key. */
 export type EffectiveSettings = WorkspaceSettings & ConversationSettings;
 
-export function effectiveSettings(workspace: WorkspaceSettings, conversation: { settings: ConversationSettings }): EffectiveSettings {
-  const merged: EffectiveSettings = { ...workspace, ...conversation.settings };
-  // the workspace's `system` prompt applies unless the conversation has its own
-  if (merged.systemPrompt === undefined && workspace.prompts?.system !== undefined) merged.systemPrompt = workspace.prompts.system;
+/**
+ * The settings a run of the conversation follows: the workspace's, then its agent's (a named
+ * agent's profile; the default agent sets nothing more), then the conversation's own. The system
+ * prompt is the conversation's, else the agent's, else the workspace's `system` prompt.
+ */
+export function effectiveSettings(
+  workspace: WorkspaceSettings,
+  conversation: { settings: ConversationSettings },
+  agent: WorkspaceSettings & { systemPrompt?: string } = {},
+): EffectiveSettings {
+  const merged: EffectiveSettings = { ...workspace, ...agent, ...conversation.settings };
+  merged.systemPrompt = conversation.settings.systemPrompt ?? agent.systemPrompt ?? workspace.prompts?.system;
+  if (merged.systemPrompt === undefined) delete merged.systemPrompt;
   return merged;
 }
 

@@ -1,4 +1,8 @@
 import { Module } from '@nestjs/common';
+import { AgentController } from './agent.controller';
+import { AgentRepository } from './agent.repository';
+import { AgentResolver } from './agent.resolver';
+import { AgentService } from './agent.service';
 import { WorkspaceRepository } from './workspace.repository';
 import { WorkspaceResolver } from './workspace.resolver';
 import { WorkspaceService } from './workspace.service';
@@ -9,7 +13,8 @@ import { WorkspaceService } from './workspace.service';
  * settings (tool, rag, memory, conversation, runtime), so none of them needs another to reach them.
  */
 @Module({
-  providers: [WorkspaceService, WorkspaceRepository, WorkspaceResolver],
-  exports: [WorkspaceService],
+  controllers: [AgentController],
+  providers: [WorkspaceService, WorkspaceRepository, WorkspaceResolver, AgentService, AgentRepository, AgentResolver],
+  exports: [WorkspaceService, AgentService],
 })
 export class WorkspaceModule {}

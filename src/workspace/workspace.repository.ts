@@ -7,6 +7,8 @@ export interface WorkspaceRecord {
   id: string;
   name: string;
   settings: WorkspaceSettings;
+  /** counts the writes of its settings and prompts: the version of its default agent */
+  settingsVersion: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -15,6 +17,7 @@ interface WorkspaceRow {
   id: string;
   name: string;
   settings: unknown;
+  settings_version: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -23,6 +26,7 @@ const toRecord = (row: WorkspaceRow): WorkspaceRecord => ({
   id: row.id,
   name: row.name,
   settings: readWorkspaceSettings(row.settings),
+  settingsVersion: row.settings_version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -41,7 +45,7 @@ export class WorkspaceRepository {
   async create(tx: Sql, id: string, name: string): Promise<WorkspaceRecord> {
     const rows = await tx.$queryRaw<WorkspaceRow[]>`
       INSERT INTO workspaces (id, name, updated_at) VALUES (${id}, ${name}, now())
-      RETURNING id, name, settings, created_at, updated_at`;
+      RETURNING id, name, settings, settings_version, created_at, updated_at`;
     return toRecord(rows[0]);
   }
 
@@ -53,28 +57,28 @@ export class WorkspaceRepository {
 
   async find(id: string): Promise<WorkspaceRecord | undefined> {
     const rows = await this.sql.$queryRaw<WorkspaceRow[]>`
-      SELECT id, name, settings, created_at, updated_at FROM workspaces WHERE id = ${id}`;
+      SELECT id, name, settings, settings_version, created_at, updated_at FROM workspaces WHERE id = ${id}`;
     return rows[0] && toRecord(rows[0]);
   }
 
   /** Every workspace, oldest first. */
   async list(): Promise<WorkspaceRecord[]> {
     const rows = await this.sql.$queryRaw<WorkspaceRow[]>`
-      SELECT id, name, settings, created_at, updated_at FROM workspaces ORDER BY created_at, id`;
+      SELECT id, name, settings, settings_version, created_at, updated_at FROM workspaces ORDER BY created_at, id`;
     return rows.map(toRecord);
   }
 
   /** The workspace, locked until `tx` ends (so concurrent changes of its settings queue up). */
   async lock(tx: Sql, id: string): Promise<WorkspaceRecord | undefined> {
     const rows = await tx.$queryRaw<WorkspaceRow[]>`
-      SELECT id, name, settings, created_at, updated_at FROM workspaces WHERE id = ${id} FOR UPDATE`;
+      SELECT id, name, settings, settings_version, created_at, updated_at FROM workspaces WHERE id = ${id} FOR UPDATE`;
     return rows[0] && toRecord(rows[0]);
   }
 
   async writeSettings(tx: Sql, id: string, settings: WorkspaceSettings): Promise<WorkspaceRecord> {
     const rows = await tx.$queryRaw<WorkspaceRow[]>`
-      UPDATE workspaces SET settings = ${JSON.stringify(settings)}::jsonb, updated_at = now() WHERE id = ${id}
-      RETURNING id, name, settings, created_at, updated_at`;
+      UPDATE workspaces SET settings = ${JSON.stringify(settings)}::jsonb, settings_version = settings_version + 1, updated_at = now() WHERE id = ${id}
+      RETURNING id, name, settings, settings_version, created_at, updated_at`;
     return toRecord(rows[0]);
   }
 }

@@ -81,6 +81,12 @@ export class WorkspaceService implements OnModuleInit {
     return this.writePrompt(auth, adminWorkspace(auth, workspaceId), name, content, 'updatePrompt');
   }
 
+  /** Sets (null: clears) the `system` prompt, every conversation's that has none of its own: the default agent's prompt. */
+  async setSystemPrompt(auth: AuthContext, workspaceId: string, content: string | null): Promise<WorkspaceRecord> {
+    if (content !== null) textArg('systemPrompt', content, MAX_PROMPT_LENGTH);
+    return this.writePrompt(auth, adminWorkspace(auth, workspaceId), 'system', content, 'updateAgent');
+  }
+
   private async writePrompt(auth: AuthContext, workspaceId: string, name: string, content: string | null, action: string): Promise<WorkspaceRecord> {
     return this.history.change(auth, async (tx) => {
       const current = await this.locked(tx, workspaceId);

@@ -19,6 +19,7 @@ export interface Fixture {
   documentId: string;
   /** the ingestion job of that document */
   jobId: string;
+  agentId: string;
   /** a file attached to a message */
   fileId: string;
 }
@@ -40,6 +41,8 @@ export interface RestCase {
   accept?: string;
   /** what B gets: 404 for A's ids; a list or a creation of B's own for the others */
   status: number;
+  /** what B's member key gets when it differs (403 on the routes only admins may call) */
+  memberStatus?: number;
   /** more than one row per route: what this one is about */
   note?: string;
 }
@@ -54,6 +57,12 @@ export const REST_CASES: RestCase[] = [
   { method: 'GET', route: '/metrics', path: () => '/metrics', status: 200 },
   // B's default and the global models: none of A's configs
   { method: 'GET', route: `${API}/models`, path: () => `${API}/models`, status: 200 },
+  // B's default agent and its own
+  { method: 'GET', route: `${API}/agents`, path: () => `${API}/agents`, status: 200 },
+  { method: 'POST', route: `${API}/agents`, path: () => `${API}/agents`, body: { name: 'b-agent' }, status: 201, memberStatus: 403 },
+  { method: 'GET', route: `${API}/agents/{id}`, path: (a) => `${API}/agents/${a.agentId}`, status: 404 },
+  { method: 'PATCH', route: `${API}/agents/{id}`, path: (a) => `${API}/agents/${a.agentId}`, body: { description: 'stolen' }, status: 404, memberStatus: 403 },
+  { method: 'DELETE', route: `${API}/agents/{id}`, path: (a) => `${API}/agents/${a.agentId}`, status: 404, memberStatus: 403 },
   { method: 'GET', route: `${API}/conversations`, path: () => `${API}/conversations?limit=100`, status: 200 },
   { method: 'POST', route: `${API}/conversations`, path: () => `${API}/conversations`, body: { title: 'B owns this' }, status: 201 },
   { method: 'GET', route: `${API}/conversations/{id}`, path: (a) => `${API}/conversations/${a.conversationId}`, status: 404 },
@@ -171,6 +180,10 @@ export const GRAPHQL_CASES: GraphqlCase[] = [
     query: (a) => `mutation { upsertModelConfig(input: { workspaceId: "${a.workspaceId}", provider: "openai", modelId: "m" }) { id } }`,
     outcome: 'NOT_FOUND',
   },
+  { field: 'agents', query: (a) => `{ agents(workspaceId: "${a.workspaceId}") { id } }`, outcome: 'NOT_FOUND' },
+  { field: 'agent', query: (a) => `{ agent(id: "${a.agentId}") { id name } }`, outcome: 'NOT_FOUND' },
+  { field: 'upsertAgent', query: (a) => `mutation { upsertAgent(input: { id: "${a.agentId}", description: "stolen" }) { id } }`, outcome: 'NOT_FOUND' },
+  { field: 'deleteAgent', query: (a) => `mutation { deleteAgent(id: "${a.agentId}") { id } }`, outcome: 'NOT_FOUND' },
   { field: 'deleteModelConfig', query: (a) => `mutation { deleteModelConfig(id: "${a.modelConfigId}") { id } }`, outcome: 'NOT_FOUND' },
   { field: 'usage', query: (a) => `{ usage(from: "2026-01-01", to: "2026-01-02", workspaceId: "${a.workspaceId}") { day } }`, outcome: 'NOT_FOUND' },
   { field: 'budget', query: (a) => `{ budget(workspaceId: "${a.workspaceId}") { tokensUsed } }`, outcome: 'NOT_FOUND' },

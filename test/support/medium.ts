@@ -11,6 +11,8 @@
  *
  * then `const auth = await t.workspace()`, `await t.conversation(auth)`, `t.conversations.fork(…)`.
  */
+import { AgentRepository } from '../../src/workspace/agent.repository';
+import { AgentService } from '../../src/workspace/agent.service';
 import { ConversationRepository, type NewConversation } from '../../src/conversation/conversation.repository';
 import type { ConversationRecord, MessageRecord, NewMessage } from '../../src/conversation/conversation.records';
 import { ConversationService } from '../../src/conversation/conversation.service';
@@ -102,10 +104,10 @@ export async function mediumTest(): Promise<MediumTest> {
     let made: T | undefined;
     return () => (made ??= make());
   };
-  const conversations = once(() => new ConversationService(sql, repo(ConversationRepository), repo(MessageRepository)));
-  const workspaces = once(
-    () => new WorkspaceService(repo(WorkspaceRepository), new ConfigHistory(sql, repo(ConfigVersionRepository), repo(AuditRepository))),
-  );
+  const history = once(() => new ConfigHistory(sql, repo(ConfigVersionRepository), repo(AuditRepository)));
+  const workspaces = once(() => new WorkspaceService(repo(WorkspaceRepository), history()));
+  const agents = once(() => new AgentService(repo(AgentRepository), repo(WorkspaceRepository), workspaces(), history()));
+  const conversations = once(() => new ConversationService(sql, repo(ConversationRepository), repo(MessageRepository), agents()));
 
   return {
     sql,

@@ -71,6 +71,13 @@ export const HTTP_TEXTS = {
 
   // 404
   'conversation.not_found': { en: 'Conversation {id} not found', zh: '找不到会话 {id}' },
+  'agent.not_found': { en: 'Agent {id} not found', zh: '找不到智能体 {id}' },
+  'agent.name_taken': { en: 'The workspace already has an agent named {name}', zh: '该工作区已有名为 {name} 的智能体' },
+  'agent.default_fixed': {
+    en: 'The default agent is the workspace itself: it cannot be deleted or renamed, and its description is fixed',
+    zh: '默认智能体就是工作区本身：不能删除或重命名，描述也不能修改',
+  },
+  'agent.tool_not_allowed': { en: 'clientTools: agent {agent} does not allow the tool {tool}', zh: 'clientTools：智能体 {agent} 不允许工具 {tool}' },
   'conversation.no_runs': { en: 'Conversation {id} has no runs', zh: '会话 {id} 还没有运行' },
   'message.not_found': { en: 'Message {id} not found in this conversation', zh: '此会话中找不到消息 {id}' },
   'run.not_found': { en: 'Run {id} not found', zh: '找不到运行 {id}' },

@@ -26,6 +26,8 @@ export function toRunType(run: WorkspaceRun): RunType {
     goal: run.goal,
     step: run.step,
     maxSteps: run.maxSteps,
+    agentId: run.agentId,
+    agentVersion: run.agentVersion,
     model: { provider: run.model.provider, modelId: run.model.modelId },
     plan: run.plan,
     error: run.error,

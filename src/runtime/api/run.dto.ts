@@ -35,8 +35,8 @@ export class PostMessageDto {
 
   @ApiPropertyOptional({
     enum: RUN_MODES,
-    default: 'react',
-    description: '`react`: the model may call tools; `plan`: a plan first, approved with POST /runs/{id}/resume; `direct`: no tools',
+    description:
+      "`react`: the model may call tools; `plan`: a plan first, approved with POST /runs/{id}/resume; `direct`: no tools. Default: the agent's `mode`, else `react`",
   })
   @IsOptional()
   @IsIn(RUN_MODES)
@@ -48,6 +48,12 @@ export class PostMessageDto {
   @ValidateNested()
   @Type(() => ModelRefDto)
   modelOverride?: ModelRefDto;
+
+  @ApiPropertyOptional({ maxLength: 100, example: 'default', description: "the agent that answers this message instead of the conversation's (GET /agents)" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  agentId?: string;
 
   @ApiPropertyOptional({
     type: () => [ClientToolDto],
@@ -199,6 +205,9 @@ export class RunResponse {
   @ApiProperty({ enum: RUN_MODES }) mode!: string;
   @ApiProperty({ type: 'integer', description: 'model calls made' }) step!: number;
   @ApiProperty({ type: 'integer' }) maxSteps!: number;
+  @ApiProperty({ example: 'default', description: 'the agent profile the run follows (`default`: the workspace’s own)' }) agentId!: string;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'the version of the profile when the run started (GET /agents/{id} shows the current one)' })
+  agentVersion!: number | null;
   @ApiProperty({ type: () => ModelRefDto }) model!: ModelRefDto;
   @ApiProperty({ type: () => PlanDto, nullable: true, description: 'plan mode: the plan proposed or approved' }) plan!: PlanDto | null;
   @ApiProperty({ type: () => RunErrorResponse, nullable: true }) error!: RunErrorResponse | null;

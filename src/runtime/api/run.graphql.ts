@@ -56,6 +56,12 @@ export class RunType {
   @Field(() => Int)
   maxSteps!: number;
 
+  @Field(() => ID, { description: 'the agent profile the run follows (`default`: the workspace’s own)' })
+  agentId!: string;
+
+  @Field(() => Int, { nullable: true, description: 'the version of the profile when the run started' })
+  agentVersion!: number | null;
+
   @Field(() => ModelRefDto)
   model!: ModelRefDto;
 

@@ -89,7 +89,7 @@ describe('run service use cases (database, scripted model)', () => {
       const { runId, conversationId } = await finishedRun();
       const view = await h.runs.get(AUTH, runId);
       expect(Object.keys(view).sort()).toEqual(
-        ['conversationId', 'createdAt', 'error', 'finishedAt', 'id', 'maxSteps', 'mode', 'model', 'plan', 'state', 'step', 'streamToken', 'usage'].sort(),
+        ['agentId', 'agentVersion', 'conversationId', 'createdAt', 'error', 'finishedAt', 'id', 'maxSteps', 'mode', 'model', 'plan', 'state', 'step', 'streamToken', 'usage'].sort(),
       );
       expect(view).toMatchObject({ id: runId, conversationId, state: 'SUCCEEDED', mode: 'react', step: 1, plan: null, error: null });
       // a fresh token to follow its events (a reloaded page has no other)

@@ -54,7 +54,7 @@ export class RunService {
       ...uploads,
     ]);
     const started = await this.starter.start(auth, conversationId, {
-      text: dto.text, mode: dto.mode ?? 'react', modelOverride: dto.modelOverride, clientTools, ...(attachments && { attachments }),
+      text: dto.text, mode: dto.mode, modelOverride: dto.modelOverride, clientTools, agentId: dto.agentId, ...(attachments && { attachments }),
     });
     if (started.kind === 'started') this.liveRuns.note(started.runId, auth.workspaceId, conversationId);
     else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));

@@ -8,6 +8,8 @@ export interface RunView {
   mode: RunMode;
   step: number;
   maxSteps: number;
+  agentId: string;
+  agentVersion: number | null;
   model: { provider: string; modelId: string };
   plan: RunPlan | null;
   error: RunError | null;
@@ -25,6 +27,8 @@ export function toRunView(run: RunRecord): RunView {
     mode: run.mode,
     step: run.step,
     maxSteps: run.maxSteps,
+    agentId: run.agentId,
+    agentVersion: run.agentVersion,
     model: run.model,
     plan: run.plan,
     error: run.error,

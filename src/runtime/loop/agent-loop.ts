@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type NewMessage, ConversationService } from '../../conversation';
-import { effectiveSettings } from '../../workspace';
+import { agentChoice, effectiveSettings } from '../../workspace';
 import { SqlClient, UnitOfWork } from '../../database';
 import { ModelRouter, ModelError } from '../../model';
 import { AnswerStep, RunStop } from './answer-step';
@@ -68,8 +68,8 @@ export class AgentLoop {
 
   /** Whose run it is and the settings in force (read for a run this process did not just create). */
   private async context(run: RunRecord): Promise<RunContext> {
-    const { conversation, workspaceSettings } = await this.conversations.findWithSettingsById(run.conversationId);
-    const settings = effectiveSettings(workspaceSettings, conversation);
+    const { conversation, workspaceSettings, agent } = await this.conversations.findWithSettingsById(run.conversationId, agentChoice(run.agentId));
+    const settings = effectiveSettings(workspaceSettings, conversation, agent.config);
     return { workspaceId: conversation.workspaceId, settings, fallbacks: this.router.fallbacks(settings), needsTitle: conversation.needsTitle };
   }
 

@@ -4,6 +4,7 @@ import { type BuiltWindow, MemoryWindow, WARN_AT } from '../../memory';
 import type { PlanStep } from '../store/run-events';
 import { ContextBuilder, type ContextWindow, type EventDraft, type Retrieved, type StepInput } from './step-hooks';
 import { say } from '../../common';
+import type { Skill } from '../../workspace';
 
 export const BASE_SYSTEM_PROMPT =
   'You are Helix, a helpful assistant. Use the tools offered when they help; answer concisely.';
@@ -26,8 +27,10 @@ export function runView(history: MessageRecord[], runId: string): MessageRecord[
   return earlier.concat(history.filter((m) => m.runId === runId));
 }
 
-export function systemPrompt(custom: string | undefined, plan: PlanStep[] | null, retrieved?: Retrieved): string {
+/** The system prompt: the agent's (or the base one), its skills, the approved plan, the retrieved context. */
+export function systemPrompt(custom: string | undefined, plan: PlanStep[] | null, retrieved?: Retrieved, skills: readonly Skill[] = []): string {
   let prompt = custom?.trim() || BASE_SYSTEM_PROMPT;
+  if (skills.length) prompt += `\n\nSkills you have; follow the instructions of each where it applies:\n${skills.map((skill) => `## ${skill.name}\n${skill.instructions.trim()}`).join('\n\n')}`;
   if (plan?.length) {
     prompt += `\n\nCarry out this approved plan, step by step:\n${plan
       .map((step, i) => `${i + 1}. ${step.title}${step.detail ? ` — ${step.detail}` : ''}`)
@@ -51,7 +54,7 @@ export class MemoryContextBuilder extends ContextBuilder {
 
   async build(input: StepInput, retrieved: Retrieved | undefined): Promise<ContextWindow> {
     const system =
-      input.purpose === 'plan' ? PLAN_PROMPT : systemPrompt(input.settings.systemPrompt, input.run.plan?.steps ?? null, retrieved);
+      input.purpose === 'plan' ? PLAN_PROMPT : systemPrompt(input.settings.systemPrompt, input.run.plan?.steps ?? null, retrieved, input.settings.skills);
     const built = await this.memory.build({
       conversationId: input.run.conversationId,
       workspaceId: input.workspaceId,
@@ -61,6 +64,7 @@ export class MemoryContextBuilder extends ContextBuilder {
       view: runView(input.history, input.run.id),
       system,
       tools: input.tools,
+      historyTokens: input.settings.memoryWindowTokens,
     });
     return { messages: built.messages, estimatedTokens: built.estimatedTokens, events: windowEvents(built, retrieved) };
   }

@@ -2,7 +2,7 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { newId, LimitExceeded, say } from '../../common';
 import { AppConfig } from '../../config';
 import { type AttachmentBatch, type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
-import { effectiveSettings } from '../../workspace';
+import { agentChoice, effectiveSettings, toolAllowed, type AgentProfile, type EffectiveSettings } from '../../workspace';
 import { SqlClient, UnitOfWork } from '../../database';
 import { ModelRouter, ModelError, type ModelRef, type ResponseFormat, type SamplingParams, type ToolSpec } from '../../model';
 import type { AuthContext } from '../../security';
@@ -18,7 +18,8 @@ import { refuseUnseenImages } from './attachment-check';
 
 export interface NewRunInput {
   text: string;
-  mode: RunMode;
+  /** unset: the agent's default mode, else `react` */
+  mode?: RunMode;
   modelOverride?: ModelRef;
   /** client-side tools the message declared (checked) */
   clientTools?: ToolSpec[];
@@ -81,29 +82,34 @@ export class RunStarter {
   private async startIn(slot: ExecutionSlot | undefined, auth: AuthContext, conversationId: string, input: NewRunInput): Promise<RunStarted> {
     // what the first model call needs, read in one round trip (only conversation and settings without a slot)
     const read = new UnitOfWork();
-    const found = this.conversations.findWithSettingsIn(read, auth, conversationId);
+    const found = this.conversations.findWithSettingsIn(read, auth, conversationId, agentChoice(input.agentId));
     const history = slot && this.conversations.historyIn(read, conversationId);
     const liveBefore = slot && this.runs.liveIn(read, conversationId);
     // the INSERT below enforces the cap; this early read refuses before a first model call is sent
     const liveInWorkspace = this.runs.liveCountIn(read, auth.workspaceId);
     await read.run(this.sql);
-    const { conversation, workspaceSettings } = found.value;
+    const { conversation, workspaceSettings, agent } = found.value;
     if (liveInWorkspace.value >= this.config.HELIX_MAX_LIVE_RUNS_PER_WORKSPACE) throw this.tooManyLiveRuns(liveInWorkspace.value);
-    const settings = effectiveSettings(workspaceSettings, conversation);
+    const settings = effectiveSettings(workspaceSettings, conversation, agent.config);
+    checkClientToolsAllowed(input.clientTools, agent, settings);
+    const mode = input.mode ?? settings.defaultMode ?? 'react';
+    // a run that plans first waits for approval: it takes no execution slot now
+    const active = mode === 'plan' ? undefined : slot;
+    if (!active) slot?.release();
     const context: RunContext = { workspaceId: auth.workspaceId, settings, fallbacks: this.router.fallbacks(settings), needsTitle: conversation.needsTitle };
-    const model = await this.resolveModel(input.modelOverride, conversation.model, workspaceSettings, auth.workspaceId);
+    const model = await this.resolveModel(input.modelOverride, conversation.model, settings, auth.workspaceId);
     await refuseUnseenImages(this.router, model, input.attachments?.files, auth.workspaceId);
     const attachments = await input.attachments?.store();
     const policy = settings.multitask ?? 'reject';
 
     const runId = newId('run');
     const message: NewMessage = { id: newId('msg'), conversationId, runId, content: input.text, parts: { kind: 'user', ...(input.clientTools && { clientTools: input.clientTools }), ...(attachments?.length && { attachments }) } };
-    const startNow = Boolean(slot);
+    const startNow = Boolean(active);
     // the seq the message gets if nothing is appended before it: the history read holds then
     const seq = (history?.value.at(-1)?.seq ?? 0) + 1;
     let first: FirstStep | undefined;
-    const draft = { id: runId, conversationId, mode: input.mode, model, plan: null, step: 1 };
-    if (history && !liveBefore?.value.length && (await this.steps.sendsBeforeAdmission(draft, context))) {
+    const draft = { id: runId, conversationId, mode, model, plan: null, step: 1 };
+    if (active && history && !liveBefore?.value.length && (await this.steps.sendsBeforeAdmission(draft, context))) {
       const seen = [...history.value, unsaved(message, seq)];
       const prepared = await this.steps.prepare(await this.steps.inputFor(draft, context, seen, 'answer'));
       first = { history: seen, prepared, call: prepared.kind === 'ready' ? this.steps.send(prepared) : undefined };
@@ -112,8 +118,9 @@ export class RunStarter {
     let written;
     try {
       written = await this.write({
-        runId, conversationId, input, model, policy, startNow, message,
+        runId, conversationId, input, mode, model, policy, startNow, message,
         maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
+        agent: { id: agent.id, version: agent.version },
       });
     } catch (error) {
       if (first) this.steps.abandon(first);
@@ -121,7 +128,7 @@ export class RunStarter {
     }
     const { run, stored, live, openFirstEvent } = written;
     if (run && stored) {
-      this.observer.record({ type: 'run.started', runId, workspaceId: auth.workspaceId, conversationId, mode: run.mode, model: `${model.provider}:${model.modelId}`, at: run.createdAt });
+      this.observer.record({ type: 'run.started', runId, workspaceId: auth.workspaceId, conversationId, mode: run.mode, model: `${model.provider}:${model.modelId}`, at: run.createdAt, agentId: agent.id, agentVersion: agent.version });
     }
     if (!run || !stored || live) {
       if (first) this.steps.abandon(first);
@@ -144,7 +151,7 @@ export class RunStarter {
       first = undefined;
     }
     const launch = { run, context, first };
-    if (slot) slot.start(launch);
+    if (active) active.start(launch);
     else this.executor.submit(runId, launch);
     return { kind: 'started', message: stored, runId };
   }
@@ -158,21 +165,24 @@ export class RunStarter {
     runId: string;
     conversationId: string;
     input: NewRunInput;
+    mode: RunMode;
     model: ModelRef;
+    agent: { id: string; version: number };
     policy: 'reject' | 'enqueue' | 'interrupt';
     startNow: boolean;
     message: NewMessage;
     maxSteps: number;
   }): Promise<{ run?: RunRecord; stored?: MessageRecord; live?: LiveRun; openFirstEvent: () => void }> {
-    const { runId, conversationId, input, model, policy, startNow, message } = args;
+    const { runId, conversationId, input, mode, model, policy, startNow, message } = args;
     const unit = new UnitOfWork();
     this.conversations.lockIn(unit, conversationId);
     const live = this.runs.liveIn(unit, conversationId);
     const insert = this.runs.insertIn(unit, {
       id: runId,
       conversationId,
-      mode: input.mode,
+      mode,
       goal: input.text,
+      agent: args.agent,
       model,
       maxSteps: args.maxSteps,
       whenLive: policy === 'reject' ? 'skip' : 'queue',
@@ -194,14 +204,21 @@ export class RunStarter {
     );
   }
 
-  private async resolveModel(override: ModelRef | undefined, conversationModel: ModelRef | null, workspaceSettings: object, workspaceId: string): Promise<ModelRef> {
+  /** The message's model, else the conversation's, else the agent's, else the workspace's default. */
+  private async resolveModel(override: ModelRef | undefined, conversationModel: ModelRef | null, settings: EffectiveSettings, workspaceId: string): Promise<ModelRef> {
     try {
-      return await this.router.resolve(override, conversationModel, workspaceSettings, workspaceId);
+      return await this.router.resolve(override, conversationModel, settings, workspaceId);
     } catch (error) {
       if (error instanceof ModelError) throw new BadRequestException(say('message.model_override', { reason: error.message }));
       throw error;
     }
   }
+}
+
+/** 400 for a client tool the run's agent does not allow (its `tools` list), so that it is never called. */
+function checkClientToolsAllowed(tools: ToolSpec[] | undefined, agent: AgentProfile, settings: EffectiveSettings): void {
+  const refused = tools?.find((tool) => !toolAllowed(settings.tools, tool.name));
+  if (refused) throw new BadRequestException(say('agent.tool_not_allowed', { agent: agent.id, tool: refused.name }));
 }
 
 /** A message as it will read once stored with `seq` (for a model call sent before it is). */

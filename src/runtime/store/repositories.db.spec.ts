@@ -63,6 +63,8 @@ describe('runtime repositories (database)', () => {
       expect(run).toEqual({
         id: expect.stringMatching(/^run_rows_/),
         conversationId,
+        agentId: 'default',
+        agentVersion: null,
         state: 'EXECUTING',
         mode: 'plan',
         goal: 'the goal',

@@ -9,7 +9,7 @@ import type { RunError, RunMode } from './run.records';
  * approvals waiting) is in RuntimeGauges.
  */
 export type RunSignal =
-  | { type: 'run.started'; runId: string; workspaceId: string; conversationId: string; mode: RunMode; model: string; at: Date }
+  | { type: 'run.started'; runId: string; workspaceId: string; conversationId: string; mode: RunMode; model: string; at: Date; agentId?: string; agentVersion?: number }
   | { type: 'run.ended'; runId: string; state: RunState; startedAt: Date; at: Date; error?: RunError }
   | {
       type: 'tool.call';

@@ -53,6 +53,10 @@ export interface RunRecord {
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
+  /** the agent profile the run follows (`default`: the workspace's own) */
+  agentId: string;
+  /** the profile's version when the run started (null for runs from before profiles) */
+  agentVersion: number | null;
 }
 
 /** What a state change or an update may write besides the state. `null` clears a field. */

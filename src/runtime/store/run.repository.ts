@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, type Sql, SqlClient, type Deferred, UnitCondition, type UnitOfWork } from '../../database';
 import type { ModelRef } from '../../model';
+import { DEFAULT_AGENT } from '../../workspace';
 import { RUN_STATES, RunFsm, type RunState } from './run-fsm';
 import {
   type PendingAction,
@@ -19,7 +20,8 @@ import {
  * where the ORM's per-call work would show.
  */
 export const RUN_COLUMNS = Prisma.sql`id, conversation_id, state::text AS state, mode::text AS mode, goal, model, step,
-  max_steps, plan, pending_action, error, usage, lease_owner, lease_until, created_at, updated_at, finished_at`;
+  max_steps, plan, pending_action, error, usage, lease_owner, lease_until, created_at, updated_at, finished_at,
+  agent_id, agent_version`;
 
 export interface RunRow {
   id: string;
@@ -39,6 +41,8 @@ export interface RunRow {
   created_at: Date | string;
   updated_at: Date | string;
   finished_at: Date | string | null;
+  agent_id: string | null;
+  agent_version: number | null;
 }
 
 const date = (value: Date | string) => new Date(value);
@@ -62,6 +66,9 @@ export function toRunRecord(row: RunRow): RunRecord {
     createdAt: date(row.created_at),
     updatedAt: date(row.updated_at),
     finishedAt: row.finished_at === null ? null : date(row.finished_at),
+    // runs from before agent profiles ran with the default agent
+    agentId: row.agent_id ?? DEFAULT_AGENT,
+    agentVersion: row.agent_version,
   };
 }
 
@@ -108,6 +115,8 @@ export interface NewRun {
   goal: string;
   model: ModelRef;
   maxSteps: number;
+  /** the agent profile the run follows and its version (absent: the default agent, version unknown) */
+  agent?: { id: string; version: number };
   /** with a live run in the conversation: insert nothing, or insert the run queued behind it */
   whenLive: 'skip' | 'queue';
   /** the instance that will drive the run (not taken if it is queued) */
@@ -210,14 +219,16 @@ export class RunRepository {
     const startAs: RunState = run.startNow ? 'EXECUTING' : 'CREATED';
     const inserted = unit.add(
       Prisma.sql`
-        INSERT INTO runs (id, conversation_id, workspace_id, state, step, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at)
+        INSERT INTO runs (id, conversation_id, workspace_id, state, step, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at,
+                          agent_id, agent_version)
         SELECT ${run.id}::text, conversation.id, conversation.workspace_id,
                CASE WHEN live.id IS NULL THEN ${startAs}::"RunState" ELSE 'CREATED'::"RunState" END,
                CASE WHEN live.id IS NULL THEN ${run.startNow ? 1 : 0}::int ELSE 0 END,
                ${run.mode}::"RunMode", ${run.goal}::text, ${json(run.model)}::jsonb, ${run.maxSteps}::int,
                CASE WHEN live.id IS NULL THEN NULL ELSE ${json({ type: 'queued' } satisfies PendingAction)}::jsonb END,
                CASE WHEN live.id IS NULL THEN ${run.lease.owner}::text END,
-               CASE WHEN live.id IS NULL THEN ${run.lease.until}::timestamptz END, now()
+               CASE WHEN live.id IS NULL THEN ${run.lease.until}::timestamptz END, now(),
+               ${run.agent?.id ?? null}::text, ${run.agent?.version ?? null}::int
         FROM conversations AS conversation
         LEFT JOIN LATERAL (SELECT id FROM runs WHERE ${isLiveRunOf(run.conversationId)} LIMIT 1) AS live ON TRUE
         WHERE conversation.id = ${run.conversationId}::text AND conversation.deleted_at IS NULL

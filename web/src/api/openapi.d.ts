@@ -59,6 +59,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's agents, `default` (its own settings) first */
+        get: operations["AgentController_list"];
+        put?: never;
+        /**
+         * Create an agent (admin)
+         * @description Unset fields come from the workspace settings, as for the default agent. Versioned as `agent:<id>`.
+         */
+        post: operations["AgentController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an agent */
+        get: operations["AgentController_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an agent (admin)
+         * @description Its conversations go on with the default agent; its runs keep its id. `default` cannot be deleted (409).
+         */
+        delete: operations["AgentController_remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an agent (admin)
+         * @description Omitted fields stay, null clears one. Changing `default` changes the workspace settings and its `system` prompt; it cannot be renamed.
+         */
+        patch: operations["AgentController_update"];
+        trace?: never;
+    };
     "/api/v1/conversations": {
         parameters: {
             query?: never;
@@ -470,6 +516,143 @@ export interface components {
              */
             modelId: string;
         };
+        SkillDto: {
+            /** @example citations */
+            name: string;
+            /** @example Cite every source as [n]. */
+            instructions: string;
+        };
+        AgentView: {
+            /**
+             * @description `default` for the workspace’s own agent
+             * @example agt_01J…
+             */
+            id: string;
+            /** @example researcher */
+            name: string;
+            description: string;
+            /** @description counts its changes; a run records the version it ran with */
+            version: number;
+            systemPrompt?: string | null;
+            model?: components["schemas"]["ModelRefDto"] | null;
+            fallbackModels?: components["schemas"]["ModelRefDto"][] | null;
+            sampling?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description null: every tool of the workspace */
+            tools?: string[] | null;
+            toolPolicies?: {
+                [key: string]: "always" | "confirm" | "forbid";
+            } | null;
+            /** @enum {string|null} */
+            retrieval?: "classic" | "agentic" | "off" | null;
+            knowledgeBaseIds?: string[] | null;
+            maxSteps?: number | null;
+            /** @enum {string|null} */
+            mode?: "react" | "plan" | "direct" | null;
+            responseFormat?: {
+                [key: string]: unknown;
+            } | null;
+            skills: components["schemas"]["SkillDto"][];
+            memoryWindowTokens?: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AgentListResponse: {
+            /** @description the default agent first, then the others by name */
+            items: components["schemas"]["AgentView"][];
+        };
+        CreateAgentDto: {
+            /** @description what the agent is for, for people choosing it */
+            description?: Record<string, never>;
+            /** @description the system prompt of the agent's runs (a conversation's own prompt still wins) */
+            systemPrompt?: Record<string, never>;
+            /** @description the agent's model, unless the message or the conversation names one */
+            model?: components["schemas"]["ModelRefDto"];
+            /** @description tried in order when the model fails with a retryable error */
+            fallbackModels?: components["schemas"]["ModelRefDto"][];
+            /** @description sampling defaults `{temperature, topP, maxTokens, seed, stop}`; a message’s own values win */
+            sampling?: {
+                [key: string]: unknown;
+            };
+            /** @description the only tools runs are offered: built-in names, `mcp.<server>.<tool>` or `mcp.<server>.*`; unset: every tool of the workspace */
+            tools?: string[];
+            /** @description a policy per tool (`always`, `confirm`, `forbid`): applies where no conversation rule says otherwise, before the workspace’s rules */
+            toolPolicies?: {
+                [key: string]: "always" | "confirm" | "forbid";
+            };
+            /**
+             * @description how knowledge bases are used: `classic` prefetches the best passages into the prompt, `agentic` lets the model search with `kb_search`, `off`
+             * @enum {string}
+             */
+            retrieval?: "classic" | "agentic" | "off";
+            /** @description the knowledge bases retrieval searches */
+            knowledgeBaseIds?: string[];
+            /** @description model calls a run may make */
+            maxSteps?: number;
+            /**
+             * @description the mode of a message that names none (default `react`)
+             * @enum {string}
+             */
+            mode?: "react" | "plan" | "direct";
+            /** @description the shape of final answers: `{type: "json_schema", name, schema, strict?}` or `{type: "json_object"}` */
+            responseFormat?: {
+                [key: string]: unknown;
+            };
+            skills?: components["schemas"]["SkillDto"][];
+            /** @description tokens of conversation history a run’s context may hold; unset: as much as the model allows */
+            memoryWindowTokens?: number;
+            /**
+             * @description unique in the workspace; letters, digits, `_`, `.`, `-`; `default` is the workspace’s own agent
+             * @example researcher
+             */
+            name: string;
+        };
+        UpdateAgentDto: {
+            /** @description what the agent is for, for people choosing it */
+            description?: Record<string, never>;
+            /** @description the system prompt of the agent's runs (a conversation's own prompt still wins) */
+            systemPrompt?: Record<string, never>;
+            /** @description the agent's model, unless the message or the conversation names one */
+            model?: components["schemas"]["ModelRefDto"];
+            /** @description tried in order when the model fails with a retryable error */
+            fallbackModels?: components["schemas"]["ModelRefDto"][];
+            /** @description sampling defaults `{temperature, topP, maxTokens, seed, stop}`; a message’s own values win */
+            sampling?: {
+                [key: string]: unknown;
+            };
+            /** @description the only tools runs are offered: built-in names, `mcp.<server>.<tool>` or `mcp.<server>.*`; unset: every tool of the workspace */
+            tools?: string[];
+            /** @description a policy per tool (`always`, `confirm`, `forbid`): applies where no conversation rule says otherwise, before the workspace’s rules */
+            toolPolicies?: {
+                [key: string]: "always" | "confirm" | "forbid";
+            };
+            /**
+             * @description how knowledge bases are used: `classic` prefetches the best passages into the prompt, `agentic` lets the model search with `kb_search`, `off`
+             * @enum {string}
+             */
+            retrieval?: "classic" | "agentic" | "off";
+            /** @description the knowledge bases retrieval searches */
+            knowledgeBaseIds?: string[];
+            /** @description model calls a run may make */
+            maxSteps?: number;
+            /**
+             * @description the mode of a message that names none (default `react`)
+             * @enum {string}
+             */
+            mode?: "react" | "plan" | "direct";
+            /** @description the shape of final answers: `{type: "json_schema", name, schema, strict?}` or `{type: "json_object"}` */
+            responseFormat?: {
+                [key: string]: unknown;
+            };
+            skills?: components["schemas"]["SkillDto"][];
+            /** @description tokens of conversation history a run’s context may hold; unset: as much as the model allows */
+            memoryWindowTokens?: number;
+            /** @description unique in the workspace; letters, digits, `_`, `.`, `-`; `default` is the workspace’s own agent */
+            name?: string;
+        };
         ConversationSettingsDto: {
             /**
              * @description what a new message does while a run is live: `reject` answers 409 (default), `enqueue` queues its run, `interrupt` cancels the live run
@@ -501,6 +684,11 @@ export interface components {
             /** @description the model of this conversation's runs (default: the workspace's) */
             model?: components["schemas"]["ModelRefDto"];
             settings?: components["schemas"]["ConversationSettingsDto"];
+            /**
+             * @description the agent profile of this conversation's runs (GET /agents; default: `default`, the workspace's own)
+             * @example researcher-id
+             */
+            agentId?: string;
         };
         ConversationResponse: {
             /** @example conv_01jc9x… */
@@ -510,6 +698,11 @@ export interface components {
             settings: components["schemas"]["ConversationSettingsDto"];
             /** @description the conversation this one was forked from */
             forkedFrom: string | null;
+            /**
+             * @description the agent profile its runs follow (`default`: the workspace’s own)
+             * @example default
+             */
+            agentId: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -527,6 +720,8 @@ export interface components {
             model?: components["schemas"]["ModelRefDto"] | null;
             /** @description merged into the current settings key by key; not empty */
             settings?: components["schemas"]["ConversationSettingsDto"];
+            /** @description another agent for the next runs; `default` or null: the workspace’s own */
+            agentId?: Record<string, never> | null;
         };
         ForkConversationDto: {
             /**
@@ -602,13 +797,17 @@ export interface components {
              */
             text: string;
             /**
-             * @description `react`: the model may call tools; `plan`: a plan first, approved with POST /runs/{id}/resume; `direct`: no tools
-             * @default react
+             * @description `react`: the model may call tools; `plan`: a plan first, approved with POST /runs/{id}/resume; `direct`: no tools. Default: the agent's `mode`, else `react`
              * @enum {string}
              */
-            mode: "react" | "plan" | "direct";
+            mode?: "react" | "plan" | "direct";
             /** @description this run's model instead of the conversation's */
             modelOverride?: components["schemas"]["ModelRefDto"];
+            /**
+             * @description the agent that answers this message instead of the conversation's (GET /agents)
+             * @example default
+             */
+            agentId?: string;
             /** @description tools the client runs itself: a call pauses the run (AWAIT_USER, `tool.client` event) until POST /runs/{id}/tool-results */
             clientTools?: components["schemas"]["ClientToolDto"][];
             /** @description files for the model: images (to a model that sees) and text files, PDFs (as context); docs/AGENTS.md#attachments */
@@ -643,6 +842,13 @@ export interface components {
             /** @description model calls made */
             step: number;
             maxSteps: number;
+            /**
+             * @description the agent profile the run follows (`default`: the workspace’s own)
+             * @example default
+             */
+            agentId: string;
+            /** @description the version of the profile when the run started (GET /agents/{id} shows the current one) */
+            agentVersion: number | null;
             model: components["schemas"]["ModelRefDto"];
             /** @description plan mode: the plan proposed or approved */
             plan: components["schemas"]["PlanDto"] | null;
@@ -682,6 +888,13 @@ export interface components {
             /** @description model calls made */
             step: number;
             maxSteps: number;
+            /**
+             * @description the agent profile the run follows (`default`: the workspace’s own)
+             * @example default
+             */
+            agentId: string;
+            /** @description the version of the profile when the run started (GET /agents/{id} shows the current one) */
+            agentVersion: number | null;
             model: components["schemas"]["ModelRefDto"];
             /** @description plan mode: the plan proposed or approved */
             plan: components["schemas"]["PlanDto"] | null;
@@ -978,6 +1191,255 @@ export interface operations {
             };
             /** @description the database is unreachable or migrations are pending */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AgentController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentListResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AgentController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAgentDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description the body, a query parameter or a path parameter is invalid; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the run's (or conversation's) state does not allow the call; the message names the state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AgentController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AgentController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the run's (or conversation's) state does not allow the call; the message names the state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AgentController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAgentDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description the body, a query parameter or a path parameter is invalid; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the run's (or conversation's) state does not allow the call; the message names the state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
