@@ -168,6 +168,24 @@ describe('agent profiles (mock LLM)', () => {
     expect(three.run.agentVersion).toBe(3);
   });
 
+  it('gives an agent sampling defaults and a response format that its runs follow', async () => {
+    const bad = await ctx.api.post('/agents', { name: 'bad-format', responseFormat: { type: 'json_schema', name: 'x', schema: { type: 'nope' } } });
+    expect(bad.status).toBe(400);
+    expect((await ctx.api.post('/agents', { name: 'bad-sampling', sampling: { temperature: 5 } })).status).toBe(400);
+    const agent = await createAgent({ name: 'shaped', sampling: { temperature: 0.3, seed: 7 }, responseFormat: { type: 'json_object' } });
+    expect(agent).toMatchObject({ sampling: { temperature: 0.3, seed: 7 }, responseFormat: { type: 'json_object' } });
+    const conversationId = await ctx.api.createConversation({ agentId: agent.id });
+    const before = ctx.mock.requests.length;
+    const { posted, done } = await ctx.api.converse(conversationId, { text: `MOCK:${JSON.stringify({ text: '{"ok": true}' })}`, temperature: 0.9, mode: 'direct' });
+    expect(done.data.state).toBe('SUCCEEDED');
+    const [sent] = ctx.mock.requests.slice(before);
+    // the message's temperature wins over the agent's; the agent's seed and format apply
+    expect(sent).toMatchObject({ temperature: 0.9, seed: 7, response_format: { type: 'json_object' } });
+    expect((await ctx.api.run(posted.run.id)).sampling).toMatchObject({ temperature: 0.9, seed: 7 });
+    const answer = await ctx.api.finalAssistantMessage(conversationId, posted.run.id);
+    expect((answer!.parts as { output?: unknown }).output).toEqual({ ok: true });
+  });
+
   it('manages agents through the admin GraphQL API', async () => {
     const { upsertAgent } = await admin.request<{ upsertAgent: { id: string; name: string; version: number; skills: unknown[] } }>(
       gql`mutation { upsertAgent(input: { name: "gql-agent", description: "from GraphQL", maxSteps: 3, skills: [{ name: "s", instructions: "Be kind." }] }) { id name version skills { name instructions } } }`,

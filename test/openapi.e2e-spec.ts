@@ -66,7 +66,7 @@ describe('OpenAPI document and UI', () => {
       'post /api/v1/conversations': { required: [], fields: ['title', 'model', 'settings', 'agentId'] },
       'patch /api/v1/conversations/{id}': { required: [], fields: ['title', 'model', 'settings', 'agentId'] },
       'post /api/v1/conversations/{id}/fork': { required: [], fields: ['fromMessageId'] },
-      'post /api/v1/conversations/{id}/messages': { required: ['text'], fields: ['text', 'mode', 'modelOverride', 'agentId', 'clientTools', 'attachments'] },
+      'post /api/v1/conversations/{id}/messages': { required: ['text'], fields: ['text', 'mode', 'modelOverride', 'agentId', 'clientTools', 'temperature', 'topP', 'maxTokens', 'seed', 'stop', 'responseFormat', 'attachments'] },
       'post /api/v1/runs/{id}/resume': { required: ['approve'], fields: ['approve', 'plan', 'reason'] },
       'post /api/v1/runs/{id}/approvals/{approvalId}': { required: ['decision'], fields: ['decision', 'reason', 'remember'] },
       'post /api/v1/runs/{id}/reply': { required: ['text'], fields: ['text'] },

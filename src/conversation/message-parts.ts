@@ -29,7 +29,12 @@ export type MessageParts =
    * a model answer that completed: step `step` of its run, with the tool calls it asked for; a
    * run's final answer lists the sources its run retrieved, in citation order
    */
-  | { kind: 'answer'; step: number; toolCalls?: StoredToolCall[]; reasoning?: string; sources?: Citation[] }
+  | { kind: 'answer'; step: number; toolCalls?: StoredToolCall[]; reasoning?: string; sources?: Citation[]; output?: unknown }
+  /**
+   * a run's final answer did not match its response format: Helix asks the model once to
+   * correct it (the text is that request, sent to the model as a user turn), `errors` say why
+   */
+  | { kind: 'output_repair'; errors: string[] }
   /**
    * text clients were shown of an answer that never completed: the run was cancelled, or a
    * restart asked the model again and it answered differently (`interrupted`). Kept for the
@@ -51,6 +56,7 @@ export const ROLE_OF: Record<MessagePartsKind, MessageRole> = {
   partial: 'assistant',
   failure: 'assistant',
   tool_result: 'tool',
+  output_repair: 'system',
 };
 
 
@@ -119,8 +125,14 @@ export function readMessageParts(role: MessageRole, stored: unknown): MessagePar
       const calls = toolCalls(json.toolCalls);
       const reasoning = str(json.reasoning);
       const sources = citations(json.sources);
-      return { kind, step: num(json.step) ?? 0, ...(calls && { toolCalls: calls }), ...(reasoning && { reasoning }), ...(sources && { sources }) };
+      return {
+        kind, step: num(json.step) ?? 0, ...(calls && { toolCalls: calls }), ...(reasoning && { reasoning }), ...(sources && { sources }),
+        // the parsed answer of a run with a response format, checked before it was stored
+        ...(json.output !== undefined && { output: json.output }),
+      };
     }
+    case 'output_repair':
+      return { kind, errors: Array.isArray(json.errors) ? json.errors.filter((e): e is string => typeof e === 'string') : [] };
     case 'partial': {
       const step = num(json.step);
       return { kind, ...(step !== undefined && { step }), ...(json.interrupted === true && { interrupted: true }) };

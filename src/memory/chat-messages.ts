@@ -19,6 +19,9 @@ export function toChatMessage(message: MessageRecord, attachments?: LoadedAttach
       return { role: 'assistant', content: message.content, ...(parts.toolCalls?.length && { toolCalls: parts.toolCalls }) };
     case 'failure':
       return { role: 'assistant', content: message.content };
+    case 'output_repair':
+      // Helix's request to correct an answer: a user turn is what every provider accepts after an answer
+      return { role: 'user', content: message.content };
     case 'tool_result':
       return { role: 'tool', toolCallId: message.toolCallId ?? '', content: message.content };
     case 'partial':

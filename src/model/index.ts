@@ -4,7 +4,7 @@ export { DEFAULT_EMBEDDING_MODEL, ModelGateway } from './model-gateway';
 export { ModelRouter } from './model-router';
 export { ModelModule } from './model.module';
 export { ModelError } from './model.types';
-export type { CallObserver, ChatImage, ChatMessage, FinishReason, ModelChunk, ModelRef, ModelRequest, ModelResult, ResponseFormat, SamplingParams, ToolCall, ToolSpec, Usage } from './model.types';
+export type { CallObserver, ChatImage, ChatMessage, FinishReason, ModelChunk, ModelLimits, ModelRef, ModelRequest, ModelResult, ResponseFormat, SamplingParams, ToolCall, ToolSpec, Usage } from './model.types';
 export { formatModelRef } from './provider-errors';
 export { requestView } from './request-view';
 export type { RequestView } from './request-view';

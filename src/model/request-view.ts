@@ -7,7 +7,8 @@ export interface RequestView {
   model: string;
   messages: ChatMessage[];
   tools?: ToolSpec[];
-  parameters: { temperature?: number; topP?: number; maxTokens?: number; fallbacks: string[] };
+  /** sampling, output limit, the answer's shape (sent as `response_format`, or asked for in the prompt) and the fallbacks */
+  parameters: Pick<ModelRequest, 'temperature' | 'topP' | 'maxTokens' | 'seed' | 'stop' | 'responseFormat'> & { fallbacks: string[] };
 }
 
 /** The view of `request` (not redacted: the caller redacts what it shows or keeps). */
@@ -20,6 +21,9 @@ export function requestView(request: ModelRequest): RequestView {
       ...(request.temperature !== undefined && { temperature: request.temperature }),
       ...(request.topP !== undefined && { topP: request.topP }),
       ...(request.maxTokens !== undefined && { maxTokens: request.maxTokens }),
+      ...(request.seed !== undefined && { seed: request.seed }),
+      ...(request.stop?.length && { stop: request.stop }),
+      ...(request.responseFormat && { responseFormat: request.responseFormat }),
       fallbacks: (request.fallbacks ?? []).map(formatModelRef),
     },
   };

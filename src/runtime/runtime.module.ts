@@ -33,6 +33,7 @@ import { ContextBuilder, ConversationTitler, StepRetriever } from './loop/step-h
 import { StepDebug } from './loop/step-debug';
 import { StepReplay } from './loop/step-replay';
 import { TitleStep } from './loop/title-step';
+import { OutputGate } from './loop/output-gate';
 import { ToolStep } from './loop/tool-step';
 
 /** Posting messages, runs and their state machine, the agent loop, the event log and SSE. */
@@ -57,6 +58,7 @@ import { ToolStep } from './loop/tool-step';
     StepReplay,
     ToolStep,
     TitleStep,
+    OutputGate,
     AnswerStep,
     AgentLoop,
     RunExecutor,

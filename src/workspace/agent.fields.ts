@@ -4,7 +4,7 @@ import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { isRecord, IsStorableText } from '../common';
 import { asEnum, JsonScalar } from '../graphql';
-import type { ResponseFormat, SamplingParams } from '../model';
+import { ResponseFormatDto, ResponseFormatField, SamplingDto } from './agent-settings.fields';
 import { AGENT_MODES, AGENT_TOOL_POLICIES, type AgentMode, type AgentToolPolicy, MAX_AGENT_TOOLS, MAX_SKILLS } from './agent-settings';
 import type { RetrievalMode } from './settings';
 import { KnowledgeBaseIdsSetting, MaxStepsSetting, ModelRefDto, ModelRefSetting, RetrievalSetting } from './settings.fields';
@@ -77,10 +77,12 @@ export abstract class AgentFieldsDto {
   fallbackModels?: ModelRefDto[] | null;
 
   @Field(() => JsonScalar, { nullable: true, description: 'sampling defaults: {temperature, topP, maxTokens, seed, stop}' })
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'sampling defaults `{temperature, topP, maxTokens, seed, stop}`; a message’s own values win' })
+  @ApiPropertyOptional({ type: () => SamplingDto, description: 'sampling defaults; a message’s own values win' })
   @IsOptional()
   @IsObject()
-  sampling?: SamplingParams | null;
+  @ValidateNested()
+  @Type(() => SamplingDto)
+  sampling?: SamplingDto | null;
 
   @Field(() => [String], { nullable: true, description: 'the only tools runs are offered (`mcp.<server>.*` for a whole server); null: every tool' })
   @ApiPropertyOptional({ type: [String], maxItems: MAX_AGENT_TOOLS, description: 'the only tools runs are offered: built-in names, `mcp.<server>.<tool>` or `mcp.<server>.*`; unset: every tool of the workspace' })
@@ -116,10 +118,8 @@ export abstract class AgentFieldsDto {
   mode?: AgentMode | null;
 
   @Field(() => JsonScalar, { nullable: true, description: 'the shape of final answers: {type: "json_schema", name, schema, strict?} or {type: "json_object"}' })
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'the shape of final answers: `{type: "json_schema", name, schema, strict?}` or `{type: "json_object"}`' })
-  @IsOptional()
-  @IsObject()
-  responseFormat?: ResponseFormat | null;
+  @ResponseFormatField('the shape of final answers (a message’s own wins): parsed, validated, repaired once, else the run fails with `invalid_output`')
+  responseFormat?: ResponseFormatDto | null;
 
   @Field(() => [SkillDto], { nullable: true, description: 'instruction snippets added to the system context' })
   @ApiPropertyOptional({ type: () => [SkillDto], maxItems: MAX_SKILLS })

@@ -1,10 +1,10 @@
-import { BadRequestException } from '@nestjs/common';
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { definedOnly } from '../common';
 import { JsonScalar } from '../graphql';
 import type { ResponseFormat, SamplingParams } from '../model';
-import { AGENT_MODES, AGENT_TOOL_POLICIES, type AgentMode, type AgentToolPolicy, readResponseFormat, readSampling } from './agent-settings';
+import { AGENT_MODES, AGENT_TOOL_POLICIES, type AgentMode, type AgentToolPolicy } from './agent-settings';
+import { samplingOf, toResponseFormat } from './agent-settings.fields';
 import type { AgentFieldsDto } from './agent.fields';
 import { AgentModeEnum, SkillDto } from './agent.fields';
 import type { AgentRecord } from './agent.records';
@@ -125,16 +125,13 @@ export function toAgentView(agent: AgentRecord): AgentView {
 /** A REST or GraphQL body as the change it asks for, under the stored names (`model` → defaultModel). */
 export function agentPatchOf(dto: AgentFieldsDto & { name?: string }): AgentPatch {
   const { model, mode, skills, sampling, responseFormat, ...rest } = dto;
-  if (sampling && !readSampling(sampling)) throw new BadRequestException('sampling must set at least one of temperature, topP, maxTokens, seed, stop');
-  if (responseFormat && !readResponseFormat(responseFormat)) {
-    throw new BadRequestException('responseFormat must be {type: "json_schema", name, schema, strict?} or {type: "json_object"}');
-  }
   return definedOnly({
     ...rest,
     defaultModel: model,
     defaultMode: mode,
     skills: skills && skills.map(({ name, instructions }) => ({ name, instructions })),
-    sampling,
-    responseFormat,
+    // an empty sampling object sets nothing: it clears the agent's defaults
+    sampling: sampling === null || sampling === undefined ? sampling : (samplingOf(sampling) ?? null),
+    responseFormat: responseFormat === null || responseFormat === undefined ? responseFormat : toResponseFormat(responseFormat),
   }) as AgentPatch;
 }

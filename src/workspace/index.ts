@@ -1,6 +1,19 @@
 /** The public face of src/workspace: what other modules may import from it. */
 export { AGENT_MODES, AGENT_TOOL_POLICIES, toolAllowed, readAgentSettings, readResponseFormat, readSampling } from './agent-settings';
 export type { AgentMode, AgentSettings, AgentToolPolicy, Skill } from './agent-settings';
+export {
+  MaxTokensField,
+  ResponseFormatDto,
+  ResponseFormatField,
+  SamplingDto,
+  SeedField,
+  StopField,
+  TemperatureField,
+  TopPField,
+  samplingOf,
+  schemaProblem,
+  toResponseFormat,
+} from './agent-settings.fields';
 export { SECRET_REF, configHash } from './mcp-config';
 export type { McpServerConfig } from './mcp-config';
 export { ConfirmationPolicySetting, DebugSetting, KnowledgeBaseIdsSetting, MaxStepsSetting, ModelRefDto, MultitaskSetting, RetrievalSetting } from './settings.fields';

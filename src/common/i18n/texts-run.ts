@@ -13,6 +13,11 @@ export const RUN_TEXTS = {
   'run.plan_rejected_reason': { en: 'Plan rejected: {reason}', zh: '计划已被拒绝：{reason}' },
   'run.summarised': { en: 'Summarised the earlier conversation to fit the context window', zh: '已总结较早的对话，以容纳进上下文窗口' },
 
+  'run.invalid_output': {
+    en: 'The answer did not match the requested response format: {errors}',
+    zh: '回答不符合所要求的响应格式：{errors}',
+  },
+  'run.repairing_output': { en: 'The answer did not match the response format; asking the model to correct it', zh: '回答不符合响应格式；正在请模型更正' },
   'run.max_steps': { en: 'The run stopped after reaching its limit of {max} steps.', zh: '运行已达到 {max} 步的上限，已停止。' },
   'run.bad_plan': {
     en: 'The model did not return a usable plan; try again or use react mode.',

@@ -44,4 +44,6 @@ export const VALIDATION_TEXTS = {
   'validation.message_id': { en: '{field} must be a message id (msg_…)', zh: '{field} 必须是消息 ID（msg_…）' },
   'validation.integer_range': { en: '{field} must be an integer from {min} to {max}', zh: '{field} 必须是 {min} 到 {max} 之间的整数' },
   'validation.bad_cursor': { en: '{field} is not a valid cursor', zh: '{field} 不是有效的游标' },
+  'validation.positive': { en: '{field} must be greater than 0', zh: '{field} 必须大于 0' },
+  'validation.response_schema': { en: '{field} is not a usable schema: {reason}', zh: '{field} 不是可用的 schema：{reason}' },
 } as const satisfies Record<string, CatalogueEntry>;

@@ -4,6 +4,7 @@ import { OFFLINE_MODEL } from '../model-catalog';
 import type { ChatImage, ChatMessage, ModelChunk, ModelRequest, ToolCall } from '../model.types';
 import { modelError } from '../provider-errors';
 import type { ChatProvider, ProviderCall } from './openai-compatible.provider';
+import { offlineInstance } from './offline-instance';
 import { promptChars } from './openai-format';
 import { base64Bytes } from '../request-view';
 
@@ -36,8 +37,9 @@ const WORDS = /\S+\s*|\s+/g;
 /**
  * `offline:echo` — the model used with no API key or HELIX_FAKE_MODEL=1. Deterministic and
  * useful: it calls an offered tool when a message clearly asks for one (calculator, kb_search,
- * current_time), answers from tool results, returns a JSON plan when asked to plan, and
- * otherwise echoes — so a new user sees the whole agent loop work without any key.
+ * current_time), answers from tool results, returns a JSON plan when asked to plan, gives a
+ * final answer in a response format as an instance of it (offline-instance.ts), and otherwise
+ * echoes — so a new user sees the whole agent loop work without any key.
  */
 export class OfflineModel implements ChatProvider {
   private readonly delayMs: number;
@@ -82,17 +84,20 @@ export class OfflineModel implements ChatProvider {
     if (messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(TITLE_PHRASE))) {
       return { text: titleFor(messages.find((m) => m.role === 'user')?.content ?? ''), toolCalls: [] };
     }
-    if (last?.role === 'tool') return { text: answerFromTools(messages), toolCalls: [] };
+    // a final answer in a response format is an instance of it (tool calls come first, as asked)
+    const format = request.responseFormat;
+    const answer = (text: string): OfflineReply => ({ text: format ? offlineInstance(format, text) : text, toolCalls: [] });
+    if (last?.role === 'tool') return answer(answerFromTools(messages));
 
     const offered = new Set((request.tools ?? []).map((t) => t.name));
     // it "sees" what it is shown, so the whole path of an image works without a key
-    if (last?.role === 'user' && last.images?.length) return { text: `${describeImages(last.images)} ${echo(lastUser, offered)}`, toolCalls: [] };
+    if (last?.role === 'user' && last.images?.length) return answer(`${describeImages(last.images)} ${echo(lastUser, offered)}`);
     if (last?.role === 'user') {
       const calls = toolCallsFor(last.content, offered, messages.length);
       if (calls.length) return { text: '', toolCalls: calls };
     }
     const sourced = answerFromSources(messages.find((m) => m.role === 'system')?.content ?? '');
-    return { text: sourced ?? echo(lastUser, offered), toolCalls: [] };
+    return answer(sourced ?? echo(lastUser, offered));
   }
 }
 

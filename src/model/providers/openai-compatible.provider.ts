@@ -13,7 +13,9 @@ import {
   promptChars,
   reasoningOf,
   toOpenAiMessages,
+  toOpenAiResponseFormat,
   toOpenAiTools,
+  withFormatInstructions,
   ToolCallAssembler,
 } from './openai-format';
 import { createNodeFetch } from './node-fetch';
@@ -85,10 +87,16 @@ export class OpenAiCompatibleProvider implements ChatProvider {
 
   private body(call: ProviderCall, names: ToolNames): ChatCompletionCreateParamsBase {
     const { request, target } = call;
+    // a model that does not take `response_format` is asked for the shape in its prompt
+    const format = request.responseFormat;
+    const messages = format && !target.info.structuredOutput ? withFormatInstructions(request.messages, format) : request.messages;
     const body: ChatCompletionCreateParamsBase = {
       model: target.ref.modelId,
-      messages: toOpenAiMessages(request.messages, names),
+      messages: toOpenAiMessages(messages, names),
     };
+    if (format && target.info.structuredOutput) body.response_format = toOpenAiResponseFormat(format);
+    if (request.seed !== undefined) body.seed = request.seed;
+    if (request.stop?.length) body.stop = request.stop;
     if (request.tools?.length && target.toolsEnabled) body.tools = toOpenAiTools(request.tools, names);
     // the caller's explicit value, else the ModelConfig row, else the provider's default
     const temperature = request.temperature ?? target.temperature;

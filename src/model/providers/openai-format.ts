@@ -1,6 +1,6 @@
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { repairToolArguments } from '../tool-args-repair';
-import type { ChatMessage, FinishReason, ModelChunk, ToolSpec, Usage } from '../model.types';
+import type { ChatMessage, FinishReason, ModelChunk, ResponseFormat, ToolSpec, Usage } from '../model.types';
 import type { OpenAiUsage, ToolCallDelta } from './openai-wire';
 import type { ToolNames } from './tool-names';
 
@@ -54,6 +54,29 @@ export function toOpenAiMessages(messages: ChatMessage[], names?: ToolNames): Ch
         out[i] = { role: m.role, content: m.content };
     }
   }
+  return out;
+}
+
+/** OpenAI's wire shape of a response format. */
+export function toOpenAiResponseFormat(format: ResponseFormat): NonNullable<ChatCompletionCreateParamsBase['response_format']> {
+  if (format.type === 'json_object') return { type: 'json_object' };
+  return { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, ...(format.strict !== undefined && { strict: format.strict }) } };
+}
+
+/** What a model that takes no `response_format` is told about the shape of its final answer. */
+export function formatInstructions(format: ResponseFormat): string {
+  const head = 'When you give your final answer (not a tool call), reply with one JSON value only: no prose and no code fence.';
+  if (format.type === 'json_object') return `${head} It must be a JSON object.`;
+  return `${head} It must be valid against this JSON Schema (named "${format.name}"):\n${JSON.stringify(format.schema)}`;
+}
+
+/** The messages with the format's instructions added to the system prompt (or as one, when there is none). */
+export function withFormatInstructions(messages: ChatMessage[], format: ResponseFormat): ChatMessage[] {
+  const instructions = formatInstructions(format);
+  const at = messages.findIndex((m) => m.role === 'system');
+  if (at < 0) return [{ role: 'system', content: instructions }, ...messages];
+  const out = messages.slice();
+  out[at] = { role: 'system', content: `${messages[at].content}\n\n${instructions}` };
   return out;
 }
 

@@ -32,6 +32,8 @@ export function toRunType(run: WorkspaceRun): RunType {
     plan: run.plan,
     error: run.error,
     usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cost },
+    sampling: run.sampling,
+    responseFormat: run.responseFormat,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
     finishedAt: run.finishedAt,

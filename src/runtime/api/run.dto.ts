@@ -19,7 +19,17 @@ import {
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText, LangQuery, MAX_INT4, say } from '../../common';
 import { MAX_ATTACHMENTS, MessageResponse } from '../../conversation';
-import { ModelRefDto } from '../../workspace';
+import {
+  MaxTokensField,
+  ModelRefDto,
+  ResponseFormatDto,
+  ResponseFormatField,
+  SamplingDto,
+  SeedField,
+  StopField,
+  TemperatureField,
+  TopPField,
+} from '../../workspace';
 import { ClientToolDto, MAX_CLIENT_TOOLS } from '../loop/client-tools.dto';
 import { AttachmentDto } from './attachment.dto';
 import { RUN_MODES, type RunMode } from '../store/run.records';
@@ -66,6 +76,14 @@ export class PostMessageDto {
   @ValidateNested({ each: true })
   @Type(() => ClientToolDto)
   clientTools?: ClientToolDto[];
+
+  // this run's sampling and answer shape, over the agent's (docs/AGENTS.md)
+  @TemperatureField() temperature?: number;
+  @TopPField() topP?: number;
+  @MaxTokensField() maxTokens?: number;
+  @SeedField() seed?: number;
+  @StopField() stop?: string[];
+  @ResponseFormatField() responseFormat?: ResponseFormatDto;
 
   @ApiPropertyOptional({
     type: () => [AttachmentDto],
@@ -212,6 +230,10 @@ export class RunResponse {
   @ApiProperty({ type: () => PlanDto, nullable: true, description: 'plan mode: the plan proposed or approved' }) plan!: PlanDto | null;
   @ApiProperty({ type: () => RunErrorResponse, nullable: true }) error!: RunErrorResponse | null;
   @ApiProperty({ type: () => RunUsageResponse }) usage!: RunUsageResponse;
+  @ApiProperty({ type: () => SamplingDto, nullable: true, description: "what its answer steps sample with: the agent's defaults, the message's over them, clamped to the model config; null: the defaults" })
+  sampling!: SamplingDto | null;
+  @ApiProperty({ type: () => ResponseFormatDto, nullable: true, description: 'the shape its final answer must have (the message\'s, else the agent\'s)' })
+  responseFormat!: ResponseFormatDto | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finishedAt!: string | null;
 }

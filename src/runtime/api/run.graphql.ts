@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsDate, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { IsStorableText } from '../../common';
 import { ModelRefDto } from '../../workspace';
 import { Connection, asEnum, TokenUsageFields, JsonScalar } from '../../graphql';
@@ -28,6 +28,15 @@ export class RunEventType {
 
   @Field()
   at!: Date;
+}
+
+@ObjectType('RunSampling', { description: "What a run's answer steps sample with: the agent's defaults, the message's over them, clamped to the model." })
+export class RunSamplingType {
+  @Field(() => Float, { nullable: true }) temperature?: number;
+  @Field(() => Float, { nullable: true }) topP?: number;
+  @Field(() => Int, { nullable: true, description: 'the output limit of each call (each call is also kept within the room its prompt leaves)' }) maxTokens?: number;
+  @Field(() => Int, { nullable: true }) seed?: number;
+  @Field(() => [String], { nullable: true }) stop?: string[];
 }
 
 @ObjectType('Run', { description: 'One run of the agent: a message being answered.' })
@@ -73,6 +82,12 @@ export class RunType {
 
   @Field(() => RunUsageType)
   usage!: RunUsageType;
+
+  @Field(() => RunSamplingType, { nullable: true, description: 'null: the model config\'s and the provider\'s defaults' })
+  sampling!: RunSamplingType | null;
+
+  @Field(() => JsonScalar, { nullable: true, description: 'the shape its final answer must have: `{type: "json_schema", name, schema, strict?}` or `{type: "json_object"}`' })
+  responseFormat!: unknown;
 
   @Field()
   createdAt!: Date;

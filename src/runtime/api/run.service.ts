@@ -19,6 +19,7 @@ import { RunStore } from '../loop/run-store';
 import type { ApprovalDecisionDto, PostMessageDto, ReplyDto, ResumeRunDto } from './run.dto';
 import { type RunView, toRunView } from './run.view';
 import { say } from '../../common';
+import { samplingOf, toResponseFormat } from '../../workspace';
 
 export interface PostedMessage {
   message: MessageView;
@@ -54,7 +55,14 @@ export class RunService {
       ...uploads,
     ]);
     const started = await this.starter.start(auth, conversationId, {
-      text: dto.text, mode: dto.mode, modelOverride: dto.modelOverride, clientTools, agentId: dto.agentId, ...(attachments && { attachments }),
+      text: dto.text,
+      mode: dto.mode,
+      modelOverride: dto.modelOverride,
+      clientTools,
+      agentId: dto.agentId,
+      sampling: samplingOf(dto),
+      responseFormat: toResponseFormat(dto.responseFormat),
+      ...(attachments && { attachments }),
     });
     if (started.kind === 'started') this.liveRuns.note(started.runId, auth.workspaceId, conversationId);
     else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));

@@ -1,4 +1,5 @@
 import type { RunState } from '../store/run-fsm';
+import type { ResponseFormat, SamplingParams } from '../../model';
 import type { RunError, RunMode, RunPlan, RunRecord, RunUsage } from '../store/run.records';
 
 export interface RunView {
@@ -14,6 +15,8 @@ export interface RunView {
   plan: RunPlan | null;
   error: RunError | null;
   usage: RunUsage;
+  sampling: SamplingParams | null;
+  responseFormat: ResponseFormat | null;
   createdAt: string;
   finishedAt: string | null;
 }
@@ -33,6 +36,8 @@ export function toRunView(run: RunRecord): RunView {
     plan: run.plan,
     error: run.error,
     usage: run.usage,
+    sampling: run.sampling,
+    responseFormat: run.responseFormat,
     createdAt: run.createdAt.toISOString(),
     finishedAt: run.finishedAt?.toISOString() ?? null,
   };

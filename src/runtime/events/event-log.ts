@@ -8,7 +8,7 @@ import { DEFAULT_WRITER_LIMITS } from './writer-limits';
 import { RunObserver } from '../store/run-observer';
 import type { WriterHealth } from './write-attempts';
 import { RunEventRepository } from '../store/run-event.repository';
-import type { RunEvent, RunEventPayloads, RunEventType } from '../store/run-events';
+import type { DoneExtras, RunEvent, RunEventPayloads, RunEventType } from '../store/run-events';
 import { TokenClock } from './token-clock';
 
 /**
@@ -78,9 +78,9 @@ export class EventLog implements OnApplicationShutdown {
   }
 
   /** Emits `done`, persists everything and releases the run's live channel. */
-  finish(runId: string, state: string): Promise<void> {
+  finish(runId: string, state: string, extra?: DoneExtras): Promise<void> {
     this.clock.endAnswer(runId);
-    return this.writer.finish(runId, state);
+    return this.writer.finish(runId, state, extra);
   }
 
   /**

@@ -6,7 +6,7 @@ import type { EventBus } from './event-bus';
 import type { WrittenRun, WrittenRuns } from './event-reader';
 import type { RunObserver } from '../store/run-observer';
 import { type PendingEvent, type RunEventRepository, SEGMENT_BYTES, SEGMENT_PARTS } from '../store/run-event.repository';
-import type { RunEvent, RunEventPayloads, RunEventType } from '../store/run-events';
+import type { DoneExtras, RunEvent, RunEventPayloads, RunEventType } from '../store/run-events';
 import { toStorablePayload } from './storable-payload';
 import { WriteAttempts, type WriterHealth } from './write-attempts';
 import { DEFAULT_WRITER_LIMITS, type WriterLimits } from './writer-limits';
@@ -137,8 +137,8 @@ export class EventWriter implements WrittenRuns {
   }
 
   /** Emits `done`, persists everything and releases the run's live channel. */
-  async finish(runId: string, state: string): Promise<void> {
-    this.emit(runId, 'done', { runId, state });
+  async finish(runId: string, state: string, extra: DoneExtras = {}): Promise<void> {
+    this.emit(runId, 'done', { runId, state, ...extra });
     await this.suspend(runId);
     this.bus.end(runId);
   }

@@ -14,6 +14,7 @@ import { type EchoOutput, StepEcho } from './step-echo';
 import { answered, StepReplay, type StepSoFar, stepStatus } from './step-replay';
 import type { ModelAnswer } from './step-hooks';
 import { TitleStep } from './title-step';
+import { ACCEPTED, OutputGate, type OutputVerdict } from './output-gate';
 import { ToolStep } from './tool-step';
 import { say } from '../../common';
 
@@ -64,6 +65,7 @@ export class AnswerStep {
     private readonly steps: ModelStep,
     private readonly replay: StepReplay,
     private readonly title: TitleStep,
+    private readonly outputs: OutputGate,
   ) {}
 
   /**
@@ -137,11 +139,19 @@ export class AnswerStep {
       await this.show(run, step, answer.echo.end());
       let charged = await this.steps.settle(prepared, answer.usage, { response: responseOf(answer) });
       partial.text = '';
+      const final = !answer.toolCalls.length && !answer.invalid.length;
+      const verdict = final ? this.outputs.judge(run, step, history, answer.echo.value.text) : ACCEPTED;
+      if (verdict.kind === 'rejected') {
+        // what was streamed stays the user's record (a partial message), never an answer
+        partial.text = answer.echo.value.text;
+        await this.runRows.update(run.id, { usage: addUsage(run.usage, charged) });
+        throw new RunStop('FAILED', 'invalid_output', say('run.invalid_output', { errors: verdict.errors.join('; ') }));
+      }
       // the run's final answer: the conversation's auto-title, if it has none yet
-      if (context.needsTitle && !answer.toolCalls.length && !answer.invalid.length) {
+      if (context.needsTitle && final && verdict.kind === 'accepted') {
         charged = addUsage(charged, await this.title.run({ ...run, step }, context, history, answer.echo.value.text, signal));
       }
-      return await this.store(run, step, answer, addUsage(run.usage, charged), prepared.sources);
+      return await this.store(run, step, answer, addUsage(run.usage, charged), prepared.sources, verdict);
     } finally {
       if (first) this.steps.abandon(first);
     }
@@ -163,11 +173,14 @@ export class AnswerStep {
    * Stores the answer (and the errors of malformed tool calls) in one unit; finishes the run if
    * it called no tool. A final answer carries the run's sources, announced once in `sources`.
    */
-  private async store(run: RunRecord, step: number, answer: Answer, usage: RunUsage, retrieved: Citation[]): Promise<StepOutcome> {
+  private async store(run: RunRecord, step: number, answer: Answer, usage: RunUsage, retrieved: Citation[], verdict: OutputVerdict): Promise<StepOutcome> {
     const { invalid } = answer;
     const calls = [...answer.toolCalls, ...invalid.map((i) => i.call)];
     const reasoning = answer.echo.value.reasoning;
-    const sources = calls.length ? [] : retrieved;
+    const repair = verdict.kind === 'repair' ? verdict : undefined;
+    const output = verdict.kind === 'accepted' ? verdict.output : undefined;
+    // the answer that is accepted carries the sources (a repaired one is not final)
+    const sources = calls.length || repair ? [] : retrieved;
     if (sources.length) this.events.emit(run.id, 'sources', { items: sourcesEventItems(sources) });
     await this.events.flush(run.id);
     const unit = new UnitOfWork();
@@ -177,21 +190,26 @@ export class AnswerStep {
     const stored = this.conversations.appendIn(unit, {
       ...base,
       content: answer.echo.value.text,
-      parts: { kind: 'answer', step, ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }), ...(sources.length && { sources }) },
+      parts: {
+        kind: 'answer', step, ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }), ...(sources.length && { sources }),
+        ...(output && { output: output.value }),
+      },
     }, executing);
+    if (repair) this.conversations.appendIn(unit, { ...base, content: repair.request, parts: { kind: 'output_repair', errors: repair.errors } }, executing);
     // a malformed call is answered at once so the model can retry it
     for (const { call, error } of invalid) {
       this.conversations.appendIn(unit, { ...base, content: error, parts: { kind: 'tool_result', name: call.name, ok: false }, toolCallId: call.id }, executing);
     }
-    const updated = calls.length ? this.runRows.updateIn(unit, run.id, { usage }) : undefined;
+    const updated = calls.length || repair ? this.runRows.updateIn(unit, run.id, { usage }) : undefined;
     await unit.run(this.sql);
     if (!stored.value) return { kind: 'suspended' };
     for (const { call, error } of invalid) {
       this.events.emit(run.id, 'tool.start', { callId: call.id, name: call.name, args: call.arguments });
       this.events.emit(run.id, 'tool.end', { callId: call.id, name: call.name, ok: false, output: error, durationMs: 0 });
     }
+    if (repair) this.events.emit(run.id, 'status', { phase: 'thinking', text: say('run.repairing_output') });
     if (updated) return { kind: 'continue', run: updated.value ?? { ...run, usage } };
-    await this.runs.finish(run, 'SUCCEEDED', { usage });
+    await this.runs.finish(run, 'SUCCEEDED', { usage }, output && { output: output.value });
     return { kind: 'finished' };
   }
 }

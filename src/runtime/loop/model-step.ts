@@ -9,6 +9,8 @@ import { ModelCall } from './model-call';
 import type { RunContext } from './run-context';
 import { NO_USAGE, type RunUsage } from '../store/run.records';
 import { StepDebug } from './step-debug';
+import { outputLimit } from './run-sampling';
+import { definedOnly } from '../../common';
 import { BudgetGate, ContextBuilder, type EventDraft, type ModelAnswer, StepRetriever, type StepInput, type StepSpan, StepTracer } from './step-hooks';
 
 /** Why a first step its run never took was ended. */
@@ -23,6 +25,12 @@ const NOT_TAKEN = new NotTaken();
 function errorCode(error: unknown): string {
   if (error instanceof ModelError) return error.code;
   return error instanceof NotTaken ? 'not_taken' : 'internal';
+}
+
+/** The request fields of a run's sampling and response format (unset ones left out). */
+function answerShape(run: StepInput['run']): Partial<ModelRequest> {
+  const { temperature, topP, maxTokens, seed, stop } = run.sampling ?? {};
+  return definedOnly({ temperature, topP, maxTokens, seed, stop, responseFormat: run.responseFormat ?? undefined });
 }
 
 /** A model call with every hook run: ready to send, or refused by the budget. */
@@ -103,7 +111,12 @@ export class ModelStep {
       workspaceId: input.workspaceId,
       messages: window.messages,
       ...(input.tools && { tools: input.tools }),
+      // a plan or a title is no answer: the run's sampling and shape are its answer steps'
+      ...(input.purpose === 'answer' && answerShape(input.run)),
     };
+    const limits = await this.router.limits(input.run.model, input.workspaceId);
+    const maxTokens = outputLimit(request.maxTokens, limits, window.estimatedTokens);
+    if (maxTokens !== undefined) request.maxTokens = maxTokens;
     return this.prepareCall(input, request, window.estimatedTokens, window.events, retrieved?.sources);
   }
 

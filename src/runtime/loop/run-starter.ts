@@ -15,6 +15,9 @@ import { type LiveRun, RunRepository } from '../store/run.repository';
 import type { RunMode, RunRecord } from '../store/run.records';
 import { stepStatus } from './step-replay';
 import { refuseUnseenImages } from './attachment-check';
+import { runSampling } from './run-sampling';
+
+type RunShape = Pick<RunRecord, 'sampling' | 'responseFormat'>;
 
 export interface NewRunInput {
   text: string;
@@ -98,6 +101,7 @@ export class RunStarter {
     if (!active) slot?.release();
     const context: RunContext = { workspaceId: auth.workspaceId, settings, fallbacks: this.router.fallbacks(settings), needsTitle: conversation.needsTitle };
     const model = await this.resolveModel(input.modelOverride, conversation.model, settings, auth.workspaceId);
+    const shape = await this.shapeOf(input, settings, model, auth.workspaceId);
     await refuseUnseenImages(this.router, model, input.attachments?.files, auth.workspaceId);
     const attachments = await input.attachments?.store();
     const policy = settings.multitask ?? 'reject';
@@ -108,7 +112,7 @@ export class RunStarter {
     // the seq the message gets if nothing is appended before it: the history read holds then
     const seq = (history?.value.at(-1)?.seq ?? 0) + 1;
     let first: FirstStep | undefined;
-    const draft = { id: runId, conversationId, mode, model, plan: null, step: 1 };
+    const draft = { id: runId, conversationId, mode, model, plan: null, step: 1, ...shape };
     if (active && history && !liveBefore?.value.length && (await this.steps.sendsBeforeAdmission(draft, context))) {
       const seen = [...history.value, unsaved(message, seq)];
       const prepared = await this.steps.prepare(await this.steps.inputFor(draft, context, seen, 'answer'));
@@ -118,7 +122,7 @@ export class RunStarter {
     let written;
     try {
       written = await this.write({
-        runId, conversationId, input, mode, model, policy, startNow, message,
+        runId, conversationId, input, mode, model, policy, startNow, message, shape,
         maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
         agent: { id: agent.id, version: agent.version },
       });
@@ -172,6 +176,7 @@ export class RunStarter {
     startNow: boolean;
     message: NewMessage;
     maxSteps: number;
+    shape: RunShape;
   }): Promise<{ run?: RunRecord; stored?: MessageRecord; live?: LiveRun; openFirstEvent: () => void }> {
     const { runId, conversationId, input, mode, model, policy, startNow, message } = args;
     const unit = new UnitOfWork();
@@ -185,6 +190,8 @@ export class RunStarter {
       agent: args.agent,
       model,
       maxSteps: args.maxSteps,
+      sampling: args.shape.sampling ?? undefined,
+      responseFormat: args.shape.responseFormat ?? undefined,
       whenLive: policy === 'reject' ? 'skip' : 'queue',
       lease: this.executor.newLease(),
       startNow,
@@ -194,6 +201,15 @@ export class RunStarter {
     const firstEvent = startNow ? this.events.firstEventIn(unit, runId, 'status', stepStatus.started(1), insert.begun) : undefined;
     await unit.run(this.sql);
     return { run: insert.run.value, stored: stored.value, live: live.value.at(-1), openFirstEvent: () => firstEvent?.open() };
+  }
+
+  /** The run's sampling (defaults, the message's over them, clamped to the model) and answer shape. */
+  private async shapeOf(input: NewRunInput, settings: EffectiveSettings, model: ModelRef, workspaceId: string): Promise<RunShape> {
+    const limits = await this.router.limits(model, workspaceId);
+    return {
+      sampling: runSampling(settings.sampling, input.sampling, limits) ?? null,
+      responseFormat: input.responseFormat ?? settings.responseFormat ?? null,
+    };
   }
 
   private tooManyLiveRuns(live: number): LimitExceeded {

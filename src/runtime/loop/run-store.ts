@@ -5,6 +5,7 @@ import { RunObserver } from '../store/run-observer';
 import { RunFsm, type RunState } from '../store/run-fsm';
 import { RunRepository } from '../store/run.repository';
 import type { RunChanges, RunRecord } from '../store/run.records';
+import type { DoneExtras } from '../store/run-events';
 import { say } from '../../common';
 
 /**
@@ -41,9 +42,9 @@ export class RunStore {
   }
 
   /** Moves the run to a terminal state, then emits `done` and closes its event stream. */
-  async finish(run: RunRecord, to: RunState, changes: RunChanges = {}): Promise<RunRecord> {
+  async finish(run: RunRecord, to: RunState, changes: RunChanges = {}, done?: DoneExtras): Promise<RunRecord> {
     const { run: ended, queuedBehind } = await this.change(run, to, changes);
-    await this.events.finish(run.id, to);
+    await this.events.finish(run.id, to, done);
     this.observer.record({ type: 'run.ended', runId: run.id, state: to, startedAt: run.createdAt, at: ended.finishedAt ?? new Date(), ...(ended.error && { error: ended.error }) });
     this.ended$.next({ runId: run.id, conversationId: run.conversationId, queuedBehind });
     return ended;

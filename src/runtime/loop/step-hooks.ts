@@ -3,7 +3,7 @@ import type { EffectiveSettings } from '../../workspace';
 import type { Citation } from '../../rag';
 import type { CitationLedger } from '../../tool';
 import { SourceLedger } from './source-ledger';
-import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ToolCall, ToolSpec } from '../../model';
+import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ResponseFormat, SamplingParams, ToolCall, ToolSpec } from '../../model';
 import type { RunEventPayloads, RunEventType } from '../store/run-events';
 import type { RunMode, RunPlan, RunUsage } from '../store/run.records';
 
@@ -20,7 +20,17 @@ export type CallPurpose = 'answer' | 'plan' | 'title';
 
 /** Everything a hook may look at; the run may not be stored yet (its first, early call). */
 export interface StepInput {
-  run: { id: string; conversationId: string; mode: RunMode; model: ModelRef; plan: RunPlan | null; step: number };
+  run: {
+    id: string;
+    conversationId: string;
+    mode: RunMode;
+    model: ModelRef;
+    plan: RunPlan | null;
+    step: number;
+    /** what its answer steps sample with and the shape of its answer (the run row's) */
+    sampling?: SamplingParams | null;
+    responseFormat?: ResponseFormat | null;
+  };
   workspaceId: string;
   settings: EffectiveSettings;
   fallbacks: ModelRef[];

@@ -75,6 +75,8 @@ describe('runtime repositories (database)', () => {
         pendingAction: null,
         error: null,
         usage: { promptTokens: 0, completionTokens: 0, cost: 0 },
+        sampling: null,
+        responseFormat: null,
         leaseOwner: 'instance-a',
         leaseUntil: until,
         createdAt: expect.any(Date),
@@ -85,6 +87,14 @@ describe('runtime repositories (database)', () => {
       expect(await runs.find(run!.id)).toEqual(run);
       expect(await runs.latestOf(conversationId)).toEqual(run);
       expect(await runs.find('run_missing')).toBeUndefined();
+    });
+
+    it('stores what the run samples with and the shape of its answer', async () => {
+      const sampling = { temperature: 0.2, topP: 0.9, maxTokens: 100, seed: -5, stop: ['END'] };
+      const responseFormat = { type: 'json_schema' as const, name: 'n', schema: { type: 'object' }, strict: true };
+      const run = await insert(await conversation(), { sampling, responseFormat });
+      expect(run).toMatchObject({ sampling, responseFormat });
+      expect(await runs.find(run!.id)).toMatchObject({ sampling, responseFormat });
     });
 
     it('inserts CREATED at step 0 when not started at once; with a live run: nothing (skip) or queued without a lease', async () => {

@@ -31,10 +31,14 @@ export interface RunEventPayloads {
   debug: DebugPayload;
   /** the conversation's new auto-title (after its first completed exchange), before `done` */
   title: { title: string };
-  done: { runId: string; state: string };
+  /** `output`: a succeeded run's final answer parsed (a run with a response format), so a client need not parse the text */
+  done: { runId: string; state: string; output?: unknown };
 }
 
 export type RunEventType = keyof RunEventPayloads;
+
+/** What `done` may carry besides the run and its state. */
+export type DoneExtras = Omit<RunEventPayloads['done'], 'runId' | 'state'>;
 
 /** `debug` events, one per model request, model answer and tool result; `step` is the run's step. */
 export type DebugPayload =

@@ -1,5 +1,5 @@
 import { isRecord } from '../../common';
-import type { ModelRef } from '../../model';
+import type { ModelRef, ResponseFormat, SamplingParams } from '../../model';
 import type { PlanStep } from './run-events';
 import type { RunState } from './run-fsm';
 
@@ -48,6 +48,10 @@ export interface RunRecord {
   pendingAction: PendingAction | null;
   error: RunError | null;
   usage: RunUsage;
+  /** what every answer step of the run samples with (the agent's, the message's over them, clamped) */
+  sampling: SamplingParams | null;
+  /** the shape its final answer must have */
+  responseFormat: ResponseFormat | null;
   leaseOwner: string | null;
   leaseUntil: Date | null;
   createdAt: Date;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, type Sql, SqlClient, type Deferred, UnitCondition, type UnitOfWork } from '../../database';
-import type { ModelRef } from '../../model';
-import { DEFAULT_AGENT } from '../../workspace';
+import type { ModelRef, ResponseFormat, SamplingParams } from '../../model';
+import { DEFAULT_AGENT, readResponseFormat, readSampling } from '../../workspace';
 import { RUN_STATES, RunFsm, type RunState } from './run-fsm';
 import {
   type PendingAction,
@@ -20,7 +20,7 @@ import {
  * where the ORM's per-call work would show.
  */
 export const RUN_COLUMNS = Prisma.sql`id, conversation_id, state::text AS state, mode::text AS mode, goal, model, step,
-  max_steps, plan, pending_action, error, usage, lease_owner, lease_until, created_at, updated_at, finished_at,
+  max_steps, plan, pending_action, error, usage, sampling, response_format, lease_owner, lease_until, created_at, updated_at, finished_at,
   agent_id, agent_version`;
 
 export interface RunRow {
@@ -36,6 +36,8 @@ export interface RunRow {
   pending_action: unknown;
   error: unknown;
   usage: unknown;
+  sampling: unknown;
+  response_format: unknown;
   lease_owner: string | null;
   lease_until: Date | string | null;
   created_at: Date | string;
@@ -61,6 +63,8 @@ export function toRunRecord(row: RunRow): RunRecord {
     pendingAction: readPendingAction(row.pending_action),
     error: readError(row.error),
     usage: readUsage(row.usage),
+    sampling: readSampling(row.sampling) ?? null,
+    responseFormat: readResponseFormat(row.response_format) ?? null,
     leaseOwner: row.lease_owner,
     leaseUntil: row.lease_until === null ? null : date(row.lease_until),
     createdAt: date(row.created_at),
@@ -117,6 +121,8 @@ export interface NewRun {
   maxSteps: number;
   /** the agent profile the run follows and its version (absent: the default agent, version unknown) */
   agent?: { id: string; version: number };
+  sampling?: SamplingParams;
+  responseFormat?: ResponseFormat;
   /** with a live run in the conversation: insert nothing, or insert the run queued behind it */
   whenLive: 'skip' | 'queue';
   /** the instance that will drive the run (not taken if it is queued) */
@@ -219,12 +225,13 @@ export class RunRepository {
     const startAs: RunState = run.startNow ? 'EXECUTING' : 'CREATED';
     const inserted = unit.add(
       Prisma.sql`
-        INSERT INTO runs (id, conversation_id, workspace_id, state, step, mode, goal, model, max_steps, pending_action, lease_owner, lease_until, updated_at,
-                          agent_id, agent_version)
+        INSERT INTO runs (id, conversation_id, workspace_id, state, step, mode, goal, model, max_steps, sampling, response_format,
+                          pending_action, lease_owner, lease_until, updated_at, agent_id, agent_version)
         SELECT ${run.id}::text, conversation.id, conversation.workspace_id,
                CASE WHEN live.id IS NULL THEN ${startAs}::"RunState" ELSE 'CREATED'::"RunState" END,
                CASE WHEN live.id IS NULL THEN ${run.startNow ? 1 : 0}::int ELSE 0 END,
                ${run.mode}::"RunMode", ${run.goal}::text, ${json(run.model)}::jsonb, ${run.maxSteps}::int,
+               ${json(run.sampling)}::jsonb, ${json(run.responseFormat)}::jsonb,
                CASE WHEN live.id IS NULL THEN NULL ELSE ${json({ type: 'queued' } satisfies PendingAction)}::jsonb END,
                CASE WHEN live.id IS NULL THEN ${run.lease.owner}::text END,
                CASE WHEN live.id IS NULL THEN ${run.lease.until}::timestamptz END, now(),

@@ -564,6 +564,36 @@ export interface components {
             /** @description the default agent first, then the others by name */
             items: components["schemas"]["AgentView"][];
         };
+        SamplingDto: {
+            /** @description sampling temperature; unset: the model config's or the provider's default */
+            temperature?: number;
+            /** @description nucleus sampling: the probability mass sampled from (greater than 0, at most 1) */
+            topP?: number;
+            /** @description the answer's output limit per model call; never more than the model config's maxTokens nor than the context window leaves after the prompt */
+            maxTokens?: number;
+            /** @description asks the provider for reproducible sampling (where it supports it) */
+            seed?: number;
+            /** @description up to 4 sequences (1 to 200 characters each) at which the model stops writing */
+            stop?: string[];
+        };
+        ResponseFormatDto: {
+            /**
+             * @description `json_schema`: an instance of `schema`; `json_object`: any JSON object
+             * @enum {string}
+             */
+            type: "json_schema" | "json_object";
+            /**
+             * @description json_schema: the schema's name (required)
+             * @example weather_report
+             */
+            name?: string;
+            /** @description json_schema: the JSON Schema the answer must match (required; at most 64 KB of JSON, 32 levels deep) */
+            schema?: {
+                [key: string]: unknown;
+            };
+            /** @description json_schema: asks a provider that supports it to follow the schema exactly */
+            strict?: boolean;
+        };
         CreateAgentDto: {
             /** @description what the agent is for, for people choosing it */
             description?: Record<string, never>;
@@ -573,10 +603,8 @@ export interface components {
             model?: components["schemas"]["ModelRefDto"];
             /** @description tried in order when the model fails with a retryable error */
             fallbackModels?: components["schemas"]["ModelRefDto"][];
-            /** @description sampling defaults `{temperature, topP, maxTokens, seed, stop}`; a message’s own values win */
-            sampling?: {
-                [key: string]: unknown;
-            };
+            /** @description sampling defaults; a message’s own values win */
+            sampling?: components["schemas"]["SamplingDto"];
             /** @description the only tools runs are offered: built-in names, `mcp.<server>.<tool>` or `mcp.<server>.*`; unset: every tool of the workspace */
             tools?: string[];
             /** @description a policy per tool (`always`, `confirm`, `forbid`): applies where no conversation rule says otherwise, before the workspace’s rules */
@@ -597,10 +625,8 @@ export interface components {
              * @enum {string}
              */
             mode?: "react" | "plan" | "direct";
-            /** @description the shape of final answers: `{type: "json_schema", name, schema, strict?}` or `{type: "json_object"}` */
-            responseFormat?: {
-                [key: string]: unknown;
-            };
+            /** @description the shape of final answers (a message’s own wins): parsed, validated, repaired once, else the run fails with `invalid_output` */
+            responseFormat?: components["schemas"]["ResponseFormatDto"];
             skills?: components["schemas"]["SkillDto"][];
             /** @description tokens of conversation history a run’s context may hold; unset: as much as the model allows */
             memoryWindowTokens?: number;
@@ -619,10 +645,8 @@ export interface components {
             model?: components["schemas"]["ModelRefDto"];
             /** @description tried in order when the model fails with a retryable error */
             fallbackModels?: components["schemas"]["ModelRefDto"][];
-            /** @description sampling defaults `{temperature, topP, maxTokens, seed, stop}`; a message’s own values win */
-            sampling?: {
-                [key: string]: unknown;
-            };
+            /** @description sampling defaults; a message’s own values win */
+            sampling?: components["schemas"]["SamplingDto"];
             /** @description the only tools runs are offered: built-in names, `mcp.<server>.<tool>` or `mcp.<server>.*`; unset: every tool of the workspace */
             tools?: string[];
             /** @description a policy per tool (`always`, `confirm`, `forbid`): applies where no conversation rule says otherwise, before the workspace’s rules */
@@ -643,10 +667,8 @@ export interface components {
              * @enum {string}
              */
             mode?: "react" | "plan" | "direct";
-            /** @description the shape of final answers: `{type: "json_schema", name, schema, strict?}` or `{type: "json_object"}` */
-            responseFormat?: {
-                [key: string]: unknown;
-            };
+            /** @description the shape of final answers (a message’s own wins): parsed, validated, repaired once, else the run fails with `invalid_output` */
+            responseFormat?: components["schemas"]["ResponseFormatDto"];
             skills?: components["schemas"]["SkillDto"][];
             /** @description tokens of conversation history a run’s context may hold; unset: as much as the model allows */
             memoryWindowTokens?: number;
@@ -741,7 +763,7 @@ export interface components {
             /** @enum {string} */
             role: "user" | "assistant" | "tool" | "system";
             content: string;
-            /** @description tool calls, citations, reasoning … stored with the text; a user message's `attachments`: [{fileId, name, mediaType, size}] (bytes at GET /files/{fileId}) */
+            /** @description tool calls, citations, reasoning … stored with the text; `kind` says which message it is; a final answer under a response format has its parsed value as `output`; a user message's `attachments`: [{fileId, name, mediaType, size}] (bytes at GET /files/{fileId}) */
             parts: {
                 [key: string]: unknown;
             };
@@ -810,6 +832,18 @@ export interface components {
             agentId?: string;
             /** @description tools the client runs itself: a call pauses the run (AWAIT_USER, `tool.client` event) until POST /runs/{id}/tool-results */
             clientTools?: components["schemas"]["ClientToolDto"][];
+            /** @description sampling temperature; unset: the model config's or the provider's default */
+            temperature?: number;
+            /** @description nucleus sampling: the probability mass sampled from (greater than 0, at most 1) */
+            topP?: number;
+            /** @description the answer's output limit per model call; never more than the model config's maxTokens nor than the context window leaves after the prompt */
+            maxTokens?: number;
+            /** @description asks the provider for reproducible sampling (where it supports it) */
+            seed?: number;
+            /** @description up to 4 sequences (1 to 200 characters each) at which the model stops writing */
+            stop?: string[];
+            /** @description the answer's shape: its final answer is parsed and validated, the parsed object stored in the answer's parts as `output` */
+            responseFormat?: components["schemas"]["ResponseFormatDto"];
             /** @description files for the model: images (to a model that sees) and text files, PDFs (as context); docs/AGENTS.md#attachments */
             attachments?: components["schemas"]["AttachmentDto"][];
         };
@@ -854,6 +888,10 @@ export interface components {
             plan: components["schemas"]["PlanDto"] | null;
             error: components["schemas"]["RunErrorResponse"] | null;
             usage: components["schemas"]["RunUsageResponse"];
+            /** @description what its answer steps sample with: the agent's defaults, the message's over them, clamped to the model config; null: the defaults */
+            sampling: components["schemas"]["SamplingDto"] | null;
+            /** @description the shape its final answer must have (the message's, else the agent's) */
+            responseFormat: components["schemas"]["ResponseFormatDto"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -900,6 +938,10 @@ export interface components {
             plan: components["schemas"]["PlanDto"] | null;
             error: components["schemas"]["RunErrorResponse"] | null;
             usage: components["schemas"]["RunUsageResponse"];
+            /** @description what its answer steps sample with: the agent's defaults, the message's over them, clamped to the model config; null: the defaults */
+            sampling: components["schemas"]["SamplingDto"] | null;
+            /** @description the shape its final answer must have (the message's, else the agent's) */
+            responseFormat: components["schemas"]["ResponseFormatDto"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
