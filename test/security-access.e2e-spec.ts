@@ -98,13 +98,13 @@ async function seedWorkspaceA(): Promise<void> {
   const kb = await api.post('/knowledge-bases', { name: `${A_NAME} handbook` }).expect(201);
   const job = await api.post(`/knowledge-bases/${kb.body.id}/documents`, { title: A_TITLE, text: `Remember: ${A_TEXT}.` }).expect(202);
   const documentId = (await waitForJob(api, job.body.id)).result.documentId as string;
-  const agent = await new HelixApi(t.baseUrl, aKeys.admin).post('/agents', { name: 'alpha-agent', systemPrompt: A_TEXT }).expect(201);
   // another conversation: the first one's run waits on its approval
   const withFile = await api.postMessage(await api.createConversation({ title: A_TITLE }), {
     text: 'see the file',
     attachments: [{ name: 'plan.txt', dataUrl: `data:text/plain;base64,${Buffer.from(A_TEXT).toString('base64')}` }],
   });
   await api.waitForRun(withFile.run.id);
+  const agent = await new HelixApi(t.baseUrl, aKeys.admin).post('/agents', { name: 'alpha-agent', systemPrompt: A_TEXT }).expect(201);
   a = {
     agentId: agent.body.id,
     fileId: withFile.message.parts.attachments[0].fileId as string,

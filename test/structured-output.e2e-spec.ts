@@ -264,6 +264,26 @@ describe('structured output and sampling with the mock LLM', () => {
     expect((await ctx.api.finalAssistantMessage(id, posted.run.id))?.parts.output).toEqual(JSON.parse(VALID));
   });
 
+  it("an agent's sampling and response format are its runs' defaults; a message's own values win", async () => {
+    const created = await ctx.api.post('/agents', {
+      name: 'forecaster',
+      model: { provider: 'openai', modelId: 'mock-capped' },
+      sampling: { temperature: 0.4, maxTokens: 5000, stop: ['STOP'] },
+      responseFormat: weatherFormat,
+    }).expect(201);
+    const id = await ctx.api.createConversation({ title: 'agent', agentId: created.body.id });
+    ctx.mock.script({ text: VALID }, { text: '{"any": 1}' });
+    const first = await ctx.api.converse(id, { text: 'weather?', topP: 0.8 });
+    expect(first.done.data.output).toEqual(JSON.parse(VALID));
+    // the agent's maxTokens is clamped to the model config's ceiling like a message's
+    expect(ctx.mock.requests[0]).toMatchObject({ temperature: 0.4, top_p: 0.8, stop: ['STOP'], max_tokens: 300, response_format: { type: 'json_schema' } });
+    expect((await ctx.api.run(first.done.data.runId)).sampling).toEqual({ temperature: 0.4, topP: 0.8, maxTokens: 300, stop: ['STOP'] });
+
+    const second = await ctx.api.converse(id, { text: 'anything', temperature: 1, responseFormat: { type: 'json_object' } });
+    expect(second.done.data.output).toEqual({ any: 1 });
+    expect(ctx.mock.requests[1]).toMatchObject({ temperature: 1, response_format: { type: 'json_object' } });
+  });
+
   it('sends no sampling fields a message did not set, and no response_format to a title call', async () => {
     const untitled = await ctx.api.createConversation();
     ctx.mock.script({ text: '{"ok": true}' });

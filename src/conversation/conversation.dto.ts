@@ -173,7 +173,12 @@ export class MessageResponse {
   @ApiProperty({ type: 'integer', description: 'position in the conversation, increasing' }) seq!: number;
   @ApiProperty({ enum: ['user', 'assistant', 'tool', 'system'] }) role!: string;
   @ApiProperty() content!: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'tool calls, citations, reasoning … stored with the text; `kind` says which message it is; a final answer under a response format has its parsed value as `output`; a user message\'s `attachments`: [{fileId, name, mediaType, size}] (bytes at GET /files/{fileId})' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      "tool calls, citations, reasoning … stored with the text; `kind` says which message it is; a final answer under a response format has its parsed value as `output`; a user message's `attachments`: [{fileId, name, mediaType, size}] (bytes at GET /files/{fileId})",
+  })
   parts!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true, description: 'on a tool message: the call it answers' }) toolCallId!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;

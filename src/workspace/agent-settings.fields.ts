@@ -134,9 +134,11 @@ export function schemaProblem(schema: unknown): string | undefined {
   const text = JSON.stringify(schema);
   if (Buffer.byteLength(text) > MAX_SCHEMA_BYTES) return `its JSON is larger than ${MAX_SCHEMA_BYTES} bytes`;
   if (depthOf(schema) > MAX_SCHEMA_DEPTH) return `it nests deeper than ${MAX_SCHEMA_DEPTH} levels`;
+  // `$schema` may name a draft ajv was not set up for, `$id` would clash with an earlier schema's: both are only labels here
+  const { $schema: _draft, $id: _id, ...compilable } = schema as Record<string, unknown>;
   try {
-    ajv.compile(schema);
-    ajv.removeSchema(schema);
+    ajv.compile(compilable);
+    ajv.removeSchema(compilable);
   } catch (error) {
     return `ajv cannot compile it (${error instanceof Error ? error.message : String(error)})`;
   }

@@ -52,6 +52,26 @@ describe('format helpers', () => {
   });
 });
 
+describe('response formats on the wire', () => {
+  const schema = { type: 'object', properties: { a: { type: 'string' } } };
+
+  it("uses OpenAI's shape", () => {
+    expect(toOpenAiResponseFormat({ type: 'json_object' })).toEqual({ type: 'json_object' });
+    expect(toOpenAiResponseFormat({ type: 'json_schema', name: 'n', schema, strict: true })).toEqual({ type: 'json_schema', json_schema: { name: 'n', schema, strict: true } });
+    expect(toOpenAiResponseFormat({ type: 'json_schema', name: 'n', schema })).toEqual({ type: 'json_schema', json_schema: { name: 'n', schema } });
+  });
+
+  it('asks in the system prompt where the model takes no response_format', () => {
+    const messages = [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: 'hi' }];
+    const asked = withFormatInstructions(messages, { type: 'json_schema', name: 'n', schema });
+    expect(asked[0].content).toBe(`Be brief.\n\n${formatInstructions({ type: 'json_schema', name: 'n', schema })}`);
+    expect(asked[0].content).toContain(JSON.stringify(schema));
+    expect(asked[1]).toBe(messages[1]);
+    expect(messages[0].content).toBe('Be brief.'); // not changed in place
+    expect(withFormatInstructions([{ role: 'user', content: 'hi' }], { type: 'json_object' })[0]).toEqual({ role: 'system', content: formatInstructions({ type: 'json_object' }) });
+  });
+});
+
 describe('toOpenAiMessages', () => {
   it("sends a user message's images as image_url parts (data: URLs) after its text; without images, plain content", () => {
     const messages = toOpenAiMessages([
@@ -71,25 +91,5 @@ describe('toOpenAiMessages', () => {
       { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/gif;base64,R0lG' } }] },
       { role: 'user', content: 'plain' },
     ]);
-  });
-});
-
-describe('response formats on the wire', () => {
-  const schema = { type: 'object', properties: { a: { type: 'string' } } };
-
-  it("uses OpenAI's shape", () => {
-    expect(toOpenAiResponseFormat({ type: 'json_object' })).toEqual({ type: 'json_object' });
-    expect(toOpenAiResponseFormat({ type: 'json_schema', name: 'n', schema, strict: true })).toEqual({ type: 'json_schema', json_schema: { name: 'n', schema, strict: true } });
-    expect(toOpenAiResponseFormat({ type: 'json_schema', name: 'n', schema })).toEqual({ type: 'json_schema', json_schema: { name: 'n', schema } });
-  });
-
-  it('asks in the system prompt where the model takes no response_format', () => {
-    const messages = [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: 'hi' }];
-    const asked = withFormatInstructions(messages, { type: 'json_schema', name: 'n', schema });
-    expect(asked[0].content).toBe(`Be brief.\n\n${formatInstructions({ type: 'json_schema', name: 'n', schema })}`);
-    expect(asked[0].content).toContain(JSON.stringify(schema));
-    expect(asked[1]).toBe(messages[1]);
-    expect(messages[0].content).toBe('Be brief.'); // not changed in place
-    expect(withFormatInstructions([{ role: 'user', content: 'hi' }], { type: 'json_object' })[0]).toEqual({ role: 'system', content: formatInstructions({ type: 'json_object' }) });
   });
 });

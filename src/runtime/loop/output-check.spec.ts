@@ -48,6 +48,17 @@ describe('OutputChecker', () => {
     });
   });
 
+  it('keeps each error short and at most ten of them', () => {
+    const values = Array.from({ length: 200 }, (_, i) => `value-${i}`);
+    const wide = { type: 'json_schema' as const, name: 'w', schema: { type: 'array', items: { enum: values } } };
+    const checked = checker.check(wide, JSON.stringify(Array.from({ length: 20 }, (_, i) => `bad-${i}`)));
+    expect(checked.ok).toBe(false);
+    if (checked.ok) return;
+    expect(checked.errors).toHaveLength(10);
+    expect(checked.errors.every((e) => e.length <= 300)).toBe(true);
+    expect(checked.errors[0]).toMatch(/^\/0 must be one of \["value-0",.*…$/);
+  });
+
   it('json_object takes any object, and only an object', () => {
     const object = { type: 'json_object' as const };
     expect(checker.check(object, '{"x": [1]}')).toEqual({ ok: true, output: { x: [1] } });
@@ -61,6 +72,12 @@ describe('OutputChecker', () => {
     fresh.check({ ...format, schema: JSON.parse(JSON.stringify(SCHEMA)) }, '{"name": "a", "age": 1}');
     fresh.check({ ...format, schema: JSON.parse(JSON.stringify(SCHEMA)) }, '{"name": "b", "age": 2}');
     expect(compile).toHaveBeenCalledTimes(1);
+  });
+
+  it('reads `$schema` and `$id` as labels: any draft named, the same id twice', () => {
+    const labelled = { ...SCHEMA, $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'https://example.com/person' };
+    expect(checker.check({ ...format, schema: labelled }, '{"name": "a", "age": 1}')).toMatchObject({ ok: true });
+    expect(checker.check({ ...format, schema: { ...labelled, required: ['name'] } }, '{"name": "a"}')).toMatchObject({ ok: true });
   });
 
   it('reports a schema that does not compile as an error, not a throw', () => {

@@ -7,6 +7,8 @@ export type OutputCheck = { ok: true; output: unknown } | { ok: false; errors: s
 
 /** errors named to the model and in the run's error, at most */
 export const MAX_OUTPUT_ERRORS = 10;
+/** an error's length, at most (a long enum or path would crowd out the others) */
+const MAX_ERROR_CHARS = 300;
 /** compiled schemas kept (a run's schema is checked at each final answer, and again after a repair) */
 const CACHE_SIZE = 200;
 
@@ -63,7 +65,7 @@ export class OutputChecker {
       return { ok: false, errors: [`the schema cannot be compiled (${error instanceof Error ? error.message : String(error)})`] };
     }
     if (validate(value)) return { ok: true, output: value };
-    const errors = (validate.errors ?? []).slice(0, MAX_OUTPUT_ERRORS).map(describeOutputError);
+    const errors = (validate.errors ?? []).slice(0, MAX_OUTPUT_ERRORS).map((error) => clip(describeOutputError(error)));
     return { ok: false, errors: errors.length ? errors : ['the answer does not match the schema'] };
   }
 
@@ -76,13 +78,17 @@ export class OutputChecker {
       this.compiled.set(key, hit);
       return hit;
     }
-    const validate = this.ajv.compile(schema);
-    this.ajv.removeSchema(schema);
+    // as when the message was posted: `$schema` and `$id` are labels (a draft ajv may not know, an id that would clash)
+    const { $schema: _draft, $id: _id, ...compilable } = schema;
+    const validate = this.ajv.compile(compilable);
+    this.ajv.removeSchema(compilable);
     this.compiled.set(key, validate);
     if (this.compiled.size > CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value as string);
     return validate;
   }
 }
+
+const clip = (text: string) => (text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text);
 
 /** The follow-up message of the one repair round: what was wrong, and what to send instead. */
 export function repairRequest(format: ResponseFormat, errors: string[]): string {

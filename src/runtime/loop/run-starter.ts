@@ -14,8 +14,8 @@ import { RunObserver } from '../store/run-observer';
 import { type LiveRun, RunRepository } from '../store/run.repository';
 import type { RunMode, RunRecord } from '../store/run.records';
 import { stepStatus } from './step-replay';
-import { refuseUnseenImages } from './attachment-check';
 import { runSampling } from './run-sampling';
+import { refuseUnseenImages } from './attachment-check';
 
 type RunShape = Pick<RunRecord, 'sampling' | 'responseFormat'>;
 
@@ -101,8 +101,8 @@ export class RunStarter {
     if (!active) slot?.release();
     const context: RunContext = { workspaceId: auth.workspaceId, settings, fallbacks: this.router.fallbacks(settings), needsTitle: conversation.needsTitle };
     const model = await this.resolveModel(input.modelOverride, conversation.model, settings, auth.workspaceId);
-    const shape = await this.shapeOf(input, settings, model, auth.workspaceId);
     await refuseUnseenImages(this.router, model, input.attachments?.files, auth.workspaceId);
+    const shape = await this.shapeOf(input, settings, model, auth.workspaceId);
     const attachments = await input.attachments?.store();
     const policy = settings.multitask ?? 'reject';
 
