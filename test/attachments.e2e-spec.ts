@@ -157,6 +157,26 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
     expect(elsewhere.body.message).toBe('Request body is too large (the limit is 2048 bytes, HELIX_BODY_LIMIT)');
   });
 
+  it('a streaming multipart POST (Accept: text/event-stream) answers the run as SSE, the image sent', async () => {
+    const conversationId = await ctx.api.createConversation();
+    const form = new FormData();
+    form.append('text', 'Stream about this');
+    form.append('mode', 'direct');
+    form.append('image', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'dot.png');
+    const before = ctx.mock.requests.length;
+    const res = await fetch(`${ctx.t.baseUrl}/api/v1/conversations/${conversationId}/messages`, {
+      method: 'POST',
+      headers: { Accept: 'text/event-stream', 'X-API-Token': TOKEN },
+      body: form,
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const stream = await res.text(); // the server ends the response after done
+    expect(stream).toMatch(/event: done\ndata: \{"runId":"run_\w+","state":"SUCCEEDED"\}/);
+    const parts = lastUser(ctx.mock.requests[before]).content;
+    expect(Array.isArray(parts) && parts.map((p) => p.type)).toEqual(['text', 'image_url']);
+  });
+
   it('refuses a spoofed file, a binary and one over HELIX_MAX_ATTACHMENT_BYTES, storing nothing', async () => {
     const conversationId = await ctx.api.createConversation();
     const filesBefore = await storedFiles();

@@ -161,5 +161,11 @@ describe('OfflineModel', () => {
       new OfflineModel().respond(request([{ role: 'user', content: 'and these', images: [{ mediaType: 'image/gif', data: 'R0lGODlh' }, { mediaType: 'image/webp', data: png }] }])),
     );
     expect(textOf(two)).toMatch(/^I see 2 images \(image\/gif, 6 bytes; image\/webp, 68 bytes\)\./);
+    // asked for a JSON answer, it describes the image in one
+    const shaped = await collect(
+      new OfflineModel().respond({ ...request([{ role: 'user', content: 'What is this?', images: [{ mediaType: 'image/png', data: png }] }]), responseFormat: { type: 'json_object' } }),
+    );
+    expect(() => JSON.parse(textOf(shaped))).not.toThrow();
+    expect(textOf(shaped)).toContain('I see an image');
   });
 });

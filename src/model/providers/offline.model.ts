@@ -91,7 +91,7 @@ export class OfflineModel implements ChatProvider {
 
     const offered = new Set((request.tools ?? []).map((t) => t.name));
     // it "sees" what it is shown, so the whole path of an image works without a key
-    if (last?.role === 'user' && last.images?.length) return { text: `${describeImages(last.images)} ${echo(lastUser, offered)}`, toolCalls: [] };
+    if (last?.role === 'user' && last.images?.length) return answer(`${describeImages(last.images)} ${echo(lastUser, offered)}`);
     if (last?.role === 'user') {
       const calls = toolCallsFor(last.content, offered, messages.length);
       if (calls.length) return { text: '', toolCalls: calls };
