@@ -56,6 +56,33 @@ describe('ToolHub.policy', () => {
     rules.push({ id: 'r2', workspaceId: 'w', conversationId: 'c', tool: 'calculator', mode: 'always', createdAt: new Date() });
     await expect(hub.policy(scope, calculator, 'calculator')).resolves.toBe('always');
   });
+
+  it("puts the agent's policy between the conversation's rule and the workspace's; a `prefix.*` entry covers a server", async () => {
+    const calculator = hub.get('calculator');
+    const scope = { workspaceId: 'w', conversationId: 'c', settings: { toolPolicies: { calculator: 'confirm' as const, 'mcp.*': 'forbid' as const, 'mcp.docs.*': 'always' as const } } };
+    rules.push({ id: 'r1', workspaceId: 'w', conversationId: null, tool: 'calculator', mode: 'forbid', createdAt: new Date() });
+    await expect(hub.policy(scope, calculator, 'calculator')).resolves.toBe('confirm');
+    await expect(hub.policy(scope, undefined, 'mcp.docs.search')).resolves.toBe('always');
+    await expect(hub.policy(scope, undefined, 'mcp.other.search')).resolves.toBe('forbid');
+    rules.push({ id: 'r2', workspaceId: 'w', conversationId: 'c', tool: 'calculator', mode: 'always', createdAt: new Date() });
+    await expect(hub.policy(scope, calculator, 'calculator')).resolves.toBe('always');
+  });
+});
+
+describe("ToolHub and an agent's tools list", () => {
+  const hub = hubWith();
+  const scope = (tools?: string[]) => ({ workspaceId: 'w', conversationId: 'c', settings: { tools } });
+
+  it('offers and resolves only the tools the list allows; no list allows every tool', async () => {
+    expect((await hub.specsFor(scope(['calculator']))).map((s) => s.name)).toEqual(['calculator']);
+    expect(await hub.specsFor(scope([]))).toEqual([]);
+    expect((await hub.specsFor(scope())).map((s) => s.name).sort()).toEqual(['ask_user', 'calculator', 'current_time']);
+    await expect(hub.resolve(scope(['calculator']), 'current_time')).resolves.toBeUndefined();
+    await expect(hub.resolve(scope(['calculator']), 'calculator')).resolves.toBe(hub.get('calculator'));
+    // a call for a tool the list leaves out fails as unknown, naming only the allowed ones
+    const result = await hub.invoke(undefined, 'current_time', '{}', { ...context(), settings: { tools: ['calculator'] } });
+    expect(result).toEqual({ ok: false, error: 'Unknown tool "current_time". Available: calculator' });
+  });
 });
 
 describe('ToolHub.invoke', () => {

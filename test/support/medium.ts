@@ -80,6 +80,8 @@ export interface MediumTest {
   readonly conversations: ConversationService;
   /** WorkspaceService with its real ConfigHistory */
   readonly workspaces: WorkspaceService;
+  readonly agents: AgentService;
+  readonly history: ConfigHistory;
   /**
    * A new BudgetService (its own cache of days, as another instance would have) on the shared
    * UsageRepository; every model priced `prices`; the budgets its refusals name in `rejected`.
@@ -172,6 +174,12 @@ export async function mediumTest(): Promise<MediumTest> {
     },
     get workspaces() {
       return workspaces();
+    },
+    get agents() {
+      return agents();
+    },
+    get history() {
+      return history();
     },
     budgets(prices = TEST_PRICES) {
       const rejected: string[] = [];
