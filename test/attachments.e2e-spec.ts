@@ -226,6 +226,19 @@ describe('attachments on messages (mock LLM, embedded database)', () => {
     expect((await ctx.api.waitForRun(text.run.id)).state).toBe('SUCCEEDED');
   });
 
+  it('names an earlier image instead of sending it when a later run goes to a model that cannot see', async () => {
+    const conversationId = await ctx.api.createConversation();
+    expect((await ctx.api.converse(conversationId, { text: 'Look', mode: 'direct', attachments: [{ name: 'seen.png', dataUrl: dataUrl(PNG) }] })).done.data.state).toBe('SUCCEEDED');
+    const before = ctx.mock.requests.length;
+    const blind = await ctx.api.converse(conversationId, { text: 'And now?', mode: 'direct', modelOverride: { provider: 'openai', modelId: 'blind-model' } });
+    expect(blind.done.data.state).toBe('SUCCEEDED');
+    const messages = ctx.mock.requests[before].messages ?? [];
+    expect(messages.some((m) => Array.isArray(m.content))).toBe(false);
+    expect(messages.find((m) => typeof m.content === 'string' && m.content.startsWith('Look'))?.content).toContain(
+      '[Attached file `seen.png` (image/png) could not be given to you: the model answering now cannot see images]',
+    );
+  });
+
   it('a fork keeps the attachments: its next run shows the model the image again', async () => {
     const conversationId = await ctx.api.createConversation();
     const first = await ctx.api.converse(conversationId, { text: 'Remember this', mode: 'direct', attachments: [{ name: 'dot.png', dataUrl: dataUrl(PNG) }] });

@@ -14,6 +14,9 @@ export const RESERVE_FRACTION = 0.1;
 export const WARN_AT = 0.8;
 /** …and at this share the older half of the history is summarised. */
 export const COMPACT_AT = 0.9;
+/** Why an earlier image is not shown to a model that cannot see (the model reads it). */
+const UNSEEN_IMAGE = 'the model answering now cannot see images';
+
 /** The reply's room when the model's config sets no output limit: a quarter of the window, at most 4,096. */
 const DEFAULT_MAX_OUTPUT = 4096;
 
@@ -148,11 +151,20 @@ export class MemoryWindow {
     };
   }
 
-  /** The contents of the files attached to the messages after the summary (a summary only moves forward). */
+  /**
+   * The contents of the files attached to the messages after the summary (a summary only moves
+   * forward). For a model that cannot see, earlier images are named instead of sent: a
+   * conversation may change to such a model after a picture (another agent, a model override),
+   * and the provider would refuse the whole request.
+   */
   private async loadAttachments(request: WindowRequest, summary: SummaryRecord | undefined): Promise<LoadedAttachments> {
     const from = summary?.coversToSeq ?? 0;
     const refs = attachmentsOf(request.view.filter((record) => record.seq > from));
-    return refs.length ? this.attachments.load(request.workspaceId, refs) : new Map();
+    if (!refs.length) return new Map();
+    const loaded = await this.attachments.load(request.workspaceId, refs);
+    if (![...loaded.values()].some((content) => content.kind === 'image')) return loaded;
+    if ((await this.router.describe(request.model, request.workspaceId)).vision) return loaded;
+    return new Map([...loaded].map(([id, content]) => [id, content.kind === 'image' ? { kind: 'unreadable', reason: UNSEEN_IMAGE } : content]));
   }
 
   /** The summary (at most a quarter of `room`) and the newest messages after it that fit. */
