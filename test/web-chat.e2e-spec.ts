@@ -14,6 +14,7 @@ import { mockTokensText } from './support/sse-client';
 
 const TOKEN = 'web-chat-admin-key';
 const mock = (directive: object, prefix = '') => `${prefix}MOCK:${JSON.stringify(directive)}`;
+const MAX_ATTACHMENT_BYTES = 64 * 1024;
 /** a 1×1 PNG */
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 /** The page's globals this file touches (it is type-checked without the DOM library). */
@@ -31,7 +32,8 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 }
 
 describeInBrowser('web chat app', () => {
-  const ctx = useMockApp(TOKEN);
+  // a small attachment limit, so that a file over it is quick to make
+  const ctx = useMockApp(TOKEN, { HELIX_MAX_ATTACHMENT_BYTES: String(MAX_ATTACHMENT_BYTES) });
   let browser: Browser;
   let page: Page;
   let files: string;
@@ -278,13 +280,25 @@ describeInBrowser('web chat app', () => {
   });
 
   it("shows the server's refusal of a file and gives the message and its files back", async () => {
+    // over the limit: still sent, and the server's 413 names the file and the limit
+    const big = join(files, 'big.txt');
+    writeFileSync(big, 'x'.repeat(MAX_ATTACHMENT_BYTES + 1));
+    await page.getByLabel('Attach files').setInputFiles([big]);
+    await send('Read this');
+    await shows(page.getByRole('alert').getByText(`big.txt is ${MAX_ATTACHMENT_BYTES + 1} bytes; the limit is ${MAX_ATTACHMENT_BYTES} bytes`));
+    const chosen = page.getByRole('list', { name: 'Files to send' });
+    await expect(page.locator('#composer-text').inputValue()).resolves.toBe('Read this');
+    await chosen.getByRole('button', { name: 'Remove big.txt' }).click();
+
+    // text named .png: the server sniffs the bytes and refuses it (415)
     const fake = join(files, 'fake.png');
     writeFileSync(fake, 'this is text, not a picture');
     await page.getByLabel('Attach files').setInputFiles([fake]);
-    await send('Look at this');
+    await page.locator('#composer-text').press('Enter');
     await shows(page.getByRole('alert').getByText('fake.png'));
-    await expect(page.getByRole('list', { name: 'Files to send' }).getByText('fake.png').count()).resolves.toBe(1);
-    await expect(page.locator('#composer-text').inputValue()).resolves.toBe('Look at this');
+    await expect(chosen.getByText('fake.png').count()).resolves.toBe(1);
+    await expect(page.locator('#composer-text').inputValue()).resolves.toBe('Read this');
+    await expect(page.locator('li.message.user').count()).resolves.toBe(0);
   });
 
   it('switches to Chinese: the page and the server messages', async () => {
