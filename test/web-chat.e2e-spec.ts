@@ -280,6 +280,8 @@ describeInBrowser('web chat app', () => {
   });
 
   it("shows the server's refusal of a file and gives the message and its files back", async () => {
+    const conversations = async () => (await ctx.api.get('/conversations?limit=100')).body.items.length as number;
+    const before = await conversations();
     // over the limit: still sent, and the server's 413 names the file and the limit
     const big = join(files, 'big.txt');
     writeFileSync(big, 'x'.repeat(MAX_ATTACHMENT_BYTES + 1));
@@ -299,6 +301,8 @@ describeInBrowser('web chat app', () => {
     await expect(chosen.getByText('fake.png').count()).resolves.toBe(1);
     await expect(page.locator('#composer-text').inputValue()).resolves.toBe('Read this');
     await expect(page.locator('li.message.user').count()).resolves.toBe(0);
+    // both tries went to the one conversation the first created
+    expect(await conversations()).toBe(before + 1);
   });
 
   it('switches to Chinese: the page and the server messages', async () => {

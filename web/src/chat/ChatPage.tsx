@@ -38,6 +38,8 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
   const [pendingModel, setPendingModel] = useState<ModelRef | null>(null);
   const models = useModels();
   const liveRunId = useRef<string | null>(null);
+  /** a conversation created for a first message the server then refused (a file, say): the next try reuses it */
+  const created = useRef<string | null>(null);
 
   const onRunEvent = useCallback(
     (_runId: string, event: ClientRunEvent) => {
@@ -98,10 +100,10 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
     try {
       // read before a conversation is created: a file the browser cannot read creates nothing
       const attachments = await Promise.all(files.map(toAttachment));
-      let id = conversationId;
+      let id = conversationId ?? created.current;
       if (!id) {
-        const created = await ok(api.POST('/api/v1/conversations', { body: pendingModel ? { model: pendingModel } : {} }));
-        id = created.id;
+        id = (await ok(api.POST('/api/v1/conversations', { body: pendingModel ? { model: pendingModel } : {} }))).id;
+        created.current = id;
         onConversationsChanged();
       }
       const posted = await ok(api.POST('/api/v1/conversations/{id}/messages', { params: { path: { id } }, body: { text, mode, ...(attachments.length ? { attachments } : {}) } }));
