@@ -148,7 +148,7 @@ describe('CORS with HELIX_CORS_ORIGINS unset (the default)', () => {
   it("sends helmet's headers with a Content-Security-Policy of this origin only", async () => {
     const res = await request(t.baseUrl).get('/health').expect(200);
     expect(res.headers['content-security-policy']).toBe(
-      "default-src 'self';base-uri 'self';connect-src 'self';font-src 'self' data:;form-action 'self';frame-ancestors 'none';img-src 'self' data:;" +
+      "default-src 'self';base-uri 'self';connect-src 'self';font-src 'self' data:;form-action 'self';frame-ancestors 'none';img-src 'self' data: blob:;" +
         "object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' 'unsafe-inline'",
     );
     expect(res.headers).toMatchObject({

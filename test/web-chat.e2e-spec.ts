@@ -3,9 +3,10 @@
  * real server on the embedded database, against the mock LLM: what a person does every day.
  * Runs are scripted by MOCK: directives in the message text (test/support/mock-llm).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GraphQLClient, gql } from 'graphql-request';
 import type { Browser, Page } from 'playwright-core';
 import { describeInBrowser, launchBrowser } from './support/browser';
 import { useMockApp } from './support/mock-app';
@@ -13,6 +14,9 @@ import { mockTokensText } from './support/sse-client';
 
 const TOKEN = 'web-chat-admin-key';
 const mock = (directive: object, prefix = '') => `${prefix}MOCK:${JSON.stringify(directive)}`;
+const MAX_ATTACHMENT_BYTES = 64 * 1024;
+/** a 1×1 PNG */
+const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 /** The page's globals this file touches (it is type-checked without the DOM library). */
 type PageGlobals = { sessionStorage: { setItem(key: string, value: string): void }; __owned?: number };
 
@@ -28,7 +32,8 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 }
 
 describeInBrowser('web chat app', () => {
-  const ctx = useMockApp(TOKEN);
+  // a small attachment limit, so that a file over it is quick to make
+  const ctx = useMockApp(TOKEN, { HELIX_MAX_ATTACHMENT_BYTES: String(MAX_ATTACHMENT_BYTES) });
   let browser: Browser;
   let page: Page;
   let files: string;
@@ -226,6 +231,78 @@ describeInBrowser('web chat app', () => {
     await finished();
     expect(ctx.mock.requests.slice(before)[0].messages?.[0]).toEqual({ role: 'system', content: 'You are a pirate.' });
     expect((await ctx.api.run(await runIdOnPage())).agentId).toBe(created.body.id);
+  });
+
+  it('sends an image and a text file with a message, and shows them in the history after a reload', async () => {
+    // the mock's model sees (a model config's flag): else the server refuses the image
+    const admin = new GraphQLClient(`${ctx.t.baseUrl}/graphql`, { headers: { 'X-API-Token': TOKEN } });
+    await admin.request(gql`mutation($input: ModelConfigInput!) { upsertModelConfig(input: $input) { id } }`, {
+      input: { provider: 'openai', modelId: 'mock-model', vision: true },
+    });
+    const png = join(files, 'dot.png');
+    const notes = join(files, 'notes.txt');
+    const extra = join(files, 'extra.txt');
+    const notesText = 'The heron nests by the north pond.\n';
+    writeFileSync(png, Buffer.from(PNG_BASE64, 'base64'));
+    writeFileSync(notes, notesText);
+    writeFileSync(extra, 'not this one');
+    await page.getByLabel('Attach files').setInputFiles([png, notes, extra]);
+    const chosen = page.getByRole('list', { name: 'Files to send' });
+    await expect(chosen.locator('li').allInnerTexts()).resolves.toEqual([expect.stringMatching(/^dot\.png\s+70 B/), expect.stringMatching(/^notes\.txt\s+35 B/), expect.stringMatching(/^extra\.txt/)]);
+    await chosen.getByRole('button', { name: 'Remove extra.txt' }).click();
+    await expect(chosen.locator('li').count()).resolves.toBe(2);
+
+    ctx.mock.enqueue({ text: 'A dot, and a note about a heron.' });
+    const before = ctx.mock.requests.length;
+    await send('What are these?', 'direct');
+    await finished();
+    await expect(page.getByRole('list', { name: 'Files to send' }).count()).resolves.toBe(0);
+    const user = [...(ctx.mock.requests[before].messages ?? [])].reverse().find((m) => m.role === 'user')!;
+    expect(user.content).toEqual([
+      { type: 'text', text: `What are these?\n\nAttached file \`notes.txt\`:\n${notesText}` },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+    ]);
+
+    await page.reload();
+    const message = page.locator('li.message.user').last();
+    const thumbnail = message.getByRole('img', { name: 'dot.png' });
+    await shows(thumbnail);
+    await expect(thumbnail.getAttribute('src')).resolves.toMatch(/^blob:/);
+    // drawn, not blocked: the page's CSP allows blob: images
+    await until(() => thumbnail.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth), (width) => width === 1);
+    const chip = message.getByRole('button', { name: 'Download notes.txt (35 B)' });
+    await shows(chip);
+    const [download] = await Promise.all([page.waitForEvent('download'), chip.click()]);
+    expect(download.suggestedFilename()).toBe('notes.txt');
+    const saved = join(files, 'downloaded.txt');
+    await download.saveAs(saved);
+    expect(readFileSync(saved, 'utf8')).toBe(notesText);
+  });
+
+  it("shows the server's refusal of a file and gives the message and its files back", async () => {
+    const conversations = async () => (await ctx.api.get('/conversations?limit=100')).body.items.length as number;
+    const before = await conversations();
+    // over the limit: still sent, and the server's 413 names the file and the limit
+    const big = join(files, 'big.txt');
+    writeFileSync(big, 'x'.repeat(MAX_ATTACHMENT_BYTES + 1));
+    await page.getByLabel('Attach files').setInputFiles([big]);
+    await send('Read this');
+    await shows(page.getByRole('alert').getByText(`big.txt is ${MAX_ATTACHMENT_BYTES + 1} bytes; the limit is ${MAX_ATTACHMENT_BYTES} bytes`));
+    const chosen = page.getByRole('list', { name: 'Files to send' });
+    await expect(page.locator('#composer-text').inputValue()).resolves.toBe('Read this');
+    await chosen.getByRole('button', { name: 'Remove big.txt' }).click();
+
+    // text named .png: the server sniffs the bytes and refuses it (415)
+    const fake = join(files, 'fake.png');
+    writeFileSync(fake, 'this is text, not a picture');
+    await page.getByLabel('Attach files').setInputFiles([fake]);
+    await page.locator('#composer-text').press('Enter');
+    await shows(page.getByRole('alert').getByText('fake.png'));
+    await expect(chosen.getByText('fake.png').count()).resolves.toBe(1);
+    await expect(page.locator('#composer-text').inputValue()).resolves.toBe('Read this');
+    await expect(page.locator('li.message.user').count()).resolves.toBe(0);
+    // both tries went to the one conversation the first created
+    expect(await conversations()).toBe(before + 1);
   });
 
   it('switches to Chinese: the page and the server messages', async () => {

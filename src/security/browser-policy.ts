@@ -17,7 +17,9 @@ export const CONTENT_SECURITY_POLICY = {
   'font-src': ["'self'", 'data:'],
   'form-action': ["'self'"],
   'frame-ancestors': ["'none'"],
-  'img-src': ["'self'", 'data:'],
+  // blob: for the web app's attachment thumbnails: their bytes are fetched with the API key
+  // (an <img src> cannot send it) and shown from a blob: URL; an image cannot run script
+  'img-src': ["'self'", 'data:', 'blob:'],
   'object-src': ["'none'"],
   'script-src': ["'self'"],
   'script-src-attr': ["'none'"],

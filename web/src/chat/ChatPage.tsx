@@ -9,6 +9,7 @@ import { useI18n } from '../i18n/i18n';
 import type { Citation } from '../run/run-state';
 import { useRuns } from '../run/useRuns';
 import { ErrorNote } from '../ui/ErrorNote';
+import { toAttachment } from './attachments';
 import { Composer } from './Composer';
 import { ConversationSettingsDialog } from './ConversationSettings';
 import { MessageList } from './MessageList';
@@ -37,6 +38,8 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
   const [pendingModel, setPendingModel] = useState<ModelRef | null>(null);
   const models = useModels();
   const liveRunId = useRef<string | null>(null);
+  /** a conversation created for a first message the server then refused (a file, say): the next try reuses it */
+  const created = useRef<string | null>(null);
 
   const onRunEvent = useCallback(
     (_runId: string, event: ClientRunEvent) => {
@@ -91,17 +94,19 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
   const live = liveRunId.current ? runs.get(liveRunId.current) : undefined;
   const running = Boolean(live && !live.finalState);
 
-  const send = async (text: string, mode: RunMode) => {
+  const send = async (text: string, mode: RunMode, files: File[]) => {
     setSending(true);
     setError(null);
     try {
-      let id = conversationId;
+      // read before a conversation is created: a file the browser cannot read creates nothing
+      const attachments = await Promise.all(files.map(toAttachment));
+      let id = conversationId ?? created.current;
       if (!id) {
-        const created = await ok(api.POST('/api/v1/conversations', { body: pendingModel ? { model: pendingModel } : {} }));
-        id = created.id;
+        id = (await ok(api.POST('/api/v1/conversations', { body: pendingModel ? { model: pendingModel } : {} }))).id;
+        created.current = id;
         onConversationsChanged();
       }
-      const posted = await ok(api.POST('/api/v1/conversations/{id}/messages', { params: { path: { id } }, body: { text, mode } }));
+      const posted = await ok(api.POST('/api/v1/conversations/{id}/messages', { params: { path: { id } }, body: { text, mode, ...(attachments.length ? { attachments } : {}) } }));
       if (typeof posted === 'string') throw new ApiError(500, 'unexpected event stream');
       if (id !== conversationId) {
         startedRuns.set(id, posted.run);

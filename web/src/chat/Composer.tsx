@@ -1,6 +1,7 @@
-import { useState, type KeyboardEvent } from 'react';
+import { useRef, useState, type KeyboardEvent } from 'react';
 import type { ModelRef, RunMode } from '../api/types';
 import { useI18n } from '../i18n/i18n';
+import { AttachButton, ChosenFiles } from './ComposerFiles';
 import type { ModelOption } from './useModels';
 
 const MODES: RunMode[] = ['react', 'plan', 'direct'];
@@ -12,22 +13,30 @@ interface ComposerProps {
   models: ModelOption[];
   model: ModelRef | null;
   onModelChange(model: ModelRef | null): void;
-  onSend(text: string, mode: RunMode): Promise<void>;
+  /** rejects when the message was not sent: the composer gives its text and files back */
+  onSend(text: string, mode: RunMode, files: File[]): Promise<void>;
   onCancel(): void;
 }
 
-/** The message box: Enter sends, Shift+Enter adds a line; mode and model beside it; Stop while a run goes on. */
+/** The message box: Enter sends, Shift+Enter adds a line; files, mode and model beside it; Stop while a run goes on. */
 export function Composer({ busy, running, models, model, onModelChange, onSend, onCancel }: ComposerProps) {
   const { t } = useI18n();
   const [text, setText] = useState('');
   const [mode, setMode] = useState<RunMode>('react');
+  const [files, setFiles] = useState<File[]>([]);
+  const box = useRef<HTMLTextAreaElement>(null);
   const canSend = Boolean(text.trim()) && !busy && !running;
 
   const submit = async () => {
     if (!canSend) return;
     const sent = text;
+    const attached = files;
     setText('');
-    await onSend(sent, mode).catch(() => setText(sent));
+    setFiles([]);
+    await onSend(sent, mode, attached).catch(() => {
+      setText(sent);
+      setFiles(attached);
+    });
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -49,8 +58,10 @@ export function Composer({ busy, running, models, model, onModelChange, onSend, 
       <label htmlFor="composer-text" className="visually-hidden">
         {t('composer.placeholder')}
       </label>
-      <textarea id="composer-text" value={text} onChange={(e) => setText(e.target.value)} onKeyDown={onKeyDown} placeholder={t('composer.placeholder')} rows={2} />
+      <textarea ref={box} id="composer-text" value={text} onChange={(e) => setText(e.target.value)} onKeyDown={onKeyDown} placeholder={t('composer.placeholder')} rows={2} />
+      <ChosenFiles files={files} onChange={setFiles} onRemoved={() => box.current?.focus()} />
       <div className="composer-bar">
+        <AttachButton files={files} disabled={busy} onChange={setFiles} />
         <label>
           <span className="visually-hidden">{t('composer.mode')}</span>
           <select value={mode} onChange={(e) => setMode(e.target.value as RunMode)} aria-label={t('composer.mode')} data-testid="mode">

@@ -2,6 +2,8 @@ import type { Message } from '../api/types';
 import { useI18n } from '../i18n/i18n';
 import type { Citation } from '../run/run-state';
 import { AnswerText } from './AnswerText';
+import { storedAttachments } from './attachments';
+import { MessageAttachments } from './MessageAttachments';
 import { ToolCard } from './ToolCard';
 
 interface StoredParts {
@@ -32,6 +34,7 @@ export function HistoryMessage({
       <li className="message user" data-message-id={message.id}>
         <span className="visually-hidden">{t('chat.you')}</span>
         <div className="bubble">{message.content}</div>
+        <MessageAttachments attachments={storedAttachments(message.parts)} />
       </li>
     );
   if (message.role === 'tool')
