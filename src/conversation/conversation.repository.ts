@@ -17,6 +17,10 @@ import {
 /** Hand-written SQL: a conversation is read on every posted message and every resumed run. */
 const COLUMNS = Prisma.sql`id, workspace_id, title, model, settings, forked_from_id, agent_id, needs_title, last_seq, created_at, updated_at, deleted_at`;
 
+/** COLUMNS of `conversations c`, for a statement that joins tables with columns of the same names. */
+const QUALIFIED_COLUMNS = Prisma.sql`c.id, c.workspace_id, c.title, c.model, c.settings, c.forked_from_id, c.agent_id, c.needs_title, c.last_seq,
+  c.created_at, c.updated_at, c.deleted_at`;
+
 interface ConversationRow {
   id: string;
   workspace_id: string;
@@ -35,7 +39,9 @@ interface ConversationRow {
 type WithSettingsRow = ConversationRow & {
   workspace_settings: unknown;
   settings_version: number;
-  agent: { id: string; version: number; config: unknown } | null;
+  profile_id: string | null;
+  profile_version: number | null;
+  profile_config: unknown;
 };
 
 function toRecord(row: ConversationRow): ConversationRecord {
@@ -61,8 +67,11 @@ function toRecord(row: ConversationRow): ConversationRecord {
  */
 function withSettings(row: WithSettingsRow | undefined, choice: AgentChoice): ConversationWithWorkspaceSettings | 'agentMissing' | undefined {
   if (!row) return undefined;
-  if (choice.kind === 'named' && choice.id !== DEFAULT_AGENT && !row.agent) return 'agentMissing';
-  const agent = row.agent ? { id: row.agent.id, version: row.agent.version, config: readAgentConfig(row.agent.config) } : defaultAgentProfile(row.settings_version);
+  if (choice.kind === 'named' && choice.id !== DEFAULT_AGENT && row.profile_id === null) return 'agentMissing';
+  const agent =
+    row.profile_id !== null
+      ? { id: row.profile_id, version: row.profile_version ?? 1, config: readAgentConfig(row.profile_config) }
+      : defaultAgentProfile(row.settings_version);
   return { conversation: toRecord(row), workspaceSettings: readWorkspaceSettings(row.workspace_settings), agent };
 }
 
@@ -190,7 +199,7 @@ export class ConversationRepository {
   /** The conversation (of the workspace, not deleted), its workspace's settings and the chosen agent, in a unit. */
   findWithSettingsIn(unit: UnitOfWork, workspaceId: string, id: string, choice: AgentChoice): Deferred<ConversationWithWorkspaceSettings | 'agentMissing' | undefined> {
     return unit.add(
-      this.withSettingsStatement(id, choice, Prisma.sql`AND workspace_id = ${workspaceId} AND deleted_at IS NULL`),
+      this.withSettingsStatement(id, choice, Prisma.sql`AND c.workspace_id = ${workspaceId} AND c.deleted_at IS NULL`),
       ([row]: WithSettingsRow[]) => withSettings(row, choice),
     );
   }
@@ -212,9 +221,8 @@ export class ConversationRepository {
 
   private withSettingsStatement(id: string, choice: AgentChoice, scope: Prisma.Sql): Prisma.Sql {
     return Prisma.sql`
-      SELECT ${COLUMNS}, (SELECT w.settings FROM workspaces w WHERE w.id = c.workspace_id) AS workspace_settings,
-        (SELECT w.settings_version FROM workspaces w WHERE w.id = c.workspace_id) AS settings_version,
-        ${AgentRepository.profileColumn(choice)} AS agent
-      FROM conversations c WHERE id = ${id} ${scope}`;
+      SELECT ${QUALIFIED_COLUMNS}, w.settings AS workspace_settings, w.settings_version, ${AgentRepository.PROFILE_COLUMNS}
+      FROM conversations c JOIN workspaces w ON w.id = c.workspace_id ${AgentRepository.profileJoin(choice)}
+      WHERE c.id = ${id} ${scope}`;
   }
 }

@@ -38,15 +38,17 @@ export class AgentRepository {
   constructor(private readonly sql: SqlClient) {}
 
   /**
-   * A column for a statement on `conversations c`: the chosen agent of the conversation's
-   * workspace as `{id, version, config}` JSON, null for the default agent or an unknown id. So
-   * a run reads its agent in the same round trip as its conversation and settings.
+   * For a statement on `conversations c`: the chosen agent of the conversation's workspace
+   * joined as `a` (no row for the default agent or an unknown id), its columns as
+   * PROFILE_COLUMNS name them. So a run reads its agent in the same round trip as its
+   * conversation and settings.
    */
-  static profileColumn(choice: AgentChoice): Prisma.Sql {
-    const id = choice.kind === 'named' ? Prisma.sql`${choice.id}` : Prisma.sql`c.agent_id`;
-    return Prisma.sql`(SELECT jsonb_build_object('id', a.id, 'version', a.version, 'config', a.config)
-      FROM agents a WHERE a.id = ${id} AND a.workspace_id = c.workspace_id)`;
+  static profileJoin(choice: AgentChoice): Prisma.Sql {
+    const id = choice.kind === 'named' ? Prisma.sql`${choice.id}::text` : Prisma.sql`c.agent_id`;
+    return Prisma.sql`LEFT JOIN agents a ON a.id = ${id} AND a.workspace_id = c.workspace_id`;
   }
+
+  static readonly PROFILE_COLUMNS = Prisma.sql`a.id AS profile_id, a.version AS profile_version, a.config AS profile_config`;
 
   /** The workspace's agents by name. */
   async list(workspaceId: string): Promise<AgentRecord[]> {
