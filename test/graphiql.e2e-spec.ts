@@ -151,6 +151,8 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
   });
 
   it('keeps the key across a reload (shouldPersistHeaders)', async () => {
+    // GraphiQL stores an edited Headers pane after a debounce: a reload before that would lose it
+    await page.waitForFunction((token) => Object.keys(localStorage).some((key) => key.startsWith('graphiql') && (localStorage.getItem(key) ?? '').includes(token)), TOKEN);
     await page.reload();
     await queryEditor().waitFor();
     await page.locator('.graphiql-editor-tools button[data-name="headers"]').click();
