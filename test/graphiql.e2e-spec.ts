@@ -151,8 +151,12 @@ describeInBrowser('GraphiQL in headless Chromium', () => {
   });
 
   it('keeps the key across a reload (shouldPersistHeaders)', async () => {
-    // GraphiQL stores an edited Headers pane after a debounce: a reload before that would lose it
-    await page.waitForFunction((token) => Object.keys(localStorage).some((key) => key.startsWith('graphiql') && (localStorage.getItem(key) ?? '').includes(token)), TOKEN);
+    // GraphiQL stores its tabs (the Headers pane with them) after a debounce: a reload before that
+    // would bring back the pane as it was; a reload is meant to find what was typed
+    await page.waitForFunction(
+      (token) => ((globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('graphiql:tabState') ?? '').includes(token),
+      TOKEN,
+    );
     await page.reload();
     await queryEditor().waitFor();
     await page.locator('.graphiql-editor-tools button[data-name="headers"]').click();
