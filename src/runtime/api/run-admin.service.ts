@@ -34,6 +34,7 @@ export function toRunType(run: WorkspaceRun): RunType {
     usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cost },
     sampling: run.sampling,
     responseFormat: run.responseFormat,
+    instructions: run.instructions,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
     finishedAt: run.finishedAt,

@@ -234,6 +234,13 @@ export class RunResponse {
   sampling!: SamplingDto | null;
   @ApiProperty({ type: () => ResponseFormatDto, nullable: true, description: 'the shape its final answer must have (the message\'s, else the agent\'s)' })
   responseFormat!: ResponseFormatDto | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      "instructions given for this run only, added to the agent's system prompt (OpenAI-compatible API: the request's system messages or `instructions`)",
+  })
+  instructions!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finishedAt!: string | null;
 }

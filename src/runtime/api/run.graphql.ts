@@ -89,6 +89,9 @@ export class RunType {
   @Field(() => JsonScalar, { nullable: true, description: 'the shape its final answer must have: `{type: "json_schema", name, schema, strict?}` or `{type: "json_object"}`' })
   responseFormat!: unknown;
 
+  @Field(() => String, { nullable: true, description: "instructions given for this run only, added to the agent's system prompt" })
+  instructions!: string | null;
+
   @Field()
   createdAt!: Date;
 

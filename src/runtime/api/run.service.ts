@@ -47,7 +47,17 @@ export class RunService {
   ) {}
 
   /** `uploads`: the files of a multipart body (JSON bodies carry theirs in `dto.attachments`). */
-  async postMessage(auth: AuthContext, conversationId: string, dto: PostMessageDto, uploads: readonly AttachmentUpload[] = []): Promise<PostedMessage> {
+  /**
+   * `extra.instructions`: for in-process callers (the OpenAI-compatible API), instructions for
+   * this run only, added to its system prompt and kept on the run; not part of the REST body.
+   */
+  async postMessage(
+    auth: AuthContext,
+    conversationId: string,
+    dto: PostMessageDto,
+    uploads: readonly AttachmentUpload[] = [],
+    extra: { instructions?: string } = {},
+  ): Promise<PostedMessage> {
     const clientTools = checkClientTools(dto.clientTools, (name) => this.tools.get(name) !== undefined);
     // checked now; stored by the starter before the message that references them
     const attachments = this.files.prepare(auth, [
@@ -63,6 +73,7 @@ export class RunService {
       sampling: samplingOf(dto),
       responseFormat: toResponseFormat(dto.responseFormat),
       ...(attachments && { attachments }),
+      instructions: extra.instructions,
     });
     if (started.kind === 'started') this.liveRuns.note(started.runId, auth.workspaceId, conversationId);
     else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));

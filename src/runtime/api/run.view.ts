@@ -17,6 +17,8 @@ export interface RunView {
   usage: RunUsage;
   sampling: SamplingParams | null;
   responseFormat: ResponseFormat | null;
+  /** instructions given for this run only, added to the agent's system prompt */
+  instructions: string | null;
   createdAt: string;
   finishedAt: string | null;
 }
@@ -38,6 +40,7 @@ export function toRunView(run: RunRecord): RunView {
     usage: run.usage,
     sampling: run.sampling,
     responseFormat: run.responseFormat,
+    instructions: run.instructions,
     createdAt: run.createdAt.toISOString(),
     finishedAt: run.finishedAt?.toISOString() ?? null,
   };

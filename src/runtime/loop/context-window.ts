@@ -27,10 +27,20 @@ export function runView(history: MessageRecord[], runId: string): MessageRecord[
   return earlier.concat(history.filter((m) => m.runId === runId));
 }
 
-/** The system prompt: the agent's (or the base one), its skills, the approved plan, the retrieved context. */
-export function systemPrompt(custom: string | undefined, plan: PlanStep[] | null, retrieved?: Retrieved, skills: readonly Skill[] = []): string {
+/**
+ * The system prompt: the agent's (or the base one), its skills, the run's own instructions (given
+ * for this run only), the approved plan, the retrieved context.
+ */
+export function systemPrompt(
+  custom: string | undefined,
+  plan: PlanStep[] | null,
+  retrieved?: Retrieved,
+  skills: readonly Skill[] = [],
+  instructions?: string | null,
+): string {
   let prompt = custom?.trim() || BASE_SYSTEM_PROMPT;
   if (skills.length) prompt += `\n\nSkills you have; follow the instructions of each where it applies:\n${skills.map((skill) => `## ${skill.name}\n${skill.instructions.trim()}`).join('\n\n')}`;
+  if (instructions?.trim()) prompt += `\n\n${instructions.trim()}`;
   if (plan?.length) {
     prompt += `\n\nCarry out this approved plan, step by step:\n${plan
       .map((step, i) => `${i + 1}. ${step.title}${step.detail ? ` — ${step.detail}` : ''}`)
@@ -54,7 +64,9 @@ export class MemoryContextBuilder extends ContextBuilder {
 
   async build(input: StepInput, retrieved: Retrieved | undefined): Promise<ContextWindow> {
     const system =
-      input.purpose === 'plan' ? PLAN_PROMPT : systemPrompt(input.settings.systemPrompt, input.run.plan?.steps ?? null, retrieved, input.settings.skills);
+      input.purpose === 'plan'
+        ? PLAN_PROMPT
+        : systemPrompt(input.settings.systemPrompt, input.run.plan?.steps ?? null, retrieved, input.settings.skills, input.run.instructions);
     const built = await this.memory.build({
       conversationId: input.run.conversationId,
       workspaceId: input.workspaceId,

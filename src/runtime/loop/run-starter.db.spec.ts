@@ -5,6 +5,7 @@
  */
 import { ConflictException } from '@nestjs/common';
 import { UnitOfWork } from '../../database/unit-of-work';
+import { PLAN_PROMPT } from './context-window';
 import { ModelRouter } from '../../model/model-router';
 import { McpToolSource } from '../../tool/mcp/mcp-tool-source';
 import { WorkspaceService } from '../../workspace/workspace.service';
@@ -173,5 +174,49 @@ describe('the first step of a new run (database, scripted model)', () => {
     } finally {
       await h.get(WorkspaceService).updateSettings(AUTH, undefined, { fallbackModels: null });
     }
+  });
+
+  describe("a run's own instructions (given for it only)", () => {
+    it('are kept on the run and added to its system prompt after the agent\'s, never stored as a message', async () => {
+      const conversationId = await h.conversation({ systemPrompt: 'You are the test agent.' });
+      h.model.answer({ text: ['bonjour'] });
+      const posted = await h.runs.postMessage(AUTH, conversationId, { text: 'hi' }, [], { instructions: 'Answer in French.' });
+      const run = await h.waitForRun(posted.run.id);
+      expect(run).toMatchObject({ state: 'SUCCEEDED', instructions: 'Answer in French.' });
+      expect(h.tracer.spans[0].input.run).toMatchObject({ id: run.id, instructions: 'Answer in French.' });
+      expect(h.model.calls[0].messages).toEqual([
+        { role: 'system', content: 'You are the test agent.\n\nAnswer in French.' },
+        { role: 'user', content: 'hi' },
+      ]);
+      expect((await h.messagesOf(conversationId)).map((m) => [m.role, m.content])).toEqual([['user', 'hi'], ['assistant', 'bonjour']]);
+      expect(await h.runs.get(AUTH, run.id)).toMatchObject({ instructions: 'Answer in French.' });
+    });
+
+    it('are none when not given or blank', async () => {
+      const conversationId = await h.conversation({ systemPrompt: 'You are the test agent.' });
+      h.model.answer({ text: ['one'] }, { text: ['two'] });
+      const plain = await h.waitForRun((await h.post(conversationId, 'hi')).run.id);
+      const blank = await h.waitForRun((await h.runs.postMessage(AUTH, conversationId, { text: 'again' }, [], { instructions: '  ' })).run.id);
+      expect([plain.instructions, blank.instructions]).toEqual([null, null]);
+      expect(h.model.calls.map((c) => c.messages[0])).toEqual([
+        { role: 'system', content: 'You are the test agent.' },
+        { role: 'system', content: 'You are the test agent.' },
+      ]);
+      expect(await h.runs.get(AUTH, plain.id)).toMatchObject({ instructions: null });
+    });
+
+    it('are followed by a run resumed later (read back from the run): not by its plan call', async () => {
+      const conversationId = await h.conversation({ systemPrompt: 'You are the test agent.' });
+      h.model.answer({ text: ['{"steps":[{"title":"One"}]}'] });
+      const posted = await h.runs.postMessage(AUTH, conversationId, { text: 'plan it', mode: 'plan' }, [], { instructions: 'Be brief.' });
+      expect(await h.waitForRun(posted.run.id)).toMatchObject({ state: 'AWAIT_APPROVAL', instructions: 'Be brief.' });
+      expect(h.model.calls[0].messages[0]).toEqual({ role: 'system', content: PLAN_PROMPT });
+      h.model.answer({ text: ['done'] });
+      await h.runs.resume(AUTH, posted.run.id, { approve: true });
+      expect(await h.waitForRun(posted.run.id)).toMatchObject({ state: 'SUCCEEDED' });
+      expect(h.model.calls[1].messages[0].content).toBe(
+        'You are the test agent.\n\nBe brief.\n\nCarry out this approved plan, step by step:\n1. One',
+      );
+    });
   });
 });

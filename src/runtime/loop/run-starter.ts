@@ -34,6 +34,11 @@ export interface NewRunInput {
   responseFormat?: ResponseFormat;
   /** the files attached to the message, checked; stored (before the message) once the run may start */
   attachments?: AttachmentBatch;
+  /**
+   * instructions for this run only (an OpenAI client's system messages or `instructions`):
+   * added to its system prompt after the agent's prompt and skills, kept on the run, never a message
+   */
+  instructions?: string;
 }
 
 /** A run was started (or queued behind `behind`, a live run of the conversation). */
@@ -112,7 +117,7 @@ export class RunStarter {
     // the seq the message gets if nothing is appended before it: the history read holds then
     const seq = (history?.value.at(-1)?.seq ?? 0) + 1;
     let first: FirstStep | undefined;
-    const draft = { id: runId, conversationId, mode, model, plan: null, step: 1, ...shape };
+    const draft = { id: runId, conversationId, mode, model, plan: null, step: 1, ...shape, instructions: instructionsOf(input) ?? null };
     if (active && history && !liveBefore?.value.length && (await this.steps.sendsBeforeAdmission(draft, context))) {
       const seen = [...history.value, unsaved(message, seq)];
       const prepared = await this.steps.prepare(await this.steps.inputFor(draft, context, seen, 'answer'));
@@ -192,6 +197,7 @@ export class RunStarter {
       maxSteps: args.maxSteps,
       sampling: args.shape.sampling ?? undefined,
       responseFormat: args.shape.responseFormat ?? undefined,
+      instructions: instructionsOf(input),
       whenLive: policy === 'reject' ? 'skip' : 'queue',
       lease: this.executor.newLease(),
       startNow,
@@ -235,6 +241,11 @@ export class RunStarter {
 function checkClientToolsAllowed(tools: ToolSpec[] | undefined, agent: AgentProfile, settings: EffectiveSettings): void {
   const refused = tools?.find((tool) => !toolAllowed(settings.tools, tool.name));
   if (refused) throw new BadRequestException(say('agent.tool_not_allowed', { agent: agent.id, tool: refused.name }));
+}
+
+/** The run's own instructions; blank ones are none. */
+function instructionsOf(input: NewRunInput): string | undefined {
+  return input.instructions?.trim() ? input.instructions : undefined;
 }
 
 /** A message as it will read once stored with `seq` (for a model call sent before it is). */

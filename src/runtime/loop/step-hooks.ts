@@ -30,6 +30,8 @@ export interface StepInput {
     /** what its answer steps sample with and the shape of its answer (the run row's) */
     sampling?: SamplingParams | null;
     responseFormat?: ResponseFormat | null;
+    /** instructions for this run only, added to its system prompt (the run row's) */
+    instructions?: string | null;
   };
   workspaceId: string;
   settings: EffectiveSettings;

@@ -65,6 +65,7 @@ describe('runtime repositories (database)', () => {
         conversationId,
         agentId: 'default',
         agentVersion: null,
+        instructions: null,
         state: 'EXECUTING',
         mode: 'plan',
         goal: 'the goal',

@@ -61,6 +61,12 @@ export interface RunRecord {
   agentId: string;
   /** the profile's version when the run started (null for runs from before profiles) */
   agentVersion: number | null;
+  /**
+   * Instructions given for this run only (an OpenAI client's system messages, a Responses
+   * request's `instructions`): added to its system prompt after the agent's prompt and skills,
+   * never stored as a message; kept here so that a resumed or recovered run follows them too.
+   */
+  instructions: string | null;
 }
 
 /** What a state change or an update may write besides the state. `null` clears a field. */

@@ -21,7 +21,7 @@ import {
  */
 export const RUN_COLUMNS = Prisma.sql`id, conversation_id, state::text AS state, mode::text AS mode, goal, model, step,
   max_steps, plan, pending_action, error, usage, sampling, response_format, lease_owner, lease_until, created_at, updated_at, finished_at,
-  agent_id, agent_version`;
+  agent_id, agent_version, instructions`;
 
 export interface RunRow {
   id: string;
@@ -45,6 +45,7 @@ export interface RunRow {
   finished_at: Date | string | null;
   agent_id: string | null;
   agent_version: number | null;
+  instructions: string | null;
 }
 
 const date = (value: Date | string) => new Date(value);
@@ -73,6 +74,7 @@ export function toRunRecord(row: RunRow): RunRecord {
     // runs from before agent profiles ran with the default agent
     agentId: row.agent_id ?? DEFAULT_AGENT,
     agentVersion: row.agent_version,
+    instructions: row.instructions,
   };
 }
 
@@ -123,6 +125,8 @@ export interface NewRun {
   agent?: { id: string; version: number };
   sampling?: SamplingParams;
   responseFormat?: ResponseFormat;
+  /** instructions for this run only, added to its system prompt (RunRecord.instructions) */
+  instructions?: string;
   /** with a live run in the conversation: insert nothing, or insert the run queued behind it */
   whenLive: 'skip' | 'queue';
   /** the instance that will drive the run (not taken if it is queued) */
@@ -226,7 +230,7 @@ export class RunRepository {
     const inserted = unit.add(
       Prisma.sql`
         INSERT INTO runs (id, conversation_id, workspace_id, state, step, mode, goal, model, max_steps, sampling, response_format,
-                          pending_action, lease_owner, lease_until, updated_at, agent_id, agent_version)
+                          pending_action, lease_owner, lease_until, updated_at, agent_id, agent_version, instructions)
         SELECT ${run.id}::text, conversation.id, conversation.workspace_id,
                CASE WHEN live.id IS NULL THEN ${startAs}::"RunState" ELSE 'CREATED'::"RunState" END,
                CASE WHEN live.id IS NULL THEN ${run.startNow ? 1 : 0}::int ELSE 0 END,
@@ -235,7 +239,7 @@ export class RunRepository {
                CASE WHEN live.id IS NULL THEN NULL ELSE ${json({ type: 'queued' } satisfies PendingAction)}::jsonb END,
                CASE WHEN live.id IS NULL THEN ${run.lease.owner}::text END,
                CASE WHEN live.id IS NULL THEN ${run.lease.until}::timestamptz END, now(),
-               ${run.agent?.id ?? null}::text, ${run.agent?.version ?? null}::int
+               ${run.agent?.id ?? null}::text, ${run.agent?.version ?? null}::int, ${run.instructions ?? null}::text
         FROM conversations AS conversation
         LEFT JOIN LATERAL (SELECT id FROM runs WHERE ${isLiveRunOf(run.conversationId)} LIMIT 1) AS live ON TRUE
         WHERE conversation.id = ${run.conversationId}::text AND conversation.deleted_at IS NULL

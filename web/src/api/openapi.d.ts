@@ -892,6 +892,8 @@ export interface components {
             sampling: components["schemas"]["SamplingDto"] | null;
             /** @description the shape its final answer must have (the message's, else the agent's) */
             responseFormat: components["schemas"]["ResponseFormatDto"] | null;
+            /** @description instructions given for this run only, added to the agent's system prompt (OpenAI-compatible API: the request's system messages or `instructions`) */
+            instructions: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -942,6 +944,8 @@ export interface components {
             sampling: components["schemas"]["SamplingDto"] | null;
             /** @description the shape its final answer must have (the message's, else the agent's) */
             responseFormat: components["schemas"]["ResponseFormatDto"] | null;
+            /** @description instructions given for this run only, added to the agent's system prompt (OpenAI-compatible API: the request's system messages or `instructions`) */
+            instructions: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
