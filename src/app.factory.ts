@@ -44,7 +44,10 @@ export async function createApp(
   // size, depth, UTF-8 and prototype keys are checked before any DTO sees a body (json-body.ts)
   // a posted message may carry its attachments as base64: that one route takes a larger body
   // (registered first, it parses the body and the global parser below leaves it alone)
-  app.use(`/${API_PREFIX}/conversations/:id/messages`, json(jsonBodyOptions(messageBodyLimit(config.HELIX_BODY_LIMIT, config.HELIX_MAX_ATTACHMENT_BYTES))));
+  const withAttachments = json(jsonBodyOptions(messageBodyLimit(config.HELIX_BODY_LIMIT, config.HELIX_MAX_ATTACHMENT_BYTES)));
+  app.use(`/${API_PREFIX}/conversations/:id/messages`, withAttachments);
+  // the OpenAI-compatible API's requests carry images as data: URLs too
+  app.use(['/v1/chat/completions', '/v1/responses'], withAttachments);
   app.useBodyParser('json', jsonBodyOptions(config.HELIX_BODY_LIMIT));
   app.useBodyParser('urlencoded', { limit: config.HELIX_BODY_LIMIT, extended: false });
   app.setGlobalPrefix(API_PREFIX, {
@@ -54,6 +57,8 @@ export async function createApp(
       { path: 'metrics', method: RequestMethod.GET },
       // GraphiQL's files, beside the page Apollo serves at GET /graphql (graphql/graphiql.ts)
       { path: `${GRAPHIQL_ASSETS_PATH}/:file`, method: RequestMethod.GET },
+      // the OpenAI-compatible API keeps OpenAI's paths (src/openai)
+      { path: 'v1/*path', method: RequestMethod.ALL },
     ],
   });
   app.useGlobalPipes(

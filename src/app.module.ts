@@ -9,6 +9,7 @@ import { DatabaseHandle, DatabaseModule } from './database';
 import { AdminGraphQLModule } from './graphql';
 import { HealthModule } from './health';
 import { ObserveModule } from './observe';
+import { OpenAiModule } from './openai';
 import { RagModule } from './rag';
 import { RuntimeModule } from './runtime';
 import { LimitsModule, SecurityModule } from './security';
@@ -55,6 +56,7 @@ export class AppModule {
         ConversationModule,
         RuntimeModule,
         RagModule,
+        OpenAiModule,
         AdminGraphQLModule,
       ],
     };

@@ -11,7 +11,7 @@ import ts from 'typescript';
 /** Top to bottom; a module imports only modules on a lower line, never one on its own line. */
 const MODULE_ORDER: readonly (readonly string[])[] = [
   ['app'], // src/*.ts: main, app.module, app.factory, rotate-secrets
-  ['health', 'observe', 'web'],
+  ['health', 'observe', 'web', 'openai'],
   ['runtime'],
   ['tool', 'memory'],
   ['conversation'],

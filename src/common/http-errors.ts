@@ -13,6 +13,7 @@ import { redactUrl } from './redact-url';
 import { databaseErrorAnswer } from './database-errors';
 import { BodyRejected } from './json-body';
 import { LimitExceeded } from './limit-exceeded';
+import { isOpenAiPath, openAiErrorBody } from './openai-errors';
 import { requestId } from './request-id';
 import { say, translate } from './i18n/catalogue';
 import { type Language, requestLanguage } from './i18n/language';
@@ -30,15 +31,27 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
   return lines;
 }
 
+/** The path of each failed field (`messages.0.role`) with the check it failed (`whitelistValidation` for an unknown one). */
+export function validationProblems(errors: ValidationError[], parent = ''): { path: string; constraint: string }[] {
+  return errors.flatMap((error) => {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    return [...Object.keys(error.constraints ?? {}).map((constraint) => ({ path, constraint })), ...validationProblems(error.children ?? [], path)];
+  });
+}
+
 /** A 400 from request validation: its lines kept, so each is translated on its own (joined, no template could match). */
 export class ValidationFailed extends BadRequestException {
-  constructor(readonly lines: readonly string[]) {
+  constructor(
+    readonly lines: readonly string[],
+    /** the failed fields, for error shapes that name one (the OpenAI-compatible API's `param`) */
+    readonly problems: readonly { path: string; constraint: string }[] = [],
+  ) {
     super(lines.join('; '));
   }
 }
 
 export function validationExceptionFactory(errors: ValidationError[]): BadRequestException {
-  return new ValidationFailed(describeValidationErrors(errors));
+  return new ValidationFailed(describeValidationErrors(errors), validationProblems(errors));
 }
 
 /** The message in the client's language (the log keeps the English one). */
@@ -78,6 +91,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     let message = say('http.internal');
     // a machine-readable `code` some errors carry beside their message (`attachment_unsupported`)
     let code: string | undefined;
+    // the request parameter an error names (OpenAiError), for the OpenAI-compatible API's shape
+    let param: string | undefined;
     const parserError = bodyParserError(exception);
     const databaseError = parserError || exception instanceof HttpException ? undefined : databaseErrorAnswer(exception);
     if (parserError) {
@@ -96,6 +111,8 @@ export class HttpErrorFilter implements ExceptionFilter {
       message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
       const coded = typeof body === 'string' ? undefined : (body as { code?: unknown }).code;
       if (typeof coded === 'string') code = coded;
+      const named = typeof body === 'string' ? undefined : (body as { param?: unknown }).param;
+      if (typeof named === 'string') param = named;
     } else {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
@@ -112,6 +129,12 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     // `error` is the status's reason phrase, a code like `statusCode`: only `message` is translated
     const shown = localized(message, exception, requestLanguage(request));
+    // the OpenAI-compatible API answers in OpenAI's error shape, so that its SDKs' error classes work
+    if (isOpenAiPath(request.path)) {
+      const problems = exception instanceof ValidationFailed ? exception.problems : undefined;
+      response.status(status).json(openAiErrorBody(status, shown, { code, param, problems }));
+      return;
+    }
     response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message: shown, ...(code && { code }) });
   }
 }

@@ -74,6 +74,12 @@ export class AppConfig {
   @IsIn(['0', '1', 'true', 'false'], { message: 'HELIX_FAKE_MODEL must be 1 or 0' })
   HELIX_FAKE_MODEL?: string;
 
+  /** `1`: GET /v1/models also lists the configured models (`provider:modelId`), usable as `model` with the default agent */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(['0', '1', 'true', 'false'], { message: 'HELIX_OPENAI_LIST_MODELS must be 1 or 0' })
+  HELIX_OPENAI_LIST_MODELS?: string;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -200,6 +206,10 @@ export class AppConfig {
     return (this.HELIX_CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
   }
 
+  get openAiListsModels(): boolean {
+    return this.HELIX_OPENAI_LIST_MODELS === '1' || this.HELIX_OPENAI_LIST_MODELS === 'true';
+  }
+
   get fakeModel(): boolean {
     return this.HELIX_FAKE_MODEL === '1' || this.HELIX_FAKE_MODEL === 'true';
   }
@@ -219,7 +229,7 @@ function describe(errors: ValidationError[]): string {
 /** Validates the environment; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig()).concat([
-    'DATABASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'HELIX_DEFAULT_MODEL', 'HELIX_FAKE_MODEL',
+    'DATABASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'HELIX_DEFAULT_MODEL', 'HELIX_FAKE_MODEL', 'HELIX_OPENAI_LIST_MODELS',
     'HELIX_API_TOKEN', 'HELIX_MASTER_KEY', 'REDIS_URL', 'HELIX_METRICS_TOKEN',
     'HELIX_MASTER_KEY_PREVIOUS', 'HELIX_CORS_ORIGINS', 'HELIX_WEB_DIR',
   ]);

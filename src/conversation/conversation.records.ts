@@ -41,6 +41,9 @@ export interface MessageRecord {
   createdAt: Date;
 }
 
+/** A message of a new conversation's history, written by no run of Helix (createWithHistory). */
+export type ImportedMessage = Pick<NewMessage, 'content' | 'parts' | 'toolCallId'>;
+
 /** A message to append: its role follows from the kind of its parts. */
 export interface NewMessage {
   /** chosen by the caller when it needs the id before the message is stored */

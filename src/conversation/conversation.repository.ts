@@ -108,12 +108,13 @@ export class ConversationRepository {
   constructor(private readonly sql: SqlClient) {}
 
   async create(conversation: NewConversation): Promise<ConversationRecord> {
-    const [row] = await this.sql.$queryRaw<ConversationRow[]>`
-      INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, agent_id, updated_at)
-      VALUES (${conversation.id}, ${conversation.workspaceId}, ${conversation.title}, ${conversation.needsTitle ?? false},
-              ${json(conversation.model)}::jsonb, ${json(conversation.settings)}::jsonb, ${conversation.agentId ?? null}, now())
-      RETURNING ${COLUMNS}`;
+    const [row] = await this.sql.$queryRaw<ConversationRow[]>(insertStatement(conversation));
     return toRecord(row);
+  }
+
+  /** The same insert in the caller's unit (its messages follow under `insertedCondition`). */
+  createIn(unit: UnitOfWork, conversation: NewConversation): Deferred<ConversationRecord> {
+    return unit.add(insertStatement(conversation), ([row]: ConversationRow[]) => toRecord(row));
   }
 
   /**
@@ -225,4 +226,12 @@ export class ConversationRepository {
       FROM conversations c JOIN workspaces w ON w.id = c.workspace_id ${AgentRepository.profileJoin(choice)}
       WHERE c.id = ${id} ${scope}`;
   }
+}
+
+function insertStatement(conversation: NewConversation): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, agent_id, updated_at)
+    VALUES (${conversation.id}, ${conversation.workspaceId}, ${conversation.title}, ${conversation.needsTitle ?? false},
+            ${json(conversation.model)}::jsonb, ${json(conversation.settings)}::jsonb, ${conversation.agentId ?? null}, now())
+    RETURNING ${COLUMNS}`;
 }

@@ -4,7 +4,8 @@ import { newId, decodeCursor, encodeCursor, keysetPage, say } from '../common';
 import { type Sql, SqlClient, type Deferred, type UnitCondition, UnitOfWork } from '../database';
 import type { AuthContext } from '../security';
 import type { CreateConversationDto, UpdateConversationDto } from './conversation.dto';
-import { type ConversationRecord, type ConversationWithWorkspaceSettings, type MessageRecord, type NewMessage } from './conversation.records';
+import { type ConversationRecord, type ConversationWithWorkspaceSettings, type ImportedMessage, type MessageRecord, type NewMessage } from './conversation.records';
+import type { NewConversation } from './conversation.repository';
 import { type AgentChoice, AgentService, type ConversationSettings, DEFAULT_AGENT, readConversationSettings } from '../workspace';
 import { ConversationRepository } from './conversation.repository';
 import { forkLength, forkTitle } from './fork-point';
@@ -35,18 +36,37 @@ export class ConversationService {
   ) {}
 
   async create(auth: AuthContext, dto: CreateConversationDto): Promise<ConversationView> {
-    const agentId = await this.agentIdOf(auth, dto.agentId);
-    const record = await this.conversations.create({
+    const record = await this.conversations.create(await this.newConversation(auth, dto));
+    this.created$.next({ id: record.id, workspaceId: record.workspaceId });
+    return toConversationView(record);
+  }
+
+  /**
+   * A new conversation that already holds `history`, messages no run of Helix wrote (the earlier
+   * turns an OpenAI client sends with a conversation Helix does not know), in one unit: the
+   * conversation exists with all of them or not at all.
+   */
+  async createWithHistory(auth: AuthContext, dto: CreateConversationDto, history: readonly ImportedMessage[]): Promise<ConversationView> {
+    const conversation = await this.newConversation(auth, dto);
+    const unit = new UnitOfWork();
+    const created = this.conversations.createIn(unit, conversation);
+    const inserted = this.conversations.insertedCondition(conversation.id);
+    for (const message of history) this.messages.appendIn(unit, { ...message, conversationId: conversation.id, runId: null }, inserted);
+    await unit.run(this.sql);
+    this.created$.next({ id: conversation.id, workspaceId: conversation.workspaceId });
+    return toConversationView(created.value);
+  }
+
+  private async newConversation(auth: AuthContext, dto: CreateConversationDto): Promise<NewConversation> {
+    return {
       id: newId('conv'),
       workspaceId: auth.workspaceId,
       title: dto.title?.trim() || DEFAULT_TITLE,
       needsTitle: !dto.title?.trim(),
       model: dto.model ? { provider: dto.model.provider, modelId: dto.model.modelId } : null,
       settings: settingsOf(dto.settings),
-      agentId,
-    });
-    this.created$.next({ id: record.id, workspaceId: record.workspaceId });
-    return toConversationView(record);
+      agentId: await this.agentIdOf(auth, dto.agentId),
+    };
   }
 
   async list(auth: AuthContext, limit = 20, cursor?: string): Promise<{ items: ConversationView[]; nextCursor: string | null }> {

@@ -1,7 +1,8 @@
 /** The public face of src/conversation: what other modules may import from it. */
 export { MessageResponse } from './conversation.dto';
 export { ConversationModule } from './conversation.module';
-export type { MessageRecord, NewMessage } from './conversation.records';
+export type { ImportedMessage, MessageRecord, NewMessage } from './conversation.records';
+export type { CreateConversationDto } from './conversation.dto';
 export { ConversationService } from './conversation.service';
 export { toMessageView } from './conversation.view';
 export type { MessageView } from './conversation.view';

@@ -9,3 +9,5 @@ export { formatModelRef } from './provider-errors';
 export { requestView } from './request-view';
 export type { RequestView } from './request-view';
 export { SecretRedactor } from './secret-redactor';
+export { ModelListService } from './model-list.service';
+export type { ModelListItem } from './model-list.dto';

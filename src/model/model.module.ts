@@ -10,9 +10,9 @@ import { MODEL_GATEWAY_OPTIONS, ModelGateway, type ModelGatewayOptions } from '.
 import { ModelRouter } from './model-router';
 import { SecretRedactor } from './secret-redactor';
 
-/** What other modules use; the admin API's and the model list's services stay inside. */
-const exported = [ModelCatalog, ModelConfigRepository, ModelConfigService, ModelRouter, ModelGateway, SecretRedactor];
-const providers = [...exported, ModelConfigAdmin, ModelConfigResolver, ModelListService];
+/** What other modules use (the model list: the OpenAI-compatible GET /v1/models); the admin API's services stay inside. */
+const exported = [ModelCatalog, ModelConfigRepository, ModelConfigService, ModelRouter, ModelGateway, SecretRedactor, ModelListService];
+const providers = [...exported, ModelConfigAdmin, ModelConfigResolver];
 const controllers = [ModelController];
 
 /**

@@ -74,7 +74,8 @@ import { ToolStep } from './loop/tool-step';
     // read by observe's metrics, which look it up by its token (the runtime never imports observe)
     RuntimeGauges,
   ],
-  exports: [EventLog],
+  // the OpenAI-compatible API (src/openai) starts and reads runs through these
+  exports: [EventLog, RunService, SseWriter],
 })
 export class RuntimeModule implements OnModuleInit {
   constructor(

@@ -61,6 +61,14 @@ export class AgentRepository {
     return rows[0] && toRecord(rows[0]);
   }
 
+  /** The agent whose id or name is `key` (the id wins when one agent's name is another's id). */
+  async findByKey(workspaceId: string, key: string): Promise<AgentRecord | undefined> {
+    const rows = await this.sql.$queryRaw<AgentRow[]>`
+      SELECT ${COLUMNS} FROM agents WHERE workspace_id = ${workspaceId} AND (id = ${key} OR name = ${key})
+      ORDER BY (id = ${key}) DESC LIMIT 1`;
+    return rows[0] && toRecord(rows[0]);
+  }
+
   async findByName(tx: Sql, workspaceId: string, name: string): Promise<AgentRecord | undefined> {
     const rows = await tx.$queryRaw<AgentRow[]>`SELECT ${COLUMNS} FROM agents WHERE workspace_id = ${workspaceId} AND name = ${name}`;
     return rows[0] && toRecord(rows[0]);

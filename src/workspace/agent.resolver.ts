@@ -3,7 +3,6 @@ import { Args, ID, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { AuthContext } from '../security';
 import { Auth } from '../security';
 import { AgentInput } from './agent.fields';
-import { type AgentRecord, DEFAULT_AGENT } from './agent.records';
 import { AgentService } from './agent.service';
 import { agentPatchOf, AgentView, toAgentView } from './agent.view';
 
@@ -52,8 +51,8 @@ export class AgentResolver {
   }
 
   private async idByName(auth: AuthContext, name: string, workspaceId?: string): Promise<string | undefined> {
-    if (name === DEFAULT_AGENT) return DEFAULT_AGENT;
-    const all: AgentRecord[] = await this.service.list(auth, workspaceId);
-    return all.find((agent) => agent.name === name)?.id;
+    const agent = await this.service.findByKey(auth, name, workspaceId);
+    // a name only: an id given as `name` would rename that agent, not create one
+    return agent?.name === name ? agent.id : undefined;
   }
 }

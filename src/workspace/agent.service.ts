@@ -47,6 +47,16 @@ export class AgentService {
     return (await this.agents.find(workspaceId, id)) ?? notFound(id);
   }
 
+  /**
+   * The agent of the caller's workspace that `key` names, by id or by name (`default` is the
+   * workspace's own); undefined when none does.
+   */
+  async findByKey(auth: AuthContext, key: string, workspace?: string | null): Promise<AgentRecord | undefined> {
+    const workspaceId = adminWorkspace(auth, workspace);
+    if (key === DEFAULT_AGENT) return this.defaultAgent(workspaceId);
+    return this.agents.findByKey(workspaceId, key);
+  }
+
   async create(auth: AuthContext, input: AgentPatch & { name: string }, workspace?: string | null): Promise<AgentRecord> {
     requireAdmin(auth);
     const workspaceId = adminWorkspace(auth, workspace);

@@ -2,6 +2,7 @@ import type { CatalogueEntry } from './entry';
 import type { Language } from './language';
 import { FILE_TEXTS } from './texts-files';
 import { HTTP_TEXTS } from './texts-http';
+import { OPENAI_TEXTS } from './texts-openai';
 import { MODEL_TEXTS, RUN_TEXTS } from './texts-run';
 import { VALIDATION_TEXTS } from './texts-validation';
 
@@ -12,7 +13,7 @@ import { VALIDATION_TEXTS } from './texts-validation';
  * which recognises a text by the template it was built from: nothing is guessed, and a text
  * the catalogue does not know stays as it is.
  */
-export const CATALOGUE = { ...HTTP_TEXTS, ...VALIDATION_TEXTS, ...RUN_TEXTS, ...MODEL_TEXTS, ...FILE_TEXTS } as const satisfies Record<string, CatalogueEntry>;
+export const CATALOGUE = { ...HTTP_TEXTS, ...VALIDATION_TEXTS, ...RUN_TEXTS, ...MODEL_TEXTS, ...FILE_TEXTS, ...OPENAI_TEXTS } as const satisfies Record<string, CatalogueEntry>;
 
 export type TextKey = keyof typeof CATALOGUE;
 

@@ -31,6 +31,20 @@ export interface StreamOptions {
 }
 
 /**
+ * How a stream of something other than run events is written (the OpenAI-compatible API's
+ * chunks): each item is a ready frame; `opening` goes first, `heartbeat` while nothing happens
+ * (an SSE comment, for clients that would read a `heartbeat` event as data), `failed` before
+ * the stream ends on an error.
+ */
+export interface FrameFormat {
+  opening: string;
+  heartbeat: string;
+  failed: (language: Language) => string;
+}
+
+const RUN_EVENTS: FrameFormat = { opening: OPENING, heartbeat: HEARTBEAT, failed: (language) => STREAM_FAILED[language] };
+
+/**
  * A raw header list (name, value, …) goes into the response head as it is: no header map is
  * built and kept on each of thousands of open responses.
  */
@@ -61,7 +75,7 @@ function frame(event: RunEvent, language: Language): string {
  * One open stream, and the observer of its events: methods on a class rather than closures
  * made for each of thousands of idle connections.
  */
-class OpenStream implements Observer<RunEvent> {
+class OpenStream<T> implements Observer<T> {
   subscription?: Subscription;
   readonly startedAt = Date.now();
 
@@ -70,17 +84,19 @@ class OpenStream implements Observer<RunEvent> {
     readonly id: string,
     private readonly writer: SseWriter,
     private readonly language: Language,
+    private readonly render: (item: T, language: Language) => string,
+    readonly format: FrameFormat,
   ) {}
 
-  next(event: RunEvent): void {
-    this.response.write(frame(event, this.language));
+  next(item: T): void {
+    this.response.write(this.render(item, this.language));
     this.writer.delivered();
   }
 
   /** The error's own text (a database's, a driver's) stays in the log: the client reads a code and a generic message. */
   error(error: unknown): void {
     this.writer.failed(this, error);
-    this.response.write(STREAM_FAILED[this.language]);
+    this.response.write(this.format.failed(this.language));
     this.writer.end(this.response);
   }
 
@@ -105,7 +121,7 @@ function closeListener(writer: SseWriter): (this: Response) => void {
 @Injectable()
 export class SseWriter implements BeforeApplicationShutdown {
   private readonly logger = new Logger(SseWriter.name);
-  private readonly open = new Map<Response, OpenStream>();
+  private readonly open = new Map<Response, OpenStream<never>>();
   /** one timer for every open stream, not one per connection */
   private heartbeat?: NodeJS.Timeout;
   /** one 'close' listener for every response, not a closure per connection */
@@ -126,20 +142,29 @@ export class SseWriter implements BeforeApplicationShutdown {
   }
 
   stream(response: Response, events: Observable<RunEvent>, options: StreamOptions = {}): void {
-    const stream = new OpenStream(response, requestId(response.req), this, options.language ?? 'en');
+    this.streamItems(response, events, frame, RUN_EVENTS, options);
+  }
+
+  /** Any stream of ready frames (`format`), with the same heartbeats, limits and shutdown as run events. */
+  streamFrames(response: Response, frames: Observable<string>, format: FrameFormat, options: StreamOptions = {}): void {
+    this.streamItems(response, frames, (text) => text, format, options);
+  }
+
+  private streamItems<T>(response: Response, items: Observable<T>, render: (item: T, language: Language) => string, format: FrameFormat, options: StreamOptions): void {
+    const stream = new OpenStream(response, requestId(response.req), this, options.language ?? 'en', render, format);
     response.writeHead(options.status ?? 200, [...HEADERS, 'X-Request-Id', stream.id, ...(options.headers ?? [])]);
     // The head goes out on its own, written (and so flattened) once: otherwise Node keeps it for
     // the response's whole life as a rope of ~30 string pieces (~0.6 KB per open stream).
     response.flushHeaders();
     response.socket?.setNoDelay(true);
-    response.write(OPENING);
-    this.open.set(response, stream);
+    response.write(format.opening);
+    this.open.set(response, stream as OpenStream<never>);
     this.heartbeat ??= setInterval(() => {
-      for (const open of this.open.keys()) open.write(HEARTBEAT);
+      for (const [open, { format }] of this.open) open.write(format.heartbeat);
     }, HEARTBEAT_MS).unref();
     // a client going away never touches the run: only this subscription ends
     response.on('close', this.closed);
-    const subscription = events.subscribe(stream);
+    const subscription = items.subscribe(stream);
     // the events may have completed (and the stream ended) during subscribe
     if (this.open.has(response)) stream.subscription = subscription;
     else subscription.unsubscribe();
@@ -153,7 +178,7 @@ export class SseWriter implements BeforeApplicationShutdown {
     if (this.fannedOut++ === 0) queueMicrotask(this.reportFanOut);
   }
 
-  failed(stream: OpenStream, error: unknown): void {
+  failed(stream: OpenStream<never>, error: unknown): void {
     this.logger.error(`Event stream ${stream.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }
 

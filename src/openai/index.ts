@@ -1,0 +1,2 @@
+/** The public face of src/openai: what other modules may import from it. */
+export { OpenAiModule } from './openai.module';
