@@ -201,7 +201,7 @@ describe('OpenAI-compatible chat completions (openai SDK, mock LLM)', () => {
     expect(unauthorised).toMatchObject({ status: 401, code: 'invalid_api_key' });
     const unknownPath = await fetch(`${ctx.t.baseUrl}/v1/nothing`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(unknownPath.status).toBe(404);
-    expect((await unknownPath.json()).error).toMatchObject({ type: 'invalid_request_error', code: 'not_found' });
+    expect(((await unknownPath.json()) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error', code: 'not_found' });
   });
 
   it('keeps each workspace to its own agents', async () => {

@@ -9,6 +9,9 @@ import { ChatThreadRepository } from './chat/thread.repository';
 import { ModelDirectory } from './model-directory';
 import { ModelsController } from './models.controller';
 import { RunSegments } from './run-segment';
+import { ResponseRepository } from './responses/response.repository';
+import { ResponsesController } from './responses/responses.controller';
+import { ResponseService } from './responses/responses.service';
 
 /**
  * The OpenAI-compatible API under `/v1` (docs/OPENAI.md): the workspace's agents as models, chat
@@ -17,7 +20,7 @@ import { RunSegments } from './run-segment';
  */
 @Module({
   imports: [ConversationModule, ModelModule, RuntimeModule, WorkspaceModule],
-  controllers: [ModelsController, ChatCompletionController],
-  providers: [ModelDirectory, RunSegments, ChatCompletionService, ChatThreadRepository],
+  controllers: [ModelsController, ChatCompletionController, ResponsesController],
+  providers: [ModelDirectory, RunSegments, ChatCompletionService, ChatThreadRepository, ResponseService, ResponseRepository],
 })
 export class OpenAiModule {}

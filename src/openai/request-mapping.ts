@@ -1,6 +1,10 @@
 import { OpenAiError } from '../common';
+import type { ImportedMessage } from '../conversation';
 import type { ResponseFormat, ToolSpec } from '../model';
 import { schemaProblem } from '../workspace';
+import type { PostMessageDto } from '../runtime';
+import type { ChatTurn } from './chat/chat-turns';
+import type { ModelTarget } from './model-directory';
 import type { FunctionDto } from './openai-fields';
 
 const invalid = (param: string, message: string, code = 'invalid_value') => new OpenAiError(400, `${param}: ${message}`, param, code);
@@ -34,4 +38,60 @@ export function responseFormatOf(
   const problem = schemaProblem(schema);
   if (problem) throw invalid(`${param}.schema`, `cannot be used: ${problem}`);
   return { type: 'json_schema', name: format.name, schema, ...(format.strict !== undefined && { strict: format.strict }) };
+}
+
+/** What both APIs ask of the run a user message starts, in their own field names. */
+export interface RunAsk {
+  target: ModelTarget;
+  last: Extract<ChatTurn, { role: 'user' }>;
+  tools?: readonly FunctionDto[];
+  /** the request's parameter that lists them (`tools`) */
+  toolsParam: string;
+  toolChoice: unknown;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  seed?: number;
+  stop?: string[];
+  format?: { type: string; name?: string; schema?: Record<string, unknown>; strict?: boolean };
+  formatParam: string;
+}
+
+/** The Helix message that starts the run: the agent, its client tools, sampling, format and images. */
+export function runMessage(ask: RunAsk): PostMessageDto {
+  return {
+    text: ask.last.text.trim() ? ask.last.text : '(image)',
+    agentId: ask.target.agentId,
+    ...(ask.target.modelOverride && { modelOverride: ask.target.modelOverride }),
+    ...(ask.toolChoice === 'none' && { mode: 'direct' }),
+    clientTools: toolsOf(ask.tools, ask.toolsParam, ask.toolChoice),
+    temperature: ask.temperature,
+    topP: ask.topP,
+    maxTokens: ask.maxTokens,
+    seed: ask.seed,
+    stop: ask.stop,
+    responseFormat: responseFormatOf(ask.format, ask.formatParam),
+    attachments: ask.last.imageUrls.map((dataUrl, index) => ({ name: `image-${index + 1}`, dataUrl })),
+  };
+}
+
+/** Earlier turns of a conversation Helix does not hold, as messages of a new one. */
+export function importedMessages(turns: readonly ChatTurn[], param = 'messages'): ImportedMessage[] {
+  const toolNames = new Map<string, string>();
+  return turns.map((turn, index): ImportedMessage => {
+    switch (turn.role) {
+      case 'user':
+        return { content: turn.imageUrls.length ? `${turn.text}\n\n[${turn.imageUrls.length} image(s) not kept]` : turn.text, parts: { kind: 'user' } };
+      case 'assistant':
+        for (const call of turn.toolCalls) toolNames.set(call.id, call.name);
+        return { content: turn.text, parts: { kind: 'answer', step: 0, ...(turn.toolCalls.length && { toolCalls: turn.toolCalls }) } };
+      case 'tool': {
+        const name = toolNames.get(turn.toolCallId);
+        if (!name) throw invalid(`${param}[${index}]`, `no earlier assistant message has the tool call ${turn.toolCallId}`);
+        return { content: turn.text, parts: { kind: 'tool_result', name, ok: true }, toolCallId: turn.toolCallId };
+      }
+      case 'system':
+        throw new Error('system turns are instructions, never imported');
+    }
+  });
 }

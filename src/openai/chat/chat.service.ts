@@ -1,11 +1,11 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { concat, defer, from, lastValueFrom, mergeMap, type Observable, startWith, tap } from 'rxjs';
 import { type Language, OpenAiError } from '../../common';
-import { ConversationService, type ImportedMessage } from '../../conversation';
-import { type PostMessageDto, RunService } from '../../runtime';
+import { ConversationService } from '../../conversation';
+import { RunService } from '../../runtime';
 import type { AuthContext } from '../../security';
 import { type ModelTarget, ModelDirectory } from '../model-directory';
-import { responseFormatOf, toolsOf } from '../request-mapping';
+import { importedMessages, runMessage } from '../request-mapping';
 import { RunSegments, SegmentState } from '../run-segment';
 import { type ChatCompletion, ChatChunks, type CompletionMeta, completionOf } from './chat-completion';
 import type { ChatCompletionRequestDto } from './chat.dto';
@@ -90,7 +90,21 @@ export class ChatCompletionService {
       return { conversationId: thread.conversationId, runId: thread.runId, afterSeq: thread.afterSeq, dialogue };
     }
     const conversationId = thread && rest.length === 1 ? thread.conversationId : await this.newConversation(auth, target, dialogue.slice(0, -1));
-    const posted = await this.runs.postMessage(auth, conversationId, this.message(dto, target, last), [], instructions ? { instructions } : {});
+    const message = runMessage({
+      target,
+      last,
+      tools: dto.tools?.map((tool) => tool.function),
+      toolsParam: 'tools',
+      toolChoice: dto.tool_choice,
+      temperature: dto.temperature,
+      topP: dto.top_p,
+      maxTokens: dto.max_completion_tokens ?? dto.max_tokens,
+      seed: dto.seed,
+      stop: dto.stop,
+      format: dto.response_format?.type === 'json_schema' ? { type: 'json_schema', ...dto.response_format.json_schema } : dto.response_format,
+      formatParam: dto.response_format?.type === 'json_schema' ? 'response_format.json_schema' : 'response_format',
+    });
+    const posted = await this.runs.postMessage(auth, conversationId, message, [], instructions ? { instructions } : {});
     return { conversationId, runId: posted.run.id, afterSeq: 0, dialogue };
   }
 
@@ -111,23 +125,6 @@ export class ChatCompletionService {
     const dto = { agentId: target.agentId };
     const created = history.length ? await this.conversations.createWithHistory(auth, dto, importedMessages(history)) : await this.conversations.create(auth, dto);
     return created.id;
-  }
-
-  private message(dto: ChatCompletionRequestDto, target: ModelTarget, last: Extract<ChatTurn, { role: 'user' }>): PostMessageDto {
-    return {
-      text: last.text.trim() ? last.text : '(image)',
-      agentId: target.agentId,
-      ...(target.modelOverride && { modelOverride: target.modelOverride }),
-      ...(dto.tool_choice === 'none' && { mode: 'direct' }),
-      clientTools: toolsOf(dto.tools?.map((tool) => tool.function), 'tools', dto.tool_choice),
-      temperature: dto.temperature,
-      topP: dto.top_p,
-      maxTokens: dto.max_completion_tokens ?? dto.max_tokens,
-      seed: dto.seed,
-      stop: dto.stop,
-      responseFormat: responseFormatOf(dto.response_format?.type === 'json_schema' ? { type: 'json_schema', ...dto.response_format.json_schema } : dto.response_format, 'response_format'),
-      attachments: last.imageUrls.map((dataUrl, index) => ({ name: `image-${index + 1}`, dataUrl })),
-    };
   }
 
   /** Remembers the conversation state the client now holds: its messages and this answer. */
@@ -152,25 +149,4 @@ export class ChatCompletionService {
       ...(waiting && { waiting }),
     });
   }
-}
-
-/** Earlier turns of a conversation Helix does not hold, as messages of a new one. */
-export function importedMessages(turns: readonly ChatTurn[]): ImportedMessage[] {
-  const toolNames = new Map<string, string>();
-  return turns.map((turn, index): ImportedMessage => {
-    switch (turn.role) {
-      case 'user':
-        return { content: turn.imageUrls.length ? `${turn.text}\n\n[${turn.imageUrls.length} image(s) not kept]` : turn.text, parts: { kind: 'user' } };
-      case 'assistant':
-        for (const call of turn.toolCalls) toolNames.set(call.id, call.name);
-        return { content: turn.text, parts: { kind: 'answer', step: 0, ...(turn.toolCalls.length && { toolCalls: turn.toolCalls }) } };
-      case 'tool': {
-        const name = toolNames.get(turn.toolCallId);
-        if (!name) throw invalid(`messages[${index}].tool_call_id`, `no earlier assistant message has the tool call ${turn.toolCallId}`);
-        return { content: turn.text, parts: { kind: 'tool_result', name, ok: true }, toolCallId: turn.toolCallId };
-      }
-      case 'system':
-        throw new Error('system turns are instructions, never imported');
-    }
-  });
 }
