@@ -139,7 +139,7 @@ describe('the web app at /', () => {
     }
   });
 
-  it.each(['/api/v1/nope', '/api/nope', '/api', '/API/v1/nope', '/v1/nope', '/v1', '/health/x', '/metrics/x'])(
+  it.each(['/api/v1/nope', '/api/nope', '/api', '/API/v1/nope', '/health/x', '/metrics/x'])(
     'leaves %s to the API: a JSON 404 exactly as without the web app',
     async (path) => {
       const res = await t.http().get(path).expect(404);
@@ -147,6 +147,12 @@ describe('the web app at /', () => {
       expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `Cannot GET ${path}` });
     },
   );
+
+  it.each(['/v1/nope', '/v1', '/V1/nope'])('leaves %s to the OpenAI-compatible API: a 404 in OpenAI\'s error shape', async (path) => {
+    const res = await t.http().get(path).expect(404);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({ error: { message: `Cannot GET ${path}`, type: 'invalid_request_error', param: null, code: 'not_found' } });
+  });
 
   it('leaves /graphql/… to GraphQL: Apollo answers below its endpoint, GraphiQL its files', async () => {
     const below = await t.http().get('/graphql/x').expect(400);

@@ -1,6 +1,7 @@
 import { CATALOGUE, keyOf, placeholdersOf, say, translate, type TextKey } from './catalogue';
 import type { CatalogueEntry } from './entry';
 import { FILE_TEXTS } from './texts-files';
+import { OPENAI_TEXTS } from './texts-openai';
 import { HTTP_TEXTS } from './texts-http';
 import { MODEL_TEXTS, RUN_TEXTS } from './texts-run';
 import { VALIDATION_TEXTS } from './texts-validation';
@@ -13,7 +14,7 @@ const fill = (template: string, values: Record<string, string>) => template.repl
 
 describe('the text catalogue', () => {
   it('no two sections declare the same key', () => {
-    const sections = [HTTP_TEXTS, VALIDATION_TEXTS, RUN_TEXTS, MODEL_TEXTS, FILE_TEXTS].map((section) => Object.keys(section));
+    const sections = [HTTP_TEXTS, VALIDATION_TEXTS, RUN_TEXTS, MODEL_TEXTS, FILE_TEXTS, OPENAI_TEXTS].map((section) => Object.keys(section));
     expect(sections.flat().length).toBe(entries.length);
   });
 
