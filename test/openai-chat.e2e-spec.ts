@@ -35,6 +35,23 @@ describe('OpenAI-compatible chat completions (openai SDK, mock LLM)', () => {
     client = clientWith(TOKEN);
     const res = await ctx.api.post('/agents', { name: 'researcher', systemPrompt: 'You are the researcher.' });
     expect(res.status).toBe(201);
+    // the mock's model sees (the model config's flag), so images may go to it
+    const admin = new GraphQLClient(`${ctx.t.baseUrl}/graphql`, { headers: { 'X-API-Token': TOKEN } });
+    await admin.request(gql`mutation($input: ModelConfigInput!) { upsertModelConfig(input: $input) { id vision } }`, {
+      input: { provider: 'openai', modelId: 'mock-model', vision: true },
+    });
+  });
+
+  it('sends an image_url part to the model as the message\'s attachment', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const url = `data:image/png;base64,${png}`;
+    const { response } = await client.chat.completions
+      .create({ model: 'default', messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] }] })
+      .withResponse();
+    const sent = lastRunRequest(ctx.mock.requests)?.messages?.at(-1);
+    expect(sent).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] });
+    const [stored] = await ctx.api.messages(response.headers.get('x-helix-conversation-id')!);
+    expect(stored.parts).toMatchObject({ kind: 'user', attachments: [{ name: 'image-1', mediaType: 'image/png' }] });
   });
 
   it('lists the agents as models, default first; retrieves one; an unknown one is model_not_found', async () => {
@@ -63,8 +80,20 @@ describe('OpenAI-compatible chat completions (openai SDK, mock LLM)', () => {
       ['user', 'hello there'],
       ['assistant', data.choices[0].message.content],
     ]);
-    const run = await ctx.api.run((data as unknown as { helix: { run_id: string } }).helix.run_id);
+    const runId = (data as unknown as { helix: { run_id: string } }).helix.run_id;
+    const run = await ctx.api.run(runId);
     expect(run).toMatchObject({ state: 'SUCCEEDED', agentId: expect.stringMatching(/^agt_/), instructions: 'Answer briefly.' });
+
+    // a run like any other: the admin API shows it with its usage and trace, the daily budget is charged
+    const admin = new GraphQLClient(`${ctx.t.baseUrl}/graphql`, { headers: { 'X-API-Token': TOKEN } });
+    const seen = await admin.request<{ run: { state: string; usage: { promptTokens: number }; spans: { name: string }[] }; budget: { tokensUsed: number } }>(
+      gql`query($id: ID!) { run(id: $id) { state usage { promptTokens } spans { name } } budget { tokensUsed } }`,
+      { id: runId },
+    );
+    expect(seen.run.state).toBe('SUCCEEDED');
+    expect(seen.run.usage.promptTokens).toBe(data.usage?.prompt_tokens);
+    expect(seen.run.spans.length).toBeGreaterThan(0);
+    expect(seen.budget.tokensUsed).toBeGreaterThanOrEqual(data.usage!.total_tokens);
   });
 
   it('continues the conversation a resent message list holds, without storing its history twice', async () => {
