@@ -61,6 +61,8 @@ export class ModelDirectory {
 
   /** The agent (or raw model) a request's `model` names; 404 `model_not_found` otherwise. */
   async resolve(auth: AuthContext, name: string): Promise<ModelTarget> {
+    // every workspace has it: no lookup on the way to the run's first token
+    if (name === DEFAULT_AGENT) return { name, agentId: DEFAULT_AGENT };
     const agent = await this.agents.findByKey(auth, name);
     if (agent) return { name, agentId: agent.id };
     const raw = await this.rawModel(auth, name);

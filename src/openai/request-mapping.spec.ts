@@ -3,6 +3,9 @@ import type { ChatTurn } from './chat/chat-turns';
 import type { FunctionDto } from './openai-fields';
 import { importedMessages, responseFormatOf, toolsOf } from './request-mapping';
 
+/** where a chat completion request has each tool's parameters */
+const TOOL_PARAMS = (index: number) => `tools[${index}].function.parameters`;
+
 /** The OpenAiError `fn` throws. */
 function refusal(fn: () => unknown): OpenAiError {
   try {
@@ -22,22 +25,22 @@ const weather: FunctionDto = {
 
 describe('toolsOf', () => {
   it.each([['auto'], [undefined], [null]])('maps the functions to client tools with tool_choice %p', (choice) => {
-    expect(toolsOf([weather], 'tools', choice)).toEqual([{ name: 'get_weather', description: 'The weather in a city', parameters: weather.parameters }]);
+    expect(toolsOf([weather], TOOL_PARAMS, choice)).toEqual([{ name: 'get_weather', description: 'The weather in a city', parameters: weather.parameters }]);
   });
 
   it('gives no tools with tool_choice none', () => {
-    expect(toolsOf([weather], 'tools', 'none')).toBeUndefined();
+    expect(toolsOf([weather], TOOL_PARAMS, 'none')).toBeUndefined();
   });
 
   it('gives no tools when none are declared', () => {
-    expect(toolsOf(undefined, 'tools', 'auto')).toBeUndefined();
-    expect(toolsOf([], 'tools', undefined)).toBeUndefined();
+    expect(toolsOf(undefined, TOOL_PARAMS, 'auto')).toBeUndefined();
+    expect(toolsOf([], TOOL_PARAMS, undefined)).toBeUndefined();
   });
 
   it.each([['required'], [{ type: 'function', function: { name: 'get_weather' } }], [{ type: 'function', name: 'get_weather' }]])(
     'refuses tool_choice %p with a 400 naming tool_choice',
     (choice) => {
-      const error = refusal(() => toolsOf([weather], 'tools', choice));
+      const error = refusal(() => toolsOf([weather], TOOL_PARAMS, choice));
       expect(error.getStatus()).toBe(400);
       expect(error.param).toBe('tool_choice');
       expect(error.code).toBe('unsupported_value');
@@ -45,17 +48,17 @@ describe('toolsOf', () => {
   );
 
   it('refuses tool_choice required even without tools', () => {
-    expect(refusal(() => toolsOf(undefined, 'tools', 'required')).param).toBe('tool_choice');
+    expect(refusal(() => toolsOf(undefined, TOOL_PARAMS, 'required')).param).toBe('tool_choice');
   });
 
   it('gives a function without parameters an empty object schema and without a description an empty one', () => {
-    expect(toolsOf([{ name: 'ping' }], 'tools', 'auto')).toEqual([{ name: 'ping', description: '', parameters: { type: 'object', properties: {} } }]);
+    expect(toolsOf([{ name: 'ping' }], TOOL_PARAMS, 'auto')).toEqual([{ name: 'ping', description: '', parameters: { type: 'object', properties: {} } }]);
   });
 
   it('refuses parameters that are not an object schema, naming the tool by index', () => {
-    const error = refusal(() => toolsOf([weather, { name: 'list', parameters: { type: 'array', items: {} } }], 'tools', 'auto'));
+    const error = refusal(() => toolsOf([weather, { name: 'list', parameters: { type: 'array', items: {} } }], TOOL_PARAMS, 'auto'));
     expect(error.getStatus()).toBe(400);
-    expect(error.param).toBe('tools[1].parameters');
+    expect(error.param).toBe('tools[1].function.parameters');
     expect(error.code).toBe('invalid_value');
   });
 });
@@ -117,12 +120,13 @@ describe('importedMessages', () => {
     expect(importedMessages([user('Look', ['data:image/png;base64,AA', 'data:image/png;base64,BB'])])).toEqual([{ content: 'Look\n\n[2 image(s) not kept]', parts: { kind: 'user' } }]);
   });
 
-  it('refuses a tool turn whose call no earlier assistant turn made, naming it under the given parameter', () => {
+  it('refuses a tool turn whose call no earlier assistant turn made, naming the list and the call id', () => {
     const turns: ChatTurn[] = [user('hi'), { role: 'assistant', text: 'hello', toolCalls: [] }, { role: 'tool', toolCallId: 'call_9', text: 'x' }];
     const error = refusal(() => importedMessages(turns, 'input'));
     expect(error.getStatus()).toBe(400);
-    expect(error.param).toBe('input[2]');
-    expect(refusal(() => importedMessages(turns)).param).toBe('messages[2]');
+    expect(error.param).toBe('input');
+    expect(error.message).toContain('call_9');
+    expect(refusal(() => importedMessages(turns)).param).toBe('messages');
   });
 
   it('refuses a tool turn that comes before the assistant turn with its call', () => {
@@ -130,5 +134,4 @@ describe('importedMessages', () => {
     expect(() => importedMessages([{ role: 'tool', toolCallId: 'call_1', text: 'x' }, { role: 'assistant', text: '', toolCalls: [call] }])).toThrow(OpenAiError);
   });
 
-  it.todo('names the request’s own index of a bad tool turn, not its index among the non-system turns (chat.service and responses.service pass turns without system items)');
 });

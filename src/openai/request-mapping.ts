@@ -14,14 +14,14 @@ const invalid = (param: string, message: string, code = 'invalid_value') => new 
  * and schemas again). `tool_choice` may be `auto` or `none` (no tool: the caller makes the run
  * direct); Helix cannot force a call, so `required` or a named function is refused.
  */
-export function toolsOf(functions: readonly FunctionDto[] | undefined, param: string, toolChoice: unknown): ToolSpec[] | undefined {
+export function toolsOf(functions: readonly FunctionDto[] | undefined, parametersParam: (index: number) => string, toolChoice: unknown): ToolSpec[] | undefined {
   if (toolChoice !== undefined && toolChoice !== null && toolChoice !== 'auto' && toolChoice !== 'none') {
     throw invalid('tool_choice', 'only "auto" and "none" are supported: the agent decides when to call a tool', 'unsupported_value');
   }
   if (!functions?.length || toolChoice === 'none') return undefined;
   return functions.map((fn, index) => {
     const parameters = fn.parameters ?? { type: 'object', properties: {} };
-    if (parameters.type !== 'object') throw invalid(`${param}[${index}].parameters`, 'must be a JSON Schema of type object');
+    if (parameters.type !== 'object') throw invalid(parametersParam(index), 'must be a JSON Schema of type object');
     return { name: fn.name, description: fn.description ?? '', parameters };
   });
 }
@@ -45,8 +45,8 @@ export interface RunAsk {
   target: ModelTarget;
   last: Extract<ChatTurn, { role: 'user' }>;
   tools?: readonly FunctionDto[];
-  /** the request's parameter that lists them (`tools`) */
-  toolsParam: string;
+  /** where the request has a tool's parameters (`tools[0].function.parameters`) */
+  toolsParam: (index: number) => string;
   toolChoice: unknown;
   temperature?: number;
   topP?: number;
@@ -78,7 +78,7 @@ export function runMessage(ask: RunAsk): PostMessageDto {
 /** Earlier turns of a conversation Helix does not hold, as messages of a new one. */
 export function importedMessages(turns: readonly ChatTurn[], param = 'messages'): ImportedMessage[] {
   const toolNames = new Map<string, string>();
-  return turns.map((turn, index): ImportedMessage => {
+  return turns.map((turn): ImportedMessage => {
     switch (turn.role) {
       case 'user':
         return { content: turn.imageUrls.length ? `${turn.text}\n\n[${turn.imageUrls.length} image(s) not kept]` : turn.text, parts: { kind: 'user' } };
@@ -87,7 +87,8 @@ export function importedMessages(turns: readonly ChatTurn[], param = 'messages')
         return { content: turn.text, parts: { kind: 'answer', step: 0, ...(turn.toolCalls.length && { toolCalls: turn.toolCalls }) } };
       case 'tool': {
         const name = toolNames.get(turn.toolCallId);
-        if (!name) throw invalid(`${param}[${index}]`, `no earlier assistant message has the tool call ${turn.toolCallId}`);
+        // named by its call id: the turns no longer hold the request's system messages, so an index would mislead
+        if (!name) throw invalid(param, `the tool result for ${turn.toolCallId} answers no tool call of an earlier assistant message`);
         return { content: turn.text, parts: { kind: 'tool_result', name, ok: true }, toolCallId: turn.toolCallId };
       }
       case 'system':

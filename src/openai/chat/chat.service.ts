@@ -94,7 +94,7 @@ export class ChatCompletionService {
       target,
       last,
       tools: dto.tools?.map((tool) => tool.function),
-      toolsParam: 'tools',
+      toolsParam: (index) => `tools[${index}].function.parameters`,
       toolChoice: dto.tool_choice,
       temperature: dto.temperature,
       topP: dto.top_p,

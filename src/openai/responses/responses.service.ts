@@ -201,7 +201,7 @@ export class ResponseService {
       target,
       last,
       tools: dto.tools,
-      toolsParam: 'tools',
+      toolsParam: (index) => `tools[${index}].parameters`,
       toolChoice: dto.tool_choice,
       temperature: dto.temperature,
       topP: dto.top_p,
