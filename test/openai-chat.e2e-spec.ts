@@ -7,19 +7,11 @@
 import OpenAI from 'openai';
 import { GraphQLClient, gql } from 'graphql-request';
 import { useMockApp } from './support/mock-app';
-import type { MockRequestBody } from './support/mock-llm/mock-llm';
+import { lastRunRequest, mockCall, systemOf } from './support/openai-mock';
 
 const TOKEN = 'openai-chat-e2e-token';
 jest.setTimeout(120_000);
 
-const mockCall = (...calls: { name: string; args: object; id?: string }[]) =>
-  `MOCK:${JSON.stringify({ toolCalls: calls.map(({ name, args, id }) => ({ name, arguments: JSON.stringify(args), ...(id && { id }) })) })}`;
-const systemOf = (body: MockRequestBody | undefined) => {
-  const first = body?.messages?.[0];
-  return first?.role === 'system' && typeof first.content === 'string' ? first.content : '';
-};
-/** The last model request of a run (an auto-title request of a new conversation may come after it). */
-const lastRunRequest = (requests: MockRequestBody[]) => [...requests].reverse().find((body) => !systemOf(body).startsWith('You name conversations'));
 const PICK_COLOR = {
   name: 'pick_color',
   description: 'Ask the user to pick a color in the app',

@@ -7,21 +7,13 @@
  */
 import OpenAI from 'openai';
 import { useMockApp } from './support/mock-app';
-import type { MockRequestBody } from './support/mock-llm/mock-llm';
+import { lastRunRequest, mockCall, systemOf } from './support/openai-mock';
 
 const TOKEN = 'openai-responses-e2e-token';
 jest.setTimeout(120_000);
 
 type Event = { type: string; sequence_number: number; delta?: string; response?: { id: string; status: string } };
 
-const mockCall = (...calls: { name: string; args: object; id?: string }[]) =>
-  `MOCK:${JSON.stringify({ toolCalls: calls.map(({ name, args, id }) => ({ name, arguments: JSON.stringify(args), ...(id && { id }) })) })}`;
-const systemOf = (body: MockRequestBody | undefined) => {
-  const first = body?.messages?.[0];
-  return first?.role === 'system' && typeof first.content === 'string' ? first.content : '';
-};
-/** The last model request of a run (an auto-title request of a new conversation may come after it). */
-const lastRunRequest = (requests: MockRequestBody[]) => [...requests].reverse().find((body) => !systemOf(body).startsWith('You name conversations'));
 const helixOf = (response: object) => (response as { helix: { conversation_id: string; run_id: string } }).helix;
 const textOf = (events: Event[]) => events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
 

@@ -10,6 +10,7 @@ import {
   IsOptional,
   IsString,
   Matches,
+  ValidateIf,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
@@ -20,8 +21,9 @@ import { IsStorableText } from '../common';
  * names are OpenAI's (snake_case); the values become a Helix message's.
  */
 
-/** OpenAI's rule for function names. */
+/** OpenAI's rule for function and schema names. */
 export const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const NAME_MESSAGE = 'name must be 1 to 64 letters, digits, _ or -';
 export const MAX_TOOLS = 32;
 
 /** A parameter OpenAI's API has and Helix accepts without acting on it (docs/OPENAI.md lists them). */
@@ -36,7 +38,7 @@ export const toList = ({ value }: { value: unknown }): unknown => (typeof value 
 /** A function a client runs itself, in the chat completions' shape (`{name, description, parameters}` inside `function`). */
 export class FunctionDto {
   @IsString()
-  @Matches(FUNCTION_NAME, { message: 'name must be 1 to 64 letters, digits, _ or -' })
+  @Matches(FUNCTION_NAME, { message: NAME_MESSAGE })
   name!: string;
 
   @IsOptional()
@@ -53,6 +55,27 @@ export class FunctionDto {
   @IsBoolean()
   strict?: boolean;
 }
+
+/** What a JSON schema response format says besides its name (chat's `json_schema`, a response's `text.format`). */
+export class SchemaFormatFields {
+  @IsOptional()
+  @IsObject()
+  schema?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsBoolean()
+  strict?: boolean;
+
+  @IsOptional()
+  @IsString()
+  @IsStorableText()
+  @MaxLength(2000)
+  description?: string;
+}
+
+/** A format's `name`: required for `json_schema` (`when` says whether it is one). */
+export const FormatNameField = <T extends object>(when: (format: T) => boolean = () => true): PropertyDecorator =>
+  applyDecorators(ValidateIf(when), IsString(), Matches(FUNCTION_NAME, { message: NAME_MESSAGE }));
 
 export class ChatToolDto {
   @IsIn(['function'], { message: 'type: only function tools are supported' })

@@ -40,6 +40,8 @@ export class SegmentState {
   readonly usage: SegmentUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   readonly clientCalls: RunEventPayloads['tool.client'][] = [];
   sources?: SegmentSources;
+  /** the models' reasoning, where they stream it apart from the answer */
+  reasoning = '';
   plan?: RunEventPayloads['plan'];
   error?: RunEventPayloads['error'];
   end?: SegmentEnd;
@@ -81,6 +83,9 @@ export class SegmentState {
       }
       case 'tool.client':
         this.clientCalls.push(event.data);
+        return undefined;
+      case 'reasoning':
+        this.reasoning += event.data.text;
         return undefined;
       case 'approval':
         this.end = { kind: 'approval', approval: event.data };

@@ -42,7 +42,7 @@ export interface ChatCompletion {
   choices: [
     {
       index: 0;
-      message: { role: 'assistant'; content: string | null; refusal: null; tool_calls?: ChatToolCallOut[]; helix?: { sources: SegmentSources } };
+      message: { role: 'assistant'; content: string | null; refusal: null; reasoning_content?: string; tool_calls?: ChatToolCallOut[]; helix?: { sources: SegmentSources } };
       logprobs: null;
       finish_reason: FinishReason;
     },
@@ -117,6 +117,8 @@ export function completionOf(meta: CompletionMeta, state: SegmentState): ChatCom
           role: 'assistant',
           content: content || (calls.length ? null : ''),
           refusal: null,
+          // as OpenAI-compatible servers of reasoning models (vLLM, DeepSeek) send it; strict clients ignore it
+          ...(state.reasoning && { reasoning_content: state.reasoning }),
           ...(calls.length && { tool_calls: calls }),
           ...(state.sources && { helix: { sources: state.sources } }),
         },

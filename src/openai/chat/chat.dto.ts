@@ -9,7 +9,6 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  Matches,
   Max,
   MaxLength,
   Min,
@@ -18,7 +17,7 @@ import {
 } from 'class-validator';
 import { IsStorableText } from '../../common';
 import { MaxTokensField, SeedField, StopField, TemperatureField, TopPField } from '../../workspace';
-import { ChatToolDto, ChatToolsField, Ignored, ModelField, StopList } from '../openai-fields';
+import { ChatToolDto, ChatToolsField, FormatNameField, Ignored, ModelField, SchemaFormatFields, StopList } from '../openai-fields';
 
 export const MAX_MESSAGES = 2000;
 
@@ -30,24 +29,8 @@ export class StreamOptionsDto {
   @Ignored() include_obfuscation?: unknown;
 }
 
-export class JsonSchemaDto {
-  @IsString()
-  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'name must be 1 to 64 letters, digits, _ or -' })
-  name!: string;
-
-  @IsOptional()
-  @IsObject()
-  schema?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsBoolean()
-  strict?: boolean;
-
-  @IsOptional()
-  @IsString()
-  @IsStorableText()
-  @MaxLength(2000)
-  description?: string;
+export class JsonSchemaDto extends SchemaFormatFields {
+  @FormatNameField() name!: string;
 }
 
 /** `response_format`: `text` (the default), `json_object` or `json_schema` (Helix's structured output). */

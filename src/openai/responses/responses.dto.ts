@@ -8,67 +8,30 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  Matches,
   Max,
   MaxLength,
   Min,
   ValidateBy,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { IsStorableText, MAX_INT4 } from '../../common';
 import { MaxTokensField, TemperatureField, TopPField } from '../../workspace';
-import { FUNCTION_NAME, Ignored, MAX_TOOLS, MetadataField, ModelField } from '../openai-fields';
+import { FormatNameField, FunctionDto, Ignored, MAX_TOOLS, MetadataField, ModelField, SchemaFormatFields } from '../openai-fields';
 
 export const MAX_INPUT_ITEMS = 2000;
 
-/** A function tool in the Responses shape (`name`, `parameters` at the top level). */
-export class ResponseToolDto {
+/** A function tool in the Responses shape (`name`, `parameters` beside `type`, not inside `function`). */
+export class ResponseToolDto extends FunctionDto {
   @IsIn(['function'], { message: 'type: only function tools are supported' })
   type!: 'function';
-
-  @IsString()
-  @Matches(FUNCTION_NAME, { message: 'name must be 1 to 64 letters, digits, _ or -' })
-  name!: string;
-
-  @IsOptional()
-  @IsString()
-  @IsStorableText()
-  @MaxLength(2000)
-  description?: string;
-
-  @IsOptional()
-  @IsObject()
-  parameters?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsBoolean()
-  strict?: boolean;
 }
 
 /** `text.format`: `text`, `json_object` or `json_schema` (with `name` and `schema` beside `type`). */
-export class TextFormatDto {
+export class TextFormatDto extends SchemaFormatFields {
   @IsIn(['text', 'json_object', 'json_schema'])
   type!: 'text' | 'json_object' | 'json_schema';
 
-  @ValidateIf((format: TextFormatDto) => format.type === 'json_schema')
-  @IsString()
-  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'name must be 1 to 64 letters, digits, _ or -' })
-  name?: string;
-
-  @IsOptional()
-  @IsObject()
-  schema?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsBoolean()
-  strict?: boolean;
-
-  @IsOptional()
-  @IsString()
-  @IsStorableText()
-  @MaxLength(2000)
-  description?: string;
+  @FormatNameField((format: TextFormatDto) => format.type === 'json_schema') name?: string;
 }
 
 export class TextConfigDto {
