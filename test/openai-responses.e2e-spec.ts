@@ -120,6 +120,8 @@ describe('OpenAI-compatible responses (openai SDK, mock LLM)', () => {
       input: [{ type: 'mcp_approval_response', approval_request_id: request!.id, approve: false, reason: 'not now' }],
     });
     expect(second).toMatchObject({ status: 'completed', output_text: 'Not run, as you wished.' });
+    // the decided call is reported in the response whose input decided it
+    expect(second.output[0]).toMatchObject({ type: 'mcp_call', name: 'code_exec', server_label: 'helix', status: 'failed', approval_request_id: request!.id, error: expect.stringContaining('not now') });
     expect((await ctx.api.run(helixOf(first).run_id)).state).toBe('SUCCEEDED');
   });
 

@@ -26,6 +26,7 @@ const record: ResponseRecord = {
     background: false,
     store: true,
     user: null,
+    decided: null,
   },
   input: [{ role: 'user', content: 'hi' }],
   stored: true,
@@ -146,6 +147,47 @@ describe('ResponseBuilder', () => {
       expect.objectContaining({ type: 'response.completed', sequence_number: 4 }),
     ]);
     expect(terminal(stream).response.output).toEqual([item]);
+  });
+
+  it('reports a tool Helix ran as an mcp_call item once its result is in; a failed one as failed', () => {
+    const { stream, builder } = run(
+      thinking(1),
+      ['tool.start', { callId: 'call_c', name: 'calculator', args: { expression: '2+3' } }],
+      ['tool.start', { callId: 'call_f', name: 'http_fetch', args: { url: 'http://x' } }],
+      ['tool.end', { callId: 'call_c', name: 'calculator', ok: true, output: '5', durationMs: 1 }],
+      ['tool.end', { callId: 'call_f', name: 'http_fetch', ok: false, output: 'blocked address', durationMs: 1 }],
+      thinking(2),
+      token('It is 5.'),
+      done('SUCCEEDED'),
+    );
+    expect(types(stream).slice(2, 8)).toEqual([
+      'response.output_item.added',
+      'response.mcp_call.completed',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.mcp_call.failed',
+      'response.output_item.done',
+    ]);
+    expect(stream[2].item).toMatchObject({ type: 'mcp_call', id: 'mcp_call_c', status: 'in_progress', output: null });
+    const output = builder.snapshot().output as Record<string, unknown>[];
+    expect(output.slice(0, 2)).toEqual([
+      { type: 'mcp_call', id: 'mcp_call_c', server_label: 'helix', name: 'calculator', arguments: '{"expression":"2+3"}', output: '5', error: null, status: 'completed', approval_request_id: null },
+      { type: 'mcp_call', id: 'mcp_call_f', server_label: 'helix', name: 'http_fetch', arguments: '{"url":"http://x"}', output: null, error: 'blocked address', status: 'failed', approval_request_id: null },
+    ]);
+    expect(output[2]).toMatchObject({ type: 'message' });
+  });
+
+  it('gives no mcp_call for a client tool, nor for a result answering an earlier response; but one for the call its input decided', () => {
+    const client = run(['tool.start', { callId: 'call_1', name: 'pick', args: {} }], ['tool.client', { callId: 'call_1', name: 'pick', args: {} }], waiting('Waiting'));
+    expect(types(client.stream)).not.toContain('response.mcp_call.completed');
+    const answered = run(['tool.end', { callId: 'call_1', name: 'pick', ok: true, output: 'blue', durationMs: 0 }], thinking(2), token('Blue.'), done('SUCCEEDED'));
+    expect((answered.builder.snapshot().output as { type: string }[]).map((item) => item.type)).toEqual(['message']);
+
+    const decided = new ResponseBuilder({ ...record, request: { ...record.request, decided: { approvalId: 'apr_1', callId: 'call_m', name: 'send_mail', args: { to: 'a@b.c' } } } }, 'en');
+    for (const event of events(['tool.end', { callId: 'call_m', name: 'send_mail', ok: true, output: 'sent', durationMs: 3 }], done('SUCCEEDED'))) decided.next(event);
+    expect(decided.snapshot().output).toEqual([
+      { type: 'mcp_call', id: 'mcp_call_m', server_label: 'helix', name: 'send_mail', arguments: '{"to":"a@b.c"}', output: 'sent', error: null, status: 'completed', approval_request_id: 'apr_1' },
+    ]);
   });
 
   it('answers an ask_user question as a message item saying it', () => {

@@ -1,5 +1,5 @@
 import type { Language } from '../../common';
-import type { RunEvent } from '../../runtime';
+import type { RunEvent, RunEventPayloads } from '../../runtime';
 import { joinNote, waitingNote } from '../chat/chat-completion';
 import { runFailure } from '../run-failure';
 import { SegmentState } from '../run-segment';
@@ -17,7 +17,9 @@ interface OutputText {
 export type OutputItem =
   | { type: 'message'; id: string; status: 'in_progress' | 'completed' | 'incomplete'; role: 'assistant'; content: OutputText[] }
   | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'completed' }
-  | { type: 'mcp_approval_request'; id: string; server_label: 'helix'; name: string; arguments: string };
+  | { type: 'mcp_approval_request'; id: string; server_label: 'helix'; name: string; arguments: string }
+  /** a tool Helix ran itself (a built-in or an MCP server's), with its result */
+  | { type: 'mcp_call'; id: string; server_label: 'helix'; name: string; arguments: string; output: string | null; error: string | null; status: 'completed' | 'failed'; approval_request_id: string | null };
 
 /** A Responses stream event: its `type`, `sequence_number` and its own fields. */
 export type ResponseStreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
@@ -43,12 +45,16 @@ export class ResponseBuilder {
   /** the message item text is being written to, and the step it belongs to */
   private open?: { item: Extract<OutputItem, { type: 'message' }>; index: number };
   private step = 0;
+  /** tool calls started in this segment and not handed to the client, by call id: their tool.end is an mcp_call item */
+  private readonly started = new Map<string, { name: string; args: unknown; approvalId?: string }>();
 
   constructor(
     private readonly record: ResponseRecord,
     private readonly language: Language,
   ) {
     this.state = new SegmentState(record.afterSeq);
+    const decided = record.request.decided;
+    if (decided) this.started.set(decided.callId, { name: decided.name, args: decided.args, approvalId: decided.approvalId });
   }
 
   private emit(type: string, fields: Record<string, unknown> = {}): ResponseStreamEvent {
@@ -75,7 +81,10 @@ export class ResponseBuilder {
       events.push(this.emit('response.output_text.delta', { item_id: open.item.id, output_index: open.index, content_index: 0, delta: event.data.text, logprobs: [] }));
     }
     if (event.type === 'tool.start' || event.type === 'tool.client' || event.type === 'approval') events.push(...this.closeText('completed'));
+    if (event.type === 'tool.start') this.started.set(event.data.callId, { name: event.data.name, args: event.data.args });
+    if (event.type === 'tool.end') events.push(...this.serverCall(event.data));
     if (event.type === 'tool.client') {
+      this.started.delete(event.data.callId);
       const item: OutputItem = { type: 'function_call', id: `fc_${event.data.callId}`, call_id: event.data.callId, name: event.data.name, arguments: JSON.stringify(event.data.args ?? {}), status: 'completed' };
       const index = this.output.push(item) - 1;
       events.push(
@@ -86,12 +95,42 @@ export class ResponseBuilder {
       );
     }
     if (event.type === 'approval') {
+      const call = this.started.get(event.data.callId);
+      if (call) call.approvalId = event.data.approvalId;
       const item: OutputItem = { type: 'mcp_approval_request', id: event.data.approvalId, server_label: 'helix', name: event.data.name, arguments: JSON.stringify(event.data.args ?? {}) };
       const index = this.output.push(item) - 1;
       events.push(this.emit('response.output_item.added', { output_index: index, item }), this.emit('response.output_item.done', { output_index: index, item }));
     }
     if (this.state.end) events.push(...this.finish());
     return events;
+  }
+
+  /**
+   * A server-side tool call that ended in this segment, as an `mcp_call` item (added and done at
+   * once: the call is reported when its result is known). Results of calls begun in an earlier
+   * segment (client tools, replies, approvals decided since) are the input of this one: no item.
+   */
+  private serverCall(end: RunEventPayloads['tool.end']): ResponseStreamEvent[] {
+    const call = this.started.get(end.callId);
+    if (!call) return [];
+    this.started.delete(end.callId);
+    const item: Extract<OutputItem, { type: 'mcp_call' }> = {
+      type: 'mcp_call',
+      id: `mcp_${end.callId}`,
+      server_label: 'helix',
+      name: end.name,
+      arguments: JSON.stringify(call.args ?? {}),
+      output: end.ok ? end.output : null,
+      error: end.ok ? null : end.output,
+      status: end.ok ? 'completed' : 'failed',
+      approval_request_id: call.approvalId ?? null,
+    };
+    const index = this.output.push(item) - 1;
+    return [
+      this.emit('response.output_item.added', { output_index: index, item: { ...item, output: null, error: null, status: 'in_progress' } }),
+      this.emit(end.ok ? 'response.mcp_call.completed' : 'response.mcp_call.failed', { item_id: item.id, output_index: index }),
+      this.emit('response.output_item.done', { output_index: index, item }),
+    ];
   }
 
   /** The response object as its events so far make it (`in_progress` until its segment ends). */

@@ -15,6 +15,8 @@ export interface ResponseRequest {
   background: boolean;
   store: boolean;
   user: string | null;
+  /** the tool call this response's input approved or rejected: its result is this response's `mcp_call` */
+  decided: { approvalId: string; callId: string; name: string; args: unknown } | null;
 }
 
 /** A response of the OpenAI-compatible API: the events of its run after `afterSeq`. */
@@ -78,7 +80,13 @@ function readRequest(value: unknown): ResponseRequest {
     background: r.background === true,
     store: r.store !== false,
     user: typeof r.user === 'string' ? r.user : null,
+    decided: readDecided(r.decided),
   };
+}
+
+function readDecided(value: unknown): ResponseRequest['decided'] {
+  if (!isRecord(value) || typeof value.approvalId !== 'string' || typeof value.callId !== 'string' || typeof value.name !== 'string') return null;
+  return { approvalId: value.approvalId, callId: value.callId, name: value.name, args: value.args };
 }
 
 /** Every statement on `openai_responses`. A deleted response is as unknown as one never made. */

@@ -22,6 +22,8 @@ interface Placed {
   conversationId: string;
   runId: string;
   afterSeq: number;
+  /** the approval the input decided, whose call's result this response reports */
+  decided?: ResponseRequest['decided'];
 }
 
 /** A created response: its stream, or the object to answer. */
@@ -55,13 +57,14 @@ export class ResponseService {
     const placed = dto.previous_response_id
       ? await this.continueFrom(auth, dto, input, instructions, target)
       : await this.startConversation(auth, dto, input, instructions, target);
+    const { decided, ...where } = placed;
     const record = await this.responses.insert({
       id,
       workspaceId: auth.workspaceId,
-      ...placed,
+      ...where,
       previousResponseId: dto.previous_response_id ?? null,
       model: dto.model,
-      request: requestOf(dto, instructions),
+      request: { ...requestOf(dto, instructions), decided: decided ?? null },
       input: input.items,
       stored: dto.store !== false,
     });
@@ -177,7 +180,8 @@ export class ResponseService {
       if (!answer) throw invalid('input', `response ${previousId} waits for approval ${end.approval.approvalId}: send an mcp_approval_response item for it`);
       await this.segments.settle(auth, record.runId);
       await this.runs.decide(auth, record.runId, answer.approvalId, { decision: answer.approve ? 'approve' : 'reject', ...(answer.reason && { reason: answer.reason }) });
-      return sameRun;
+      const { approvalId, callId, name, args } = end.approval;
+      return { ...sameRun, decided: { approvalId, callId, name, args } };
     }
     const last = lastUser(input.turns, 'input');
     if (end.kind === 'question' && !end.plan) {
@@ -220,7 +224,7 @@ function lastUser(turns: readonly ChatTurn[], param: string): Extract<ChatTurn, 
   return last;
 }
 
-function requestOf(dto: CreateResponseDto, instructions: string | null): ResponseRequest {
+function requestOf(dto: CreateResponseDto, instructions: string | null): Omit<ResponseRequest, 'decided'> {
   return {
     instructions,
     tools: (dto.tools ?? []).map((tool) => ({ ...tool })),
