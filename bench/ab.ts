@@ -7,8 +7,9 @@
  * A side is a copy of `src/` (`git archive <rev> src | tar -x -C <dir>`, plus `src/generated`);
  * `--a=.` or `--b=.` is the working tree. A side whose Prisma schema differs needs its own
  * `prisma/` in `<dir>/../.bench-build/prisma` (the build links the repository's otherwise).
- * Options: --reps=N (default 6) · --only=two,streaming,tp100 (the 50-in-flight TTFT started with
- * POST + GET …/events, with the streaming POST, the 100-run throughput; all by default)
+ * Options: --reps=N (default 6) · --only=two,streaming,openai,tp100 (the 50-in-flight TTFT started
+ * with POST + GET …/events, with the streaming POST, through POST /v1/chat/completions streaming
+ * with a new conversation per request, the 100-run throughput; all but openai by default)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -17,7 +18,7 @@ import { buildHelix, startHelix, type Helix } from './lib/helix';
 import { jsonAgent } from './lib/http';
 import { startMockProcess } from './lib/mock';
 import { freePort, stopAll } from './lib/procs';
-import { bareRunner, batch, helixRunner, rate, sustained, type Runner } from './lib/runners';
+import { bareRunner, batch, helixRunner, openAiRunner, rate, sustained, type Runner } from './lib/runners';
 import { fmt, median, percentile, table } from './lib/stats';
 
 const argv = process.argv.slice(2);
@@ -30,7 +31,7 @@ const SUSTAINED = { inFlight: 50, tokens: 200, delayMs: 20, ms: 20_000, warmMs: 
 const TP100 = { concurrency: 100, tokens: 500 };
 const log = (line: string) => process.stderr.write(`[ab] ${line}\n`);
 
-interface Side { name: string; helix: Helix; two: Runner; streaming: Runner }
+interface Side { name: string; helix: Helix; two: Runner; streaming: Runner; openAi: Runner }
 
 const throughput = async (runner: Runner) => rate(await batch(runner, TP100.concurrency, TP100.tokens));
 
@@ -39,12 +40,12 @@ async function startSide(name: string, src: string, mockUrl: string, dataDir: st
   const built = await buildHelix(src === '.' ? undefined : resolve(src));
   if (built.error || !built.entry) throw new Error(`building ${src} failed: ${built.error}`);
   const helix = await startHelix({ entry: built.entry, port: await freePort(), mockUrl, dataDir, name: `helix-${name}` });
-  return { name, helix, two: helixRunner(helix), streaming: helixRunner(helix, true) };
+  return { name, helix, two: helixRunner(helix), streaming: helixRunner(helix, true), openAi: openAiRunner(helix) };
 }
 
 async function main(): Promise<void> {
   const srcs = SIDE_NAMES.map((name) => option(name.toLowerCase())).filter((src): src is string => src !== undefined);
-  if (srcs.length < 2) throw new Error('usage: npm run bench:ab -- --a=<src dir> --b=<src dir> [--c=… --d=… --e=…] [--reps=N] [--only=two,streaming,tp100]');
+  if (srcs.length < 2) throw new Error('usage: npm run bench:ab -- --a=<src dir> --b=<src dir> [--c=… --d=… --e=…] [--reps=N] [--only=two,streaming,openai,tp100]');
   const mock = await startMockProcess();
   const dirs = srcs.map(() => mkdtempSync(join(os.tmpdir(), 'helix-ab-')));
   try {
@@ -53,12 +54,12 @@ async function main(): Promise<void> {
     const names = ['bare', ...sides.map((side) => side.name)];
     const bare = bareRunner(mock.url);
     for (const side of sides) await throughput(side.two); // warm-up
-    type Figures = { p50: number[]; p99: number[]; sp50: number[]; sp99: number[]; tp: number[] };
-    const figures = new Map<string, Figures>(names.map((n) => [n, { p50: [], p99: [], sp50: [], sp99: [], tp: [] }]));
+    type Figures = { p50: number[]; p99: number[]; sp50: number[]; sp99: number[]; op50: number[]; op99: number[]; tp: number[] };
+    const figures = new Map<string, Figures>(names.map((n) => [n, { p50: [], p99: [], sp50: [], sp99: [], op50: [], op99: [], tp: [] }]));
     for (let r = 0; r < REPS; r++) {
       const order = [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)];
       const load = os.loadavg()[0];
-      if (ONLY.has('two') || ONLY.has('streaming')) {
+      if (ONLY.has('two') || ONLY.has('streaming') || ONLY.has('openai')) {
         const base = await sustained(bare, SUSTAINED);
         figures.get('bare')!.p50.push(percentile(base, 50));
         figures.get('bare')!.p99.push(percentile(base, 99));
@@ -72,13 +73,17 @@ async function main(): Promise<void> {
             const one = await sustained(side.streaming, SUSTAINED);
             f.sp50.push(percentile(one, 50)); f.sp99.push(percentile(one, 99));
           }
+          if (ONLY.has('openai')) {
+            const v1 = await sustained(side.openAi, SUSTAINED);
+            f.op50.push(percentile(v1, 50)); f.op99.push(percentile(v1, 99));
+          }
         }
       }
       if (ONLY.has('tp100')) {
         figures.get('bare')!.tp.push(await throughput(bare));
         for (const side of order) figures.get(side.name)!.tp.push(await throughput(side.two));
       }
-      const line = (n: string) => { const f = figures.get(n)!; return `${n} p50 ${fmt(f.p50.at(-1), 2)}/${fmt(f.sp50.at(-1), 2)} p99 ${fmt(f.p99.at(-1), 1)}/${fmt(f.sp99.at(-1), 1)} tp ${fmt(f.tp.at(-1), 0)}`; };
+      const line = (n: string) => { const f = figures.get(n)!; return `${n} p50 ${fmt(f.p50.at(-1), 2)}/${fmt(f.sp50.at(-1), 2)}/${fmt(f.op50.at(-1), 2)} p99 ${fmt(f.p99.at(-1), 1)}/${fmt(f.sp99.at(-1), 1)}/${fmt(f.op99.at(-1), 1)} tp ${fmt(f.tp.at(-1), 0)}`; };
       log(`rep ${r + 1}/${REPS} (load ${fmt(load, 1)}, ${order.map((s) => s.name).join(' ')}): ${names.map(line).join(' · ')}`);
     }
     const base = figures.get('bare')!;
@@ -88,6 +93,7 @@ async function main(): Promise<void> {
     const metrics: Array<[string, keyof Figures, keyof Figures | undefined]> = [
       ['added TTFT p50, POST + GET …/events (ms)', 'p50', 'p50'], ['added TTFT p50, streaming POST (ms)', 'sp50', 'p50'],
       ['added TTFT p99, POST + GET …/events (ms)', 'p99', 'p99'], ['added TTFT p99, streaming POST (ms)', 'sp99', 'p99'],
+      ['added TTFT p50, /v1/chat/completions (ms)', 'op50', 'p50'], ['added TTFT p99, /v1/chat/completions (ms)', 'op99', 'p99'],
       ['throughput ×100 (tokens/s)', 'tp', undefined],
     ];
     for (const [label, key, baseKey] of metrics) {

@@ -15,8 +15,9 @@
  * Every figure is the median of several repetitions; baselines are measured in the same run,
  * interleaved. Nothing here asserts timings: it reports. See docs/BENCHMARKS.md.
  *
- * Options: --quick (fewer repetitions, for trying it out) · --only=ttft,throughput,fanout,rss,db,web
- *   (`ttft-sustained`: only the 50-in-flight part of section 1)
+ * Options: --quick (fewer repetitions, for trying it out) · --only=ttft,openai,throughput,fanout,rss,db,web
+ *   (`ttft-sustained`: only the 50-in-flight part of section 1; `openai`: section 1's TTFT through
+ *   POST /v1/chat/completions beside the streaming POST, alone without `ttft`)
  * · --no-peer · --postgres (sections 1–3 on a throw-away PostgreSQL database, BENCH_PG_URL)
  * · --budget (with --postgres: daily budgets set, so every model call reserves and settles)
  * · --profile (V8 CPU profiles of Helix per section, summarised, in .bench/prof)
@@ -40,7 +41,7 @@ import { countTokens, expectJson, jsonAgent, openSse, type SseEvent, type SseStr
 import { startMockProcess, type MockProcess } from './lib/mock';
 import { ensurePeerInstalled, startPeer, PEER_VERSIONS, type Peer } from './lib/peer';
 import { startPgProxy } from './lib/pg-proxy';
-import { batch, directive, helixRunner, now, rate, runnersFor, sustained, type Timing } from './lib/runners';
+import { batch, directive, helixRunner, now, rate, runnersFor, sustained, type Runner, type Timing } from './lib/runners';
 import { cpuSeconds, freePort, ROOT, rssKb, SCRATCH, sleep, spawnLogged, stopAll, waitReady } from './lib/procs';
 import { summariseHeapProfile, summariseProfile } from './lib/profile-summary';
 import { fmt, median, percentile, sum, table } from './lib/stats';
@@ -52,7 +53,9 @@ const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
 const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=').slice(1).join('=');
 const QUICK = flag('quick');
-const ONLY = new Set((option('only') ?? 'ttft,throughput,fanout,rss,db,web').split(',').map((s) => s.trim()));
+const ONLY = new Set((option('only') ?? 'ttft,openai,throughput,fanout,rss,db,web').split(',').map((s) => s.trim()));
+/** section 1 also through POST /v1/chat/completions (streaming), beside the streaming POST */
+const OPENAI = ONLY.has('openai');
 const WITH_PEER = !flag('no-peer') && (ONLY.has('ttft') || ONLY.has('ttft-sustained') || ONLY.has('throughput'));
 const PROFILE = flag('profile');
 /** sections 1–3 against a throw-away PostgreSQL database instead of the embedded one */
@@ -100,10 +103,14 @@ const CFG = {
 /** How a client starts a run and reads it: the pinned two requests, or the streaming POST. */
 const HELIX_TWO_REQUESTS = 'POST + GET …/events';
 const HELIX_ONE_REQUEST = 'streaming POST';
+/** The OpenAI-compatible API, streaming: a new conversation per request, or the client's conversation resent. */
+const OPENAI_NEW = '/v1 new conversation';
+const OPENAI_CONTINUED = '/v1 continued';
 
 const TARGETS = {
   ttftP50: 5, // ms added
   ttftP99: 25,
+  openAiP50: 1, // ms added by /v1/chat/completions beside the streaming POST
   tpRatio1: 0.8,
   fanout: 50_000, // events/s
   rssKb: 25,
@@ -238,20 +245,26 @@ function helixIpc(): boolean {
 async function sectionTtft(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
   const { concurrency, tokens, reps } = CFG.ttft;
   log(`1. time to first token: ${reps} × ${concurrency} concurrent runs of ${tokens} tokens`);
-  const { bare, plain, hx, hs, lg } = runnersFor(mock, helix, peer);
+  const { bare, plain, hx, hs, v1, v1c, lg } = runnersFor(mock, helix, peer);
+  const openAi = OPENAI && hs && v1 && v1c ? { v1, v1c } : undefined;
   // warm-up
   await batch(bare, 10, tokens);
   await batch(plain, 10, tokens);
   if (hx) await batch(hx, 10, tokens);
   if (hs) await batch(hs, 10, tokens);
+  if (openAi) for (const runner of [openAi.v1, openAi.v1c]) await batch(runner, 10, tokens);
   if (lg) await batch(lg, 10, tokens);
   // one run at a time: the latency floor without contention
-  const solo = { bare: [] as number[], plain: [] as number[], helix: [] as number[], stream: [] as number[], peer: [] as number[] };
+  const solo = { bare: [] as number[], plain: [] as number[], helix: [] as number[], stream: [] as number[], v1: [] as number[], v1c: [] as number[], peer: [] as number[] };
   for (let r = 0; r < CFG.ttft.solo; r++) {
     solo.bare.push(...ttfts(await batch(bare, 1, tokens)));
     solo.plain.push(...ttfts(await batch(plain, 1, tokens)));
     if (hx) solo.helix.push(...ttfts(await batch(hx, 1, tokens)));
     if (hs) solo.stream.push(...ttfts(await batch(hs, 1, tokens)));
+    if (openAi) {
+      solo.v1.push(...ttfts(await batch(openAi.v1, 1, tokens)));
+      solo.v1c.push(...ttfts(await batch(openAi.v1c, 1, tokens)));
+    }
     if (lg) solo.peer.push(...ttfts(await batch(lg, 1, tokens)));
   }
   {
@@ -269,6 +282,7 @@ async function sectionTtft(mock: MockProcess, helix: Helix | undefined, peer: Pe
       });
     }
   }
+  if (openAi) openAiSoloRows(solo.bare, solo.stream, solo.v1, solo.v1c);
   const per: TtftSamples = { bare: [], plain: [], helix: [], peer: [] };
   const cpu0 = helix ? cpuSeconds(helix.pid) : 0;
   await profiled(helix, 'ttft', async () => {
@@ -297,24 +311,49 @@ async function sectionTtft(mock: MockProcess, helix: Helix | undefined, peer: Pe
   await sectionTtftSustained(mock, helix, peer);
 }
 
-async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
+/**
+ * Section 1 at the targets' load. With `native` false (`--only=openai`), only what /v1 is
+ * compared with: the bare SDK and the streaming POST, beside the /v1 runs.
+ */
+async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined, native = true): Promise<void> {
   const cfg = CFG.sustained;
-  log(`1. time to first token with ${cfg.inFlight} runs in flight (${cfg.tokens} tokens at ${Math.round(1000 / cfg.delayMs)} tokens/s each), ${cfg.reps} × ${cfg.ms / 1000} s`);
-  const { bare, plain, hx, hs, lg } = runnersFor(mock, helix, peer);
+  log(`1. time to first token with ${cfg.inFlight} runs in flight (${cfg.tokens} tokens at ${Math.round(1000 / cfg.delayMs)} tokens/s each), ${cfg.reps} × ${cfg.ms / 1000} s${OPENAI ? ', with /v1/chat/completions' : ''}`);
+  const { bare, plain, hx: hxAll, hs, v1, v1c, lg: lgAll } = runnersFor(mock, helix, peer);
+  const hx = native ? hxAll : undefined;
+  const lg = native ? lgAll : undefined;
   const per: TtftSamples = { bare: [], plain: [], helix: [], peer: [] };
   const perStream: number[][] = [];
+  const perV1: number[][] = [];
+  const perV1c: number[][] = [];
+  // the streaming POST and the /v1 runs it is compared with, their order rotating every repetition
+  const compared: Array<[Runner, number[][]]> = hs ? [[hs, perStream]] : [];
+  if (OPENAI && hs && v1 && v1c) compared.push([v1, perV1], [v1c, perV1c]);
   let cpu = 0; // Helix's CPU seconds while the two-request flow ran (the note's figure)
-  await profiled(helix, 'ttft-sustained', async () => {
+  await profiled(helix, OPENAI && !native ? 'openai' : 'ttft-sustained', async () => {
     for (let r = 0; r < cfg.reps; r++) {
       per.bare.push(await sustained(bare, cfg));
-      per.plain.push(await sustained(plain, cfg));
+      if (native) per.plain.push(await sustained(plain, cfg));
       const cpu0 = helix ? cpuSeconds(helix.pid) : 0;
       if (hx) per.helix.push(await sustained(hx, cfg));
       cpu += helix ? cpuSeconds(helix.pid) - cpu0 : 0;
-      if (hs) perStream.push(await sustained(hs, cfg));
+      for (const [runner, samples] of [...compared.slice(r % compared.length), ...compared.slice(0, r % compared.length)]) {
+        samples.push(await sustained(runner, cfg));
+      }
       if (lg) per.peer.push(await sustained(lg, cfg));
     }
   });
+  if (!native) {
+    for (const [p, target] of [[50, TARGETS.ttftP50], [99, TARGETS.ttftP99]] as const) {
+      const { added } = ttftPercentiles({ ...per, helix: perStream }, p, true, false);
+      rows.push({
+        section: '1', metric: `added TTFT p${p}, ${cfg.inFlight} in flight, ${HELIX_ONE_REQUEST} (ms)`, helix: added, unit: 'ms',
+        target: `≤ ${target} ms`, pass: added <= target, decimals: 2,
+      });
+    }
+    if (perV1.length) openAiSustainedRows(per, perStream, perV1, perV1c);
+    details.ttftSustainedOpenAi = { bare: per.bare, helixStreamingPost: perStream, openAiNew: perV1, openAiContinued: perV1c };
+    return;
+  }
   const helixRuns = sum(per.helix.map((x) => x.length));
   const fewestPerRepetition = Math.min(...per.helix.map((x) => x.length));
   const cpuPercent = helix ? (cpu * 100) / ((cfg.reps * cfg.ms) / 1000) : Number.NaN;
@@ -335,7 +374,70 @@ async function sectionTtftSustained(mock: MockProcess, helix: Helix | undefined,
       });
     }
   }
-  details.ttftSustained = { ...per, helixStreamingPost: perStream };
+  if (perV1.length) openAiSustainedRows(per, perStream, perV1, perV1c);
+  details.ttftSustained = { ...per, helixStreamingPost: perStream, ...(perV1.length && { openAiNew: perV1, openAiContinued: perV1c }) };
+}
+
+/** `npm run bench -- --only=openai`: section 1's /v1 figures alone, with the bare SDK and the streaming POST beside them. */
+async function sectionOpenAi(mock: MockProcess, helix: Helix): Promise<void> {
+  const tokens = CFG.ttft.tokens;
+  const { bare, hs, v1, v1c } = runnersFor(mock, helix, undefined);
+  if (!hs || !v1 || !v1c) throw new Error('this build of Helix has no streaming POST to compare /v1 with');
+  log(`1. time to first token through /v1/chat/completions beside the streaming POST: ${CFG.ttft.solo} runs one at a time, then ${CFG.sustained.inFlight} in flight`);
+  for (const runner of [bare, hs, v1, v1c]) await batch(runner, 10, tokens); // warm-up
+  const solo = { bare: [] as number[], stream: [] as number[], v1: [] as number[], v1c: [] as number[] };
+  for (let r = 0; r < CFG.ttft.solo; r++) {
+    solo.bare.push(...ttfts(await batch(bare, 1, tokens)));
+    solo.stream.push(...ttfts(await batch(hs, 1, tokens)));
+    solo.v1.push(...ttfts(await batch(v1, 1, tokens)));
+    solo.v1c.push(...ttfts(await batch(v1c, 1, tokens)));
+  }
+  openAiSoloRows(solo.bare, solo.stream, solo.v1, solo.v1c);
+  await sectionTtftSustained(mock, helix, undefined, false);
+}
+
+/** Rows of /v1's TTFT one run at a time: added TTFT, and the difference from the streaming POST's. */
+function openAiSoloRows(bare: number[], stream: number[], v1: number[], v1c: number[]): void {
+  const b = median(bare);
+  const s = median(stream);
+  for (const [variant, samples] of [[OPENAI_NEW, v1], [OPENAI_CONTINUED, v1c]] as const) {
+    const h = median(samples);
+    rows.push({
+      section: '1', metric: `added TTFT p50, 1 run at a time, ${variant} (ms)`, helix: h - b, unit: 'ms', decimals: 2,
+      note: `${samples.length} sequential runs; TTFT p50 ${fmt(h, 2)} ms, the streaming POST's beside it ${fmt(s, 2)} ms (${h >= s ? '+' : '−'}${fmt(Math.abs(h - s), 2)} ms), bare SDK ${fmt(b, 2)} ms`,
+    });
+  }
+}
+
+/**
+ * Rows of /v1's TTFT at 50 in flight: added TTFT (p50, p99) as for the native paths, and the
+ * difference from the streaming POST measured beside it, per repetition, median over repetitions.
+ */
+function openAiSustainedRows(per: TtftSamples, perStream: number[][], perV1: number[][], perV1c: number[][]): void {
+  const { inFlight } = CFG.sustained;
+  const medianOf = (runs: number[][], p: number) => median(runs.map((x) => percentile(x, p)));
+  for (const [p, target] of [[50, TARGETS.ttftP50], [99, TARGETS.ttftP99]] as const) {
+    for (const [variant, samples] of [[OPENAI_NEW, perV1], [OPENAI_CONTINUED, perV1c]] as const) {
+      const { added } = ttftPercentiles({ ...per, helix: samples }, p, true, false);
+      rows.push({
+        section: '1', metric: `added TTFT p${p}, ${inFlight} in flight, ${variant} (ms)`, helix: added, unit: 'ms',
+        target: `≤ ${target} ms`, pass: added <= target, decimals: 2,
+        ...(p === 50 && variant === OPENAI_NEW && {
+          note: `/v1/chat/completions, stream: true, model default; ${sum(perV1.map((x) => x.length))} runs with a new conversation each, ${sum(perV1c.map((x) => x.length))} in continued conversations, ${sum(perStream.map((x) => x.length))} streaming POSTs beside them (TTFT p50 ${fmt(medianOf(perV1, 50), 2)} / ${fmt(medianOf(perV1c, 50), 2)} / ${fmt(medianOf(perStream, 50), 2)} ms), the three in an order rotating every repetition`,
+        }),
+      });
+    }
+  }
+  for (const p of [50, 99]) {
+    for (const [variant, samples] of [[OPENAI_NEW, perV1], [OPENAI_CONTINUED, perV1c]] as const) {
+      const more = median(samples.map((x, i) => percentile(x, p) - percentile(perStream[i], p)));
+      rows.push({
+        section: '1', metric: `${variant} − ${HELIX_ONE_REQUEST}, TTFT p${p}, ${inFlight} in flight (ms)`, helix: more, unit: 'ms', decimals: 2,
+        ...(p === 50 && { target: `≤ ${TARGETS.openAiP50} ms`, pass: more <= TARGETS.openAiP50 }),
+        ...(p === 50 && variant === OPENAI_NEW && { note: `per repetition: ${samples.map((x, i) => fmt(percentile(x, p) - percentile(perStream[i], p), 2)).join(', ')} ms` }),
+      });
+    }
+  }
 }
 
 async function sectionThroughput(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined): Promise<void> {
@@ -942,7 +1044,7 @@ async function main(): Promise<void> {
         log(`peer could not run: ${reason}`);
       }
     }
-    if (ONLY.has('ttft') || ONLY.has('ttft-sustained') || ONLY.has('throughput') || ONLY.has('fanout')) {
+    if (ONLY.has('ttft') || ONLY.has('ttft-sustained') || OPENAI || ONLY.has('throughput') || ONLY.has('fanout')) {
       if (!NO_HELIX) {
         const database = ON_POSTGRES ? await throwawayDatabase(`helix_bench_${process.pid}_live`) : undefined;
         if (database) dropDatabase = database.drop;
@@ -957,6 +1059,10 @@ async function main(): Promise<void> {
       }
       if (ONLY.has('ttft')) await section('1', 'time to first token', () => sectionTtft(mock, helix, peer));
       else if (ONLY.has('ttft-sustained')) await section('1', 'time to first token', () => sectionTtftSustained(mock, helix, peer));
+      else if (OPENAI && helix) {
+        const h = helix;
+        await section('1', 'time to first token, /v1/chat/completions', () => sectionOpenAi(mock, h));
+      }
       if (ONLY.has('throughput')) await section('2', 'throughput', () => sectionThroughput(mock, helix, peer));
       await peer?.child.stop();
       peer = undefined;

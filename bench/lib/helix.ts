@@ -154,6 +154,30 @@ export function postMessageStreaming(
   return openSse({ port, path: `/api/v1/conversations/${conversationId}/messages`, method: 'POST', body: { text }, onEvent, agent: jsonAgent });
 }
 
+/** A message of an OpenAI chat completion request, as a client resends its conversation. */
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/**
+ * `POST /v1/chat/completions` with `stream: true`, `model` the default agent: OpenAI's chunks as
+ * `data:` frames (read with `chatText`), `data: [DONE]` last.
+ */
+export function chatCompletionStreaming(port: number, messages: ChatMessage[], onEvent: (event: SseEvent, at: number) => void): SseStream {
+  return openSse({
+    port, path: '/v1/chat/completions', method: 'POST', body: { model: 'default', messages, stream: true }, onEvent, agent: jsonAgent,
+  });
+}
+
+/** The content delta of an OpenAI chunk frame ('' for `[DONE]` and the role-only first chunk); throws on an error frame. */
+export function chatText(event: SseEvent): string {
+  if (event.data === '[DONE]') return '';
+  const chunk = JSON.parse(event.data) as { choices?: Array<{ delta?: { content?: string | null } }>; error?: { message?: string } };
+  if (chunk.error) throw new Error(`stream error: ${chunk.error.message ?? event.data.slice(0, 200)}`);
+  return chunk.choices?.[0]?.delta?.content ?? '';
+}
+
 /** Whether POST …/messages with `Accept: text/event-stream` answers with an event stream. */
 export async function supportsStreamingPost(port: number): Promise<boolean> {
   const conversationId = await newConversation(port);

@@ -5,7 +5,9 @@
  */
 import OpenAI from 'openai';
 import { performance } from 'node:perf_hooks';
-import { helixText, newConversation, postMessage, postMessageStreaming, runEvents, type Helix } from './helix';
+import {
+  chatCompletionStreaming, chatText, helixText, newConversation, postMessage, postMessageStreaming, runEvents, type ChatMessage, type Helix,
+} from './helix';
 import { countTokens, type SseEvent } from './http';
 import type { MockProcess } from './mock';
 import { peerRun, peerText, peerThread, type Peer } from './peer';
@@ -44,13 +46,15 @@ export interface Runner {
   server?: number;
 }
 
-/** The runners of a section: the two baselines, and Helix and the peer when they run. */
+/** The runners of a section: the two baselines, and Helix (its native API, its OpenAI-compatible one) and the peer when they run. */
 export function runnersFor(mock: MockProcess, helix: Helix | undefined, peer: Peer | undefined) {
   return {
     bare: bareRunner(mock.url),
     plain: fetchRunner(mock.url),
     hx: helix && helixRunner(helix),
     hs: helix?.streamingPost ? helixRunner(helix, true) : undefined,
+    v1: helix && openAiRunner(helix),
+    v1c: helix && openAiRunner(helix, true),
     lg: peer && peerRunner(peer),
   };
 }
@@ -169,6 +173,55 @@ export function helixRunner({ port, pid }: Helix, streamingPost = false): Runner
       const text = directive(tokens, delayMs);
       if (streamingPost) await postMessageStreaming(port, conversationId, text, onEvent).done;
       else await runEvents(port, (await postMessage(port, conversationId, text)).id, onEvent).done;
+      return timing;
+    },
+  };
+}
+
+/**
+ * Helix through `POST /v1/chat/completions` (`stream: true`, `model: "default"`), as an OpenAI
+ * client calls it. A new conversation each run (the request holds one user message, so Helix
+ * creates an untitled conversation and starts its run), or with `continued` the client's
+ * conversation resent each run: its messages so far, the answers as received, and the new user
+ * message, which Helix finds by fingerprint and posts into. A continued conversation's first
+ * exchange (creating it, its auto-title) is made before the clock starts; its first message
+ * names the client, so that no two clients' conversations have the same fingerprint.
+ */
+export function openAiRunner({ port, pid }: Helix, continued = false): Runner {
+  const conversations = new Map<string, ChatMessage[]>();
+  let clients = 0;
+  const exchange = async (history: ChatMessage[], text: string, timing: Timing): Promise<ChatMessage[]> => {
+    const messages: ChatMessage[] = [...history, { role: 'user', content: text }];
+    let answer = '';
+    await chatCompletionStreaming(port, messages, (event, at) => {
+      if (timing.error) return;
+      try {
+        const delta = chatText(event);
+        answer += delta;
+        record(timing, delta, at);
+      } catch (error) {
+        timing.error = String(error);
+      }
+    }).done;
+    return [...messages, { role: 'assistant', content: answer }];
+  };
+  return {
+    name: continued ? 'Helix /v1 (continued)' : 'Helix /v1 (new conversation)',
+    server: pid,
+    prepare: async (count) => {
+      if (!continued) return Array.from({ length: count }, () => '');
+      return createMany(count, async () => {
+        const client = `client ${++clients}`;
+        const first = startTiming();
+        conversations.set(client, await exchange([], `bench ${client} MOCK:{"tokens":1}`, first));
+        if (first.error || first.tokens !== 1) throw new Error(`first exchange of ${client}: ${first.error ?? `received ${first.tokens} of 1 tokens`}`);
+        return client;
+      });
+    },
+    run: async (client, tokens, delayMs) => {
+      const timing = startTiming();
+      const next = await exchange(continued ? conversations.get(client)! : [], directive(tokens, delayMs), timing);
+      if (continued) conversations.set(client, next);
       return timing;
     },
   };
