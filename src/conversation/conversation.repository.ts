@@ -235,3 +235,11 @@ function insertStatement(conversation: NewConversation): Prisma.Sql {
             ${json(conversation.model)}::jsonb, ${json(conversation.settings)}::jsonb, ${conversation.agentId ?? null}, now())
     RETURNING ${COLUMNS}`;
 }
+
+/**
+ * For a statement of another module that records where a conversation stood: its last message's
+ * seq, read by that statement itself (no round trip of its own).
+ */
+export function lastSeqOfConversation(id: string): Prisma.Sql {
+  return Prisma.sql`(SELECT last_seq FROM conversations WHERE id = ${id})`;
+}

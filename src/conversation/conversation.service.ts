@@ -36,28 +36,33 @@ export class ConversationService {
   ) {}
 
   async create(auth: AuthContext, dto: CreateConversationDto): Promise<ConversationView> {
-    const record = await this.conversations.create(await this.newConversation(auth, dto));
+    const record = await this.conversations.create(this.newConversation(auth, dto, await this.agentIdOf(auth, dto.agentId)));
     this.created$.next({ id: record.id, workspaceId: record.workspaceId });
     return toConversationView(record);
   }
 
   /**
-   * A new conversation that already holds `history`, messages no run of Helix wrote (the earlier
-   * turns an OpenAI client sends with a conversation Helix does not know), in one unit: the
-   * conversation exists with all of them or not at all.
+   * A new conversation, holding `history` (messages no run of Helix wrote: the earlier turns an
+   * OpenAI client sends with a conversation Helix does not know), added to the caller's unit so
+   * that it is created in the unit's round trip (a run's first read), with all its messages or
+   * not at all. `agentId` is one the caller has checked (null: the default agent). The draft
+   * names the conversation at once; `addTo(unit)` adds its statements; `created()`, once the
+   * unit has run, announces it as any new conversation.
    */
-  async createWithHistory(auth: AuthContext, dto: CreateConversationDto, history: readonly ImportedMessage[]): Promise<ConversationView> {
-    const conversation = await this.newConversation(auth, dto);
-    const unit = new UnitOfWork();
-    const created = this.conversations.createIn(unit, conversation);
-    const inserted = this.conversations.insertedCondition(conversation.id);
-    for (const message of history) this.messages.appendIn(unit, { ...message, conversationId: conversation.id, runId: null }, inserted);
-    await unit.run(this.sql);
-    this.created$.next({ id: conversation.id, workspaceId: conversation.workspaceId });
-    return toConversationView(created.value);
+  draft(auth: AuthContext, spec: { title?: string; agentId: string | null; history?: readonly ImportedMessage[] }): ConversationDraft {
+    const conversation = this.newConversation(auth, { title: spec.title }, spec.agentId);
+    return {
+      id: conversation.id,
+      addTo: (unit) => {
+        this.conversations.createIn(unit, conversation);
+        const exists = this.conversations.insertedCondition(conversation.id);
+        for (const message of spec.history ?? []) this.messages.appendIn(unit, { ...message, conversationId: conversation.id, runId: null }, exists);
+      },
+      created: () => this.created$.next({ id: conversation.id, workspaceId: conversation.workspaceId }),
+    };
   }
 
-  private async newConversation(auth: AuthContext, dto: CreateConversationDto): Promise<NewConversation> {
+  private newConversation(auth: AuthContext, dto: Pick<CreateConversationDto, 'title' | 'model' | 'settings'>, agentId: string | null): NewConversation {
     return {
       id: newId('conv'),
       workspaceId: auth.workspaceId,
@@ -65,7 +70,7 @@ export class ConversationService {
       needsTitle: !dto.title?.trim(),
       model: dto.model ? { provider: dto.model.provider, modelId: dto.model.modelId } : null,
       settings: settingsOf(dto.settings),
-      agentId: await this.agentIdOf(auth, dto.agentId),
+      agentId,
     };
   }
 
@@ -204,6 +209,13 @@ export class ConversationService {
   appendIn(unit: UnitOfWork, message: NewMessage, onlyIf?: UnitCondition): Deferred<MessageRecord | undefined> {
     return this.messages.appendIn(unit, message, onlyIf);
   }
+}
+
+/** A conversation to be created by someone else's unit of work (ConversationService.draft). */
+export interface ConversationDraft {
+  id: string;
+  addTo(unit: UnitOfWork): void;
+  created(): void;
 }
 
 const notFound = (id: string) => new NotFoundException(say('conversation.not_found', { id }));

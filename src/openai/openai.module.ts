@@ -8,6 +8,7 @@ import { ChatCompletionService } from './chat/chat.service';
 import { ChatThreadRepository } from './chat/thread.repository';
 import { ModelDirectory } from './model-directory';
 import { ModelsController } from './models.controller';
+import { RunPoster } from './run-poster';
 import { RunSegments } from './run-segment';
 import { ResponseRepository } from './responses/response.repository';
 import { ResponsesController } from './responses/responses.controller';
@@ -21,6 +22,6 @@ import { ResponseService } from './responses/responses.service';
 @Module({
   imports: [ConversationModule, ModelModule, RuntimeModule, WorkspaceModule],
   controllers: [ModelsController, ChatCompletionController, ResponsesController],
-  providers: [ModelDirectory, RunSegments, ChatCompletionService, ChatThreadRepository, ResponseService, ResponseRepository],
+  providers: [ModelDirectory, RunSegments, RunPoster, ChatCompletionService, ChatThreadRepository, ResponseService, ResponseRepository],
 })
 export class OpenAiModule {}

@@ -19,3 +19,4 @@ export { SseWriter } from './events/sse-writer';
 export type { FrameFormat } from './events/sse-writer';
 export type { RunEvent, RunEventPayloads, RunEventType } from './store/run-events';
 export type { RunState } from './store/run-fsm';
+export { ConversationMoved } from './loop/run-starter';

@@ -111,6 +111,10 @@ export const HTTP_TEXTS = {
     zh: '审批 {id} 的状态是 {status}，运行 {runId} 处于 {state}',
   },
   'approval.decided_meanwhile': { en: 'Approval {id} was decided meanwhile', zh: '审批 {id} 刚刚已被处理' },
+  'conversation.moved': {
+    en: 'Conversation {id} has gone on since: its last message is {lastSeq}, not {expected}',
+    zh: '会话 {id} 已有新的消息：最后一条消息是 {lastSeq}，而不是 {expected}',
+  },
   'conversation.live_run': {
     en: 'Conversation {id} already has a live run {runId} in state {state}; wait for it, cancel it, or set settings.multitask to enqueue or interrupt',
     zh: '会话 {id} 已有一个进行中的运行 {runId}，状态为 {state}；请等待它结束、取消它，或把 settings.multitask 设为 enqueue 或 interrupt',

@@ -1,16 +1,16 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { concat, defer, from, lastValueFrom, mergeMap, type Observable, startWith, tap } from 'rxjs';
 import { type Language, OpenAiError } from '../../common';
-import { ConversationService } from '../../conversation';
-import { RunService } from '../../runtime';
+import { ConversationMoved, RunService } from '../../runtime';
 import type { AuthContext } from '../../security';
-import { type ModelTarget, ModelDirectory } from '../model-directory';
-import { importedMessages, runMessage } from '../request-mapping';
+import { ModelDirectory } from '../model-directory';
+import { runMessage } from '../request-mapping';
+import { RunPoster } from '../run-poster';
 import { RunSegments, SegmentState } from '../run-segment';
 import { type ChatCompletion, ChatChunks, type CompletionMeta, completionOf } from './chat-completion';
 import type { ChatCompletionRequestDto } from './chat.dto';
 import { type ChatTurn, fingerprint, readChatTurns, splitTurns } from './chat-turns';
-import { type ChatThread, ChatThreadRepository } from './thread.repository';
+import { ChatThreadRepository } from './thread.repository';
 
 /** A request's run, started or continued, and where its answer starts in the run's events. */
 interface Started {
@@ -27,8 +27,9 @@ const seconds = () => Math.floor(Date.now() / 1000);
 /**
  * `POST /v1/chat/completions` over Helix's runs. A request's messages either continue a
  * conversation Helix holds — the list up to the last assistant message is one Helix answered
- * (its fingerprint, chat-turns.ts) and the conversation has not gone on since — or start a new
- * conversation holding the earlier messages. The last user message starts a run of the agent
+ * (its fingerprint, chat-turns.ts) and the conversation has not gone on since (checked by the
+ * run's own first read: NewRunInput.expectLastSeq) — or start a new conversation holding the
+ * earlier messages, titled by the first one. The last user message starts a run of the agent
  * that `model` names; tool messages answer the client-side tool calls of the run they continue;
  * a user message answers its `ask_user` question. The answer is the run's events up to where it
  * ends or waits (run-segment.ts).
@@ -37,10 +38,10 @@ const seconds = () => Math.floor(Date.now() / 1000);
 export class ChatCompletionService {
   constructor(
     private readonly directory: ModelDirectory,
-    private readonly conversations: ConversationService,
     private readonly runs: RunService,
     private readonly segments: RunSegments,
     private readonly threads: ChatThreadRepository,
+    private readonly poster: RunPoster,
   ) {}
 
   async complete(auth: AuthContext, dto: ChatCompletionRequestDto, language: Language): Promise<{ completion: ChatCompletion; conversationId: string }> {
@@ -77,7 +78,7 @@ export class ChatCompletionService {
     const target = await this.directory.resolve(auth, dto.model);
     const { instructions, prefix, rest } = splitTurns(readChatTurns(dto.messages));
     const dialogue = [...prefix, ...rest];
-    const thread = prefix.length ? await this.continued(auth, prefix) : undefined;
+    const thread = prefix.length ? await this.threads.find(auth.workspaceId, fingerprint(prefix)) : undefined;
     if (thread && rest.length && rest.every((turn) => turn.role === 'tool') && thread.waiting === 'client_tools') {
       const results = rest.map((turn) => (turn.role === 'tool' ? { callId: turn.toolCallId, output: turn.text } : undefined)).filter((r) => r !== undefined);
       await this.runs.toolResults(auth, thread.runId, { results });
@@ -89,7 +90,6 @@ export class ChatCompletionService {
       await this.runs.reply(auth, thread.runId, { text: last.text });
       return { conversationId: thread.conversationId, runId: thread.runId, afterSeq: thread.afterSeq, dialogue };
     }
-    const conversationId = thread && rest.length === 1 ? thread.conversationId : await this.newConversation(auth, target, dialogue.slice(0, -1));
     const message = runMessage({
       target,
       last,
@@ -104,27 +104,16 @@ export class ChatCompletionService {
       format: dto.response_format?.type === 'json_schema' ? { type: 'json_schema', ...dto.response_format.json_schema } : dto.response_format,
       formatParam: dto.response_format?.type === 'json_schema' ? 'response_format.json_schema' : 'response_format',
     });
-    const posted = await this.runs.postMessage(auth, conversationId, message, [], instructions ? { instructions } : {});
-    return { conversationId, runId: posted.run.id, afterSeq: 0, dialogue };
-  }
-
-  /** The conversation `prefix` is the state of, if Helix answered it and nothing was added since. */
-  private async continued(auth: AuthContext, prefix: ChatTurn[]): Promise<ChatThread | undefined> {
-    const thread = await this.threads.find(auth.workspaceId, fingerprint(prefix));
-    if (!thread) return undefined;
-    try {
-      const conversation = await this.conversations.find(auth, thread.conversationId);
-      return conversation.lastSeq === thread.messageSeq ? thread : undefined;
-    } catch (error) {
-      if (error instanceof NotFoundException) return undefined; // deleted since
-      throw error;
+    if (thread && rest.length === 1) {
+      try {
+        // the check that nothing was added since the answer is the run's own first read
+        return { ...(await this.poster.inConversation(auth, thread.conversationId, message, instructions, thread.messageSeq)), dialogue };
+      } catch (error) {
+        // gone on since (a regenerated or edited answer), or deleted: a new conversation holds the client's history
+        if (!(error instanceof ConversationMoved) && !(error instanceof NotFoundException)) throw error;
+      }
     }
-  }
-
-  private async newConversation(auth: AuthContext, target: ModelTarget, history: ChatTurn[]): Promise<string> {
-    const dto = { agentId: target.agentId };
-    const created = history.length ? await this.conversations.createWithHistory(auth, dto, importedMessages(history)) : await this.conversations.create(auth, dto);
-    return created.id;
+    return { ...(await this.poster.inNewConversation(auth, target, dialogue.slice(0, -1), message, instructions, 'messages')), dialogue };
   }
 
   /** Remembers the conversation state the client now holds: its messages and this answer. */
@@ -139,13 +128,11 @@ export class ChatCompletionService {
     if (!end) return; // the stream was cut before the answer ended: nothing to continue from
     const waiting = end.kind === 'done' ? undefined : end.kind;
     if (waiting) await this.segments.settle(auth, started.runId);
-    const conversation = await this.conversations.find(auth, started.conversationId);
     const answer: ChatTurn = { role: 'assistant', text: content, toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) };
     await this.threads.save(auth.workspaceId, fingerprint([...started.dialogue, answer]), {
       conversationId: started.conversationId,
       runId: started.runId,
       afterSeq: state.lastSeq,
-      messageSeq: conversation.lastSeq,
       ...(waiting && { waiting }),
     });
   }

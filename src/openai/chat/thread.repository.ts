@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { lastSeqOfConversation } from '../../conversation';
 import { SqlClient } from '../../database';
 
 /** Where a client's message list, up to an answer Helix returned, stands in Helix. */
@@ -46,16 +47,19 @@ export class ChatThreadRepository {
     return row && { conversationId: row.conversation_id, runId: row.run_id, afterSeq: row.after_seq, messageSeq: row.message_seq, ...waitingOf(row.waiting) };
   }
 
-  async save(workspaceId: string, fingerprint: string, thread: ChatThread): Promise<void> {
-    await this.sql.$executeRaw`
+  /** Records the thread, at the conversation's last message as it is now (read by the statement itself). */
+  async save(workspaceId: string, fingerprint: string, thread: Omit<ChatThread, 'messageSeq'>): Promise<void> {
+    const [row] = await this.sql.$queryRaw<{ message_seq: number }[]>`
       INSERT INTO openai_chat_threads (workspace_id, fingerprint, conversation_id, run_id, after_seq, message_seq, waiting)
-      VALUES (${workspaceId}, ${fingerprint}, ${thread.conversationId}, ${thread.runId}, ${thread.afterSeq}::int, ${thread.messageSeq}::int, ${thread.waiting ?? null})
+      VALUES (${workspaceId}, ${fingerprint}, ${thread.conversationId}, ${thread.runId}, ${thread.afterSeq}::int,
+              ${lastSeqOfConversation(thread.conversationId)}, ${thread.waiting ?? null})
       ON CONFLICT (workspace_id, fingerprint) DO UPDATE
         SET conversation_id = EXCLUDED.conversation_id, run_id = EXCLUDED.run_id, after_seq = EXCLUDED.after_seq,
-            message_seq = EXCLUDED.message_seq, waiting = EXCLUDED.waiting, created_at = now()`;
+            message_seq = EXCLUDED.message_seq, waiting = EXCLUDED.waiting, created_at = now()
+      RETURNING message_seq`;
     const key = `${workspaceId}:${fingerprint}`;
     this.recent.delete(key);
-    this.recent.set(key, thread);
+    this.recent.set(key, { ...thread, messageSeq: row.message_seq });
     if (this.recent.size > REMEMBERED) this.recent.delete(this.recent.keys().next().value as string);
   }
 }

@@ -2,11 +2,12 @@ import { ConflictException, Injectable } from '@nestjs/common';
 import { concat, concatMap, filter, from, lastValueFrom, map, type Observable, of, tap } from 'rxjs';
 import { type Language, newId, OpenAiError } from '../../common';
 import { ConversationService } from '../../conversation';
-import { EventLog, RunService } from '../../runtime';
+import { EventLog, type PostMessageDto, RunService } from '../../runtime';
 import type { AuthContext } from '../../security';
 import type { ChatTurn } from '../chat/chat-turns';
 import { ModelDirectory, type ModelTarget } from '../model-directory';
 import { importedMessages, runMessage } from '../request-mapping';
+import { RunPoster } from '../run-poster';
 import { RunSegments, type SegmentEnd } from '../run-segment';
 import { type ResponseInput, readResponseInput } from './response-input';
 import { ResponseBuilder, type ResponseStreamEvent } from './response-events';
@@ -46,6 +47,7 @@ export class ResponseService {
     private readonly events: EventLog,
     private readonly segments: RunSegments,
     private readonly responses: ResponseRepository,
+    private readonly poster: RunPoster,
   ) {}
 
   async create(auth: AuthContext, dto: CreateResponseDto, language: Language): Promise<Created> {
@@ -150,10 +152,7 @@ export class ResponseService {
   private async startConversation(auth: AuthContext, dto: CreateResponseDto, input: ResponseInput, instructions: string | null, target: ModelTarget): Promise<Placed> {
     const last = lastUser(input.turns, 'input');
     if (input.approvals.length) throw invalid('input', 'an mcp_approval_response answers a response: give its previous_response_id');
-    const history = input.turns.slice(0, -1);
-    const agent = { agentId: target.agentId };
-    const conversation = history.length ? await this.conversations.createWithHistory(auth, agent, importedMessages(history, 'input')) : await this.conversations.create(auth, agent);
-    return this.post(auth, conversation.id, dto, last, instructions, target);
+    return this.poster.inNewConversation(auth, target, input.turns.slice(0, -1), this.message(dto, last, target), instructions ?? undefined, 'input');
   }
 
   /**
@@ -190,18 +189,11 @@ export class ResponseService {
       return sameRun;
     }
     for (const message of importedMessages(input.turns.slice(0, -1), 'input')) await this.conversations.append({ ...message, conversationId: record.conversationId, runId: null });
-    return this.post(auth, record.conversationId, dto, last, instructions, target);
+    return this.poster.inConversation(auth, record.conversationId, this.message(dto, last, target), instructions ?? undefined);
   }
 
-  private async post(
-    auth: AuthContext,
-    conversationId: string,
-    dto: CreateResponseDto,
-    last: Extract<ChatTurn, { role: 'user' }>,
-    instructions: string | null,
-    target: ModelTarget,
-  ): Promise<Placed> {
-    const message = runMessage({
+  private message(dto: CreateResponseDto, last: Extract<ChatTurn, { role: 'user' }>, target: ModelTarget): PostMessageDto {
+    return runMessage({
       target,
       last,
       tools: dto.tools,
@@ -213,8 +205,6 @@ export class ResponseService {
       format: dto.text?.format,
       formatParam: 'text.format',
     });
-    const posted = await this.runs.postMessage(auth, conversationId, message, [], instructions ? { instructions } : {});
-    return { conversationId, runId: posted.run.id, afterSeq: 0 };
   }
 }
 

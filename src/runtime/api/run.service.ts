@@ -14,7 +14,7 @@ import { RunExecutor } from '../loop/run-executor';
 import { RunFsm, type RunState } from '../store/run-fsm';
 import { RunRepository } from '../store/run.repository';
 import type { RunRecord } from '../store/run.records';
-import { RunStarter } from '../loop/run-starter';
+import { type NewRunInput, RunStarter } from '../loop/run-starter';
 import { RunStore } from '../loop/run-store';
 import type { ApprovalDecisionDto, PostMessageDto, ReplyDto, ResumeRunDto } from './run.dto';
 import { type RunView, toRunView } from './run.view';
@@ -46,17 +46,18 @@ export class RunService {
     private readonly files: FileService,
   ) {}
 
-  /** `uploads`: the files of a multipart body (JSON bodies carry theirs in `dto.attachments`). */
   /**
-   * `extra.instructions`: for in-process callers (the OpenAI-compatible API), instructions for
-   * this run only, added to its system prompt and kept on the run; not part of the REST body.
+   * `uploads`: the files of a multipart body (JSON bodies carry theirs in `dto.attachments`).
+   * `extra`, for in-process callers (the OpenAI-compatible API), not part of the REST body:
+   * `instructions` for this run only (added to its system prompt, kept on the run), `prepare`
+   * and `expectLastSeq` as NewRunInput has them.
    */
   async postMessage(
     auth: AuthContext,
     conversationId: string,
     dto: PostMessageDto,
     uploads: readonly AttachmentUpload[] = [],
-    extra: { instructions?: string } = {},
+    extra: Pick<NewRunInput, 'instructions' | 'prepare' | 'expectLastSeq'> = {},
   ): Promise<PostedMessage> {
     const clientTools = checkClientTools(dto.clientTools, (name) => this.tools.get(name) !== undefined);
     // checked now; stored by the starter before the message that references them
@@ -73,7 +74,7 @@ export class RunService {
       sampling: samplingOf(dto),
       responseFormat: toResponseFormat(dto.responseFormat),
       ...(attachments && { attachments }),
-      instructions: extra.instructions,
+      ...extra,
     });
     if (started.kind === 'started') this.liveRuns.note(started.runId, auth.workspaceId, conversationId);
     else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));

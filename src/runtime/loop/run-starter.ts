@@ -39,6 +39,23 @@ export interface NewRunInput {
    * added to its system prompt after the agent's prompt and skills, kept on the run, never a message
    */
   instructions?: string;
+  /**
+   * statements the caller adds to the starter's first read, run before it in the same unit (a
+   * conversation created for this message: no round trip of its own before the run starts)
+   */
+  prepare?: (unit: UnitOfWork) => void;
+  /**
+   * the conversation's last message as the caller knows it: a conversation that has gone on
+   * since is refused (ConversationMoved) before anything is sent or written
+   */
+  expectLastSeq?: number;
+}
+
+/** 409: the conversation has messages its caller did not expect (NewRunInput.expectLastSeq). */
+export class ConversationMoved extends ConflictException {
+  constructor(id: string, lastSeq: number, expected: number) {
+    super(say('conversation.moved', { id, lastSeq, expected }));
+  }
 }
 
 /** A run was started (or queued behind `behind`, a live run of the conversation). */
@@ -90,6 +107,7 @@ export class RunStarter {
   private async startIn(slot: ExecutionSlot | undefined, auth: AuthContext, conversationId: string, input: NewRunInput): Promise<RunStarted> {
     // what the first model call needs, read in one round trip (only conversation and settings without a slot)
     const read = new UnitOfWork();
+    input.prepare?.(read);
     const found = this.conversations.findWithSettingsIn(read, auth, conversationId, agentChoice(input.agentId));
     const history = slot && this.conversations.historyIn(read, conversationId);
     const liveBefore = slot && this.runs.liveIn(read, conversationId);
@@ -97,6 +115,9 @@ export class RunStarter {
     const liveInWorkspace = this.runs.liveCountIn(read, auth.workspaceId);
     await read.run(this.sql);
     const { conversation, workspaceSettings, agent } = found.value;
+    if (input.expectLastSeq !== undefined && conversation.lastSeq !== input.expectLastSeq) {
+      throw new ConversationMoved(conversationId, conversation.lastSeq, input.expectLastSeq);
+    }
     if (liveInWorkspace.value >= this.config.HELIX_MAX_LIVE_RUNS_PER_WORKSPACE) throw this.tooManyLiveRuns(liveInWorkspace.value);
     const settings = effectiveSettings(workspaceSettings, conversation, agent.config);
     checkClientToolsAllowed(input.clientTools, agent, settings);
