@@ -1,21 +1,12 @@
 import { OpenAiError } from '../common';
 import type { ChatTurn } from './chat/chat-turns';
 import type { FunctionDto } from './openai-fields';
+import { refusal } from './openai-testing';
 import { importedMessages, responseFormatOf, toolsOf } from './request-mapping';
 
 /** where a chat completion request has each tool's parameters */
 const TOOL_PARAMS = (index: number) => `tools[${index}].function.parameters`;
 
-/** The OpenAiError `fn` throws. */
-function refusal(fn: () => unknown): OpenAiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(OpenAiError);
-    return error as OpenAiError;
-  }
-  throw new Error('expected an OpenAiError, nothing was thrown');
-}
 
 const weather: FunctionDto = {
   name: 'get_weather',

@@ -1,11 +1,10 @@
-import type { RunEvent, RunEventPayloads, RunEventType } from '../runtime';
+import type { RunEvent, RunEventPayloads } from '../runtime';
+import { type EventSpec, runEvents, thinking, token, waiting } from './openai-testing';
 import { SegmentState, endsSegment } from './run-segment';
 
-type EventSpec = { [K in RunEventType]: [K, RunEventPayloads[K]] }[RunEventType];
 
 /** A run's events with seqs from `after + 1` on. */
-const events = (after: number, ...specs: EventSpec[]): RunEvent[] =>
-  specs.map(([type, data], i) => ({ runId: 'run_1', seq: after + i + 1, type, data, at: new Date(0) }) as RunEvent);
+const events = (after: number, ...specs: EventSpec[]): RunEvent[] => runEvents('run_1', after, ...specs);
 
 const event = (spec: EventSpec, seq = 1): RunEvent => events(seq - 1, spec)[0];
 
@@ -16,10 +15,7 @@ function feed(...specs: EventSpec[]): { state: SegmentState; deltas: (string | u
   return { state, deltas };
 }
 
-const thinking = (step: number, restart?: true): EventSpec => ['status', { phase: 'thinking', text: 'Thinking', step, ...(restart && { restart }) }];
-const token = (text: string): EventSpec => ['token', { text }];
 const usage = (promptTokens: number, completionTokens: number): EventSpec => ['usage', { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cost: 0 }];
-const waiting = (text: string): EventSpec => ['status', { phase: 'waiting', text }];
 const done = (state: string, output?: unknown): EventSpec => ['done', { runId: 'run_1', state, ...(output !== undefined && { output }) }];
 const clientCall = (callId: string, args: unknown = {}): EventSpec => ['tool.client', { callId, name: 'get_weather', args }];
 const approval: RunEventPayloads['approval'] = { approvalId: 'apr_1', callId: 'call_1', name: 'send_mail', args: { to: 'a@b.c' }, risk: 'high' };

@@ -1,11 +1,10 @@
-import { OpenAiError } from '../../common';
-import type { RunEvent, RunEventPayloads, RunEventType } from '../../runtime';
+import type { RunEvent } from '../../runtime';
+import { type EventSpec, refusal, runEvents, thinking, token, waiting } from '../openai-testing';
 import { SegmentState } from '../run-segment';
 import { ChatChunks, type CompletionMeta, completionOf } from './chat-completion';
 
-type EventSpec = { [K in RunEventType]: [K, RunEventPayloads[K]] }[RunEventType];
 
-const events = (...specs: EventSpec[]): RunEvent[] => specs.map(([type, data], i) => ({ runId: 'run_1', seq: i + 1, type, data, at: new Date(0) }) as RunEvent);
+const events = (...specs: EventSpec[]): RunEvent[] => runEvents('run_1', 0, ...specs);
 
 const meta: CompletionMeta = { id: 'chatcmpl-run_1-0', created: 1_700_000_000, model: 'support-agent', runId: 'run_1', conversationId: 'conv_1', language: 'en' };
 
@@ -16,26 +15,13 @@ function segment(...specs: EventSpec[]): SegmentState {
   return state;
 }
 
-const thinking = (step: number): EventSpec => ['status', { phase: 'thinking', text: 'Thinking', step }];
-const token = (text: string): EventSpec => ['token', { text }];
 const usage = (promptTokens: number, completionTokens: number): EventSpec => ['usage', { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cost: 0.01 }];
 const done = (state: string, output?: unknown): EventSpec => ['done', { runId: 'run_1', state, ...(output !== undefined && { output }) }];
 const error = (code: string, message = `failed: ${code}`): EventSpec => ['error', { code, message }];
-const waiting = (text: string): EventSpec => ['status', { phase: 'waiting', text }];
 const clientCall = (callId: string, args: unknown): EventSpec => ['tool.client', { callId, name: 'get_weather', args }];
 const approval: EventSpec = ['approval', { approvalId: 'apr_9', callId: 'call_1', name: 'send_mail', args: {}, risk: 'high' }];
 const sources = [{ id: 'p1', documentId: 'd1', title: 'Guide', source: 'guide.md', snippet: 'text', score: 0.9 }];
 
-/** The OpenAiError `fn` throws. */
-function thrown(fn: () => unknown): OpenAiError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(OpenAiError);
-    return e as OpenAiError;
-  }
-  throw new Error('expected an OpenAiError, nothing was thrown');
-}
 
 /** The JSON payloads of `data:` frames (`[DONE]` as the string). */
 const payloads = (frames: string[]): unknown[] =>
@@ -140,26 +126,26 @@ describe('completionOf', () => {
     ['invalid_output', 422, 'invalid_output'],
     ['internal', 500, 'internal'],
   ])('throws a failed run’s %s error as HTTP %i', (code, status, openAiCode) => {
-    const failure = thrown(() => completionOf(meta, segment(thinking(1), ['error', { code, message: 'The run failed here' }], done('FAILED'))));
+    const failure = refusal(() => completionOf(meta, segment(thinking(1), ['error', { code, message: 'The run failed here' }], done('FAILED'))));
     expect(failure.getStatus()).toBe(status);
     expect(failure.code).toBe(openAiCode);
     expect(failure.message).toBe('The run failed here');
   });
 
   it('throws a run over budget as 429 insufficient_quota', () => {
-    const failure = thrown(() => completionOf(meta, segment(done('BUDGET_EXCEEDED'))));
+    const failure = refusal(() => completionOf(meta, segment(done('BUDGET_EXCEEDED'))));
     expect(failure.getStatus()).toBe(429);
     expect(failure.code).toBe('insufficient_quota');
   });
 
   it('throws a run that failed with budget_exceeded as 429 insufficient_quota', () => {
-    const failure = thrown(() => completionOf(meta, segment(error('budget_exceeded'), done('BUDGET_EXCEEDED'))));
+    const failure = refusal(() => completionOf(meta, segment(error('budget_exceeded'), done('BUDGET_EXCEEDED'))));
     expect(failure.getStatus()).toBe(429);
     expect(failure.code).toBe('insufficient_quota');
   });
 
   it('throws a failed run without an error event as a 500 internal error', () => {
-    const failure = thrown(() => completionOf(meta, segment(done('FAILED'))));
+    const failure = refusal(() => completionOf(meta, segment(done('FAILED'))));
     expect(failure.getStatus()).toBe(500);
     expect(failure.code).toBe('internal');
   });

@@ -1,16 +1,6 @@
-import { OpenAiError } from '../../common';
+import { refusal } from '../openai-testing';
 import { type ChatTurn, fingerprint, readChatTurns, splitTurns } from './chat-turns';
 
-/** The OpenAiError `fn` throws (fails the test when it throws something else or nothing). */
-function refusal(fn: () => unknown): OpenAiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(OpenAiError);
-    return error as OpenAiError;
-  }
-  throw new Error('expected an OpenAiError, nothing was thrown');
-}
 
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';
 

@@ -1,10 +1,10 @@
-import type { RunEvent, RunEventPayloads, RunEventType } from '../../runtime';
+import type { RunEvent } from '../../runtime';
+import { type EventSpec, runEvents, thinking, token, waiting } from '../openai-testing';
 import { ResponseBuilder, type ResponseStreamEvent } from './response-events';
 import type { ResponseRecord } from './response.repository';
 
-type EventSpec = { [K in RunEventType]: [K, RunEventPayloads[K]] }[RunEventType];
 
-const events = (...specs: EventSpec[]): RunEvent[] => specs.map(([type, data], i) => ({ runId: 'run_abc', seq: i + 1, type, data, at: new Date(0) }) as RunEvent);
+const events = (...specs: EventSpec[]): RunEvent[] => runEvents('run_abc', 0, ...specs);
 
 const record: ResponseRecord = {
   id: 'resp_1',
@@ -33,11 +33,8 @@ const record: ResponseRecord = {
   createdAt: new Date('2024-01-01T00:00:00Z'),
 };
 
-const thinking = (step: number, restart?: true): EventSpec => ['status', { phase: 'thinking', text: 'Thinking', step, ...(restart && { restart }) }];
-const token = (text: string): EventSpec => ['token', { text }];
 const done = (state: string): EventSpec => ['done', { runId: 'run_abc', state }];
 const error = (code: string, message = `failed: ${code}`): EventSpec => ['error', { code, message }];
-const waiting = (text: string): EventSpec => ['status', { phase: 'waiting', text }];
 const usage = (promptTokens: number, completionTokens: number): EventSpec => ['usage', { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cost: 0 }];
 
 /** A builder's whole stream for `specs`: start() and every next(). */
