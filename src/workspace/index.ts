@@ -1,7 +1,8 @@
 /** The public face of src/workspace: what other modules may import from it. */
-export { AGENT_MODES, AGENT_TOOL_POLICIES, toolAllowed, readAgentSettings, readResponseFormat, readSampling } from './agent-settings';
+export { AGENT_MODES, AGENT_TOOL_POLICIES, MAX_STOP_SEQUENCES, toolAllowed, readAgentSettings, readResponseFormat, readSampling } from './agent-settings';
 export type { AgentMode, AgentSettings, AgentToolPolicy, Skill } from './agent-settings';
 export {
+  MAX_TEMPERATURE,
   MaxTokensField,
   ResponseFormatDto,
   ResponseFormatField,

@@ -1,7 +1,6 @@
 import type { ModelLimits, SamplingParams } from '../../model';
+import { MAX_STOP_SEQUENCES, MAX_TEMPERATURE } from '../../workspace';
 
-const MAX_TEMPERATURE = 2;
-const MAX_STOP = 4;
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 
 /**
@@ -20,7 +19,7 @@ export function runSampling(defaults: SamplingParams | undefined, message: Sampl
     out.maxTokens = Math.max(1, Math.min(Math.floor(merged.maxTokens), ceiling));
   }
   if (merged.seed !== undefined) out.seed = Math.trunc(merged.seed);
-  const stop = merged.stop?.filter((s) => s.length > 0).slice(0, MAX_STOP);
+  const stop = merged.stop?.filter((s) => s.length > 0).slice(0, MAX_STOP_SEQUENCES);
   if (stop?.length) out.stop = stop;
   return Object.keys(out).length ? out : undefined;
 }
