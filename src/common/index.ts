@@ -3,7 +3,7 @@ export { API_PREFIX } from './api-prefix';
 export { SharedShapeExpressAdapter } from './express-adapter';
 export { HOST_PATTERN, MAX_ALLOWED_HOSTS, MAX_HOST_PATTERN_LENGTH, isHostPattern } from './host-pattern';
 export { HttpErrorFilter, ValidationFailed, validationExceptionFactory } from './http-errors';
-export { OpenAiError, type OpenAiErrorBody, isOpenAiPath, openAiErrorBody, statusOf } from './openai-errors';
+export { OpenAiError, openAiErrorBody } from './openai-errors';
 export { CATALOGUE, type TextKey, say, translate } from './i18n/catalogue';
 export { type Language, pickLanguage, requestLanguage } from './i18n/language';
 export { LangQuery } from './i18n/lang-query';

@@ -73,6 +73,3 @@ export function openAiErrorBody(status: number, message: string, details: OpenAi
   const type = status >= 500 ? 'server_error' : (TYPES[status] ?? 'invalid_request_error');
   return { error: { message, type, param, code } };
 }
-
-/** An HttpException's status, for code that maps errors itself (a stream already under way). */
-export const statusOf = (error: unknown): number => (error instanceof HttpException ? error.getStatus() : 500);

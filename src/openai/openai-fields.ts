@@ -33,7 +33,7 @@ export const Ignored = (): PropertyDecorator => applyDecorators(IsOptional(), Al
 export const ModelField = (): PropertyDecorator => applyDecorators(IsString(), IsStorableText(), MaxLength(200), Matches(/\S/, { message: 'model must name an agent (GET /v1/models)' }));
 
 /** `stop`: a string or up to 4 strings; read as a list. */
-export const toList = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? [value] : value);
+const toList = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? [value] : value);
 
 /** A function a client runs itself, in the chat completions' shape (`{name, description, parameters}` inside `function`). */
 export class FunctionDto {
