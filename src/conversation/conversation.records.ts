@@ -41,7 +41,7 @@ export interface MessageRecord {
   createdAt: Date;
 }
 
-/** A message of a new conversation's history, written by no run of Helix (createWithHistory). */
+/** A message of a new conversation's history, written by no run of Helix (ConversationService.draft). */
 export type ImportedMessage = Pick<NewMessage, 'content' | 'parts' | 'toolCallId'>;
 
 /** A message to append: its role follows from the kind of its parts. */

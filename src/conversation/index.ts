@@ -2,7 +2,6 @@
 export { MessageResponse } from './conversation.dto';
 export { ConversationModule } from './conversation.module';
 export type { ImportedMessage, MessageRecord, NewMessage } from './conversation.records';
-export type { CreateConversationDto } from './conversation.dto';
 export { lastSeqOfConversation } from './conversation.repository';
 export { ConversationService } from './conversation.service';
 export type { ConversationDraft } from './conversation.service';
