@@ -321,12 +321,23 @@ describe('ModelGateway against the mock LLM (real SDK)', () => {
   });
 
   describe('abort', () => {
-    async function abortedAfter(ms: number, request: ModelRequest, options: ModelStackOptions = {}) {
+    /** Aborts `ms` after the mock has received the request, so a slow machine cannot abort
+     *  before the request is on the wire (a late request would leak into the next test). */
+    async function abortedAfter(ms: number, request: ModelRequest) {
       const controller = new AbortController();
-      const started = Date.now();
-      setTimeout(() => controller.abort(), ms);
-      const result = await collectFailure(stack(options).gateway.stream(request, controller.signal));
-      return { ...result, elapsed: Date.now() - started };
+      let abortedAt = 0;
+      const received = mock.requests.length;
+      const watch = setInterval(() => {
+        if (mock.requests.length === received) return;
+        clearInterval(watch);
+        setTimeout(() => { abortedAt = Date.now(); controller.abort(); }, ms);
+      }, 2);
+      try {
+        const result = await collectFailure(stack().gateway.stream(request, controller.signal));
+        return { ...result, elapsed: Date.now() - abortedAt };
+      } finally {
+        clearInterval(watch);
+      }
     }
 
     it('stops a request that hangs before any response', async () => {
@@ -345,9 +356,10 @@ describe('ModelGateway against the mock LLM (real SDK)', () => {
     });
 
     it('stops while waiting to retry', async () => {
-      const { error, elapsed } = await abortedAfter(50, ask('MOCK:{"status":503,"retryAfter":5}'));
+      const { error, elapsed } = await abortedAfter(20, ask('MOCK:{"status":503,"retryAfter":5}'));
       expect(error.code).toBe('aborted');
       expect(elapsed).toBeLessThan(1000);
+      expect(mock.requests).toHaveLength(1);
     });
 
     it('refuses to start with an aborted signal', async () => {
