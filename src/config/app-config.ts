@@ -134,6 +134,13 @@ export class AppConfig {
   @Max(10000, { message: 'HELIX_MAX_CONCURRENT_RUNS must be an integer between 1 and 10000' })
   HELIX_MAX_CONCURRENT_RUNS = 32;
 
+  /** how long a run's lease lasts: a dead instance's runs are taken over within about this time */
+  @Transform(toInt)
+  @IsInt({ message: 'HELIX_LEASE_MS must be an integer between 1000 and 600000' })
+  @Min(1000, { message: 'HELIX_LEASE_MS must be an integer between 1000 and 600000' })
+  @Max(600_000, { message: 'HELIX_LEASE_MS must be an integer between 1000 and 600000' })
+  HELIX_LEASE_MS = 30_000;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// URL' })

@@ -2,7 +2,7 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorResponse, Public } from '../common';
 import { DatabaseHandle } from '../database';
-import { EventLog } from '../runtime';
+import { ClusterLink, EventLog } from '../runtime';
 import { SkipThrottle } from '@nestjs/throttler';
 
 // probes and scrapes are not rate limited (they come every few seconds, from one address)
@@ -14,6 +14,7 @@ export class HealthController {
   constructor(
     private readonly database: DatabaseHandle,
     private readonly events: EventLog,
+    private readonly cluster: ClusterLink,
   ) {}
 
   /** Liveness: the process answers. */
@@ -25,8 +26,9 @@ export class HealthController {
   }
 
   /**
-   * Readiness: the database answers, every migration on disk is applied, and run events are
-   * being persisted (a database that answers a ping may still refuse every write).
+   * Readiness: the database answers, every migration on disk is applied, run events are being
+   * persisted (a database that answers a ping may still refuse every write), and with REDIS_URL
+   * Redis answers (without it, streams of runs on other instances would lag).
    */
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: the database answers and every migration is applied (no auth)' })
@@ -40,7 +42,7 @@ export class HealthController {
       },
     },
   })
-  @ApiServiceUnavailableResponse({ type: ErrorResponse, description: 'the database is unreachable or migrations are pending' })
+  @ApiServiceUnavailableResponse({ type: ErrorResponse, description: 'the database (or Redis, with REDIS_URL) is unreachable or migrations are pending' })
   async ready() {
     try {
       await this.database.ping();
@@ -55,6 +57,8 @@ export class HealthController {
     }
     const writer = this.events.writerHealth();
     if (!writer.ok) throw new ServiceUnavailableException(writer.reason);
+    const cluster = this.cluster.health();
+    if (!cluster.ok) throw new ServiceUnavailableException(cluster.reason);
     return { status: 'ok', database: this.database.kind, migrations: 'applied' };
   }
 }

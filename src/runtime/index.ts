@@ -1,5 +1,6 @@
 /** The public face of src/runtime: what other modules may import from it. */
 export { EventLog } from './events/event-log';
+export { ClusterLink } from './cluster/cluster-link';
 export { TERMINAL_STATES } from './store/run-fsm';
 export { RunObserver } from './store/run-observer';
 export type { RunSignal } from './store/run-observer';

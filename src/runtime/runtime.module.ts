@@ -12,6 +12,10 @@ import { AutoTitler } from './loop/auto-titler';
 import { ApprovalRepository } from './store/approval.repository';
 import { MemoryContextBuilder } from './loop/context-window';
 import { EventBus, InProcessEventBus } from './events/event-bus';
+import { RedisEventBus } from './events/redis-event-bus';
+import { ClusterLink } from './cluster/cluster-link';
+import { Instance } from './cluster/instance';
+import { RunSignals } from './cluster/run-signals';
 import { EventLog } from './events/event-log';
 import { MessageController } from './api/message.controller';
 import { ModelStep } from './loop/model-step';
@@ -20,6 +24,7 @@ import { RunAdminService } from './api/run-admin.service';
 import { RunExecutor, RunQueue } from './loop/run-executor';
 import { RunQueryRepository } from './store/run-query.repository';
 import { RunStarter } from './loop/run-starter';
+import { RunCanceller } from './loop/run-canceller';
 import { RunRetrieval } from './loop/run-retrieval';
 import { RunStore } from './loop/run-store';
 import { RunController } from './api/run.controller';
@@ -47,7 +52,15 @@ import { ToolStep } from './loop/tool-step';
     { provide: ContextBuilder, useClass: MemoryContextBuilder },
     // after a run's final answer: memory's auto-title of a conversation that has none yet
     { provide: ConversationTitler, useClass: AutoTitler },
-    { provide: EventBus, useClass: InProcessEventBus },
+    // one process by default; with REDIS_URL, instances share live events and signals (docs/DEPLOY.md)
+    Instance,
+    ClusterLink,
+    RunSignals,
+    {
+      provide: EventBus,
+      inject: [ClusterLink, Instance],
+      useFactory: (link: ClusterLink, instance: Instance) => (link.channels ? new RedisEventBus(link.channels, instance.id) : new InProcessEventBus()),
+    },
     EventLog,
     RunEventRepository,
     RunRepository,
@@ -64,6 +77,7 @@ import { ToolStep } from './loop/tool-step';
     RunExecutor,
     { provide: RunQueue, useExisting: RunExecutor },
     RunStarter,
+    RunCanceller,
     RunService,
     LiveRunOwners,
     SseWriter,
@@ -75,7 +89,7 @@ import { ToolStep } from './loop/tool-step';
     RuntimeGauges,
   ],
   // the OpenAI-compatible API (src/openai) starts and reads runs through these
-  exports: [EventLog, RunService, SseWriter],
+  exports: [EventLog, RunService, SseWriter, ClusterLink],
 })
 export class RuntimeModule implements OnModuleInit {
   constructor(

@@ -11,6 +11,7 @@ import { ApprovalRepository } from '../store/approval.repository';
 import { EventLog } from '../events/event-log';
 import { LiveRunOwners } from '../loop/live-run-owners';
 import { RunExecutor } from '../loop/run-executor';
+import { RunCanceller } from '../loop/run-canceller';
 import { RunFsm, type RunState } from '../store/run-fsm';
 import { RunRepository } from '../store/run.repository';
 import type { RunRecord } from '../store/run.records';
@@ -44,6 +45,7 @@ export class RunService {
     private readonly liveRuns: LiveRunOwners,
     private readonly config: AppConfig,
     private readonly files: FileService,
+    private readonly canceller: RunCanceller,
   ) {}
 
   /**
@@ -198,17 +200,9 @@ export class RunService {
     return toRunView(resumed);
   }
 
-  /** Stops a live run wherever it is: aborts its loop here, or ends it directly if it is waiting. */
-  private async cancelRun(run: RunRecord): Promise<RunRecord> {
-    if (this.executor.withdraw(run.id) || !(await this.executor.cancel(run.id))) {
-      const current = await this.runs.load(run.id);
-      if (RunFsm.isLive(current.state)) {
-        await this.events.open(run.id);
-        await this.approvals.rejectPending(run.id, 'run cancelled');
-        return this.runs.finish(current, 'CANCELLED');
-      }
-    }
-    return this.runs.load(run.id);
+  /** Stops a live run wherever it is (run-canceller.ts). */
+  private cancelRun(run: RunRecord): Promise<RunRecord> {
+    return this.canceller.cancel(run);
   }
 
   /**

@@ -3,13 +3,23 @@ import { Observable, Subject } from 'rxjs';
 import type { RunEvent } from '../store/run-events';
 
 /**
- * Live fan-out of run events to subscribers. The in-process implementation is one RxJS Subject
- * per run; a Redis pub/sub implementation can replace it (same two methods) without touching
- * the EventLog or the AgentLoop. Delivery may skip events: readers fill gaps from the log.
+ * Live fan-out of run events to subscribers: one RxJS Subject per run in a single process, Redis
+ * pub/sub across instances (redis-event-bus.ts). Delivery may skip events: readers fill gaps
+ * from the log.
  */
 export abstract class EventBus {
+  /**
+   * Events of runs written by another instance may be lost on the way (pub/sub is at most once):
+   * a reader that has heard nothing of such a run for this long looks at the table. Unset: never.
+   */
+  readonly quietPollMs?: number;
+
   abstract publish(event: RunEvent): void;
-  abstract events(runId: string): Observable<RunEvent>;
+  /**
+   * A run's live events. `resync` is called when events published before it may have been
+   * missed (a subscription acknowledged late, or re-established after a loss): read the table.
+   */
+  abstract events(runId: string, resync?: () => void): Observable<RunEvent>;
   /** the run will publish nothing more (its `done` was published) */
   abstract end(runId: string): void;
 }

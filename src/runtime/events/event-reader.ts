@@ -90,15 +90,25 @@ export class EventReader {
         }
       };
 
-      const live = this.bus.events(runId).subscribe((event) => {
+      let heard = Date.now();
+      const live = this.bus.events(runId, () => void pump()).subscribe((event) => {
+        heard = Date.now();
         if (closed) return;
         if (!pumping && event.seq === cursor + 1) deliver(event);
         else if (event.seq > cursor) void pump();
       });
       void pump();
+      // a run written by another instance: what its live feed lost, the table has
+      const quietMs = this.bus.quietPollMs;
+      const quiet = quietMs === undefined ? undefined : setInterval(() => {
+        if (Date.now() - heard < quietMs || this.runs.written(runId)?.done === false) return;
+        heard = Date.now();
+        void pump();
+      }, quietMs);
       return () => {
         closed = true;
         clearTimeout(retry);
+        clearInterval(quiet);
         live.unsubscribe();
       };
     });
@@ -119,8 +129,9 @@ export class EventReader {
 
   private async readAfter(runId: string, after: number, limit: number): Promise<RunEvent[]> {
     const run = this.runs.written(runId);
-    // what this process persisted is in memory (nothing yet for a run that just started)
-    if (run && after >= run.openedAt) {
+    // what this process persisted is in memory (nothing yet for a run that just started); after
+    // what it wrote of a run it stopped writing, the run may have gone on elsewhere: the table
+    if (run && after >= run.openedAt && (!run.done || after < run.openedAt + run.history.length)) {
       const start = after - run.openedAt;
       return run.history.slice(start, start + limit);
     }

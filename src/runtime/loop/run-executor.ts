@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Subscription } from 'rxjs';
 import { AppConfig } from '../../config';
 import { DatabaseHandle } from '../../database';
+import { Instance } from '../cluster/instance';
+import { RunSignals } from '../cluster/run-signals';
 import { AgentLoop } from './agent-loop';
 import { ModelStep } from './model-step';
 import { RunInterruption } from './run-interruption';
@@ -11,9 +11,6 @@ import type { RunLaunch } from './run-launch';
 import { RunRepository } from '../store/run.repository';
 import { RunStore } from './run-store';
 
-export const LEASE_MS = 30_000;
-const RENEW_MS = 10_000;
-const SWEEP_MS = 15_000;
 
 /**
  * Where runs wait for a worker. The in-process queue below is the default; a BullMQ queue can
@@ -44,11 +41,13 @@ interface ActiveRun {
 /**
  * Executes runs under a lease (so exactly one instance drives a run) with bounded concurrency,
  * starts queued runs when their conversation frees up, and resumes runs a crash left behind.
+ * A lease lasts HELIX_LEASE_MS and is renewed every third of it; on PostgreSQL every instance
+ * looks for expired leases every half of it, and at once when another instance hands its runs
+ * over (RunSignals.wakeAll, with REDIS_URL).
  */
 @Injectable()
 export class RunExecutor extends RunQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RunExecutor.name);
-  readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly active = new Map<string, ActiveRun>();
   private readonly waiting: string[] = [];
   private readonly launches = new Map<string, RunLaunch>();
@@ -64,8 +63,22 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     private readonly runs: RunStore,
     private readonly runRows: RunRepository,
     private readonly steps: ModelStep,
+    private readonly instance: Instance,
+    private readonly signals: RunSignals,
   ) {
     super();
+  }
+
+  get instanceId(): string {
+    return this.instance.id;
+  }
+
+  private get leaseMs(): number {
+    return this.config.HELIX_LEASE_MS;
+  }
+
+  private get renewMs(): number {
+    return Math.floor(this.leaseMs / 3);
   }
 
   /** runs waiting for an execution slot (metrics) */
@@ -80,7 +93,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
 
   /** A lease to write with a run this process creates and drives (saves taking it). */
   newLease(): { owner: string; until: Date } {
-    return { owner: this.instanceId, until: new Date(Date.now() + LEASE_MS) };
+    return { owner: this.instanceId, until: new Date(Date.now() + this.leaseMs) };
   }
 
   submit(runId: string, launch?: RunLaunch): void {
@@ -150,10 +163,12 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     });
     // the embedded database is locked to this process: every lease in it belongs to a dead one
     if (this.database.kind === 'embedded') await this.runRows.releaseAllLeases();
+    else await this.releasePredecessorLeases();
     await this.recover();
     if (this.database.kind === 'postgres') {
-      this.sweep = setInterval(() => void this.recover(), SWEEP_MS);
+      this.sweep = setInterval(() => void this.recover(), Math.floor(this.leaseMs / 2));
       this.sweep.unref();
+      this.signals.listen({ wake: () => void this.recover() });
     }
   }
 
@@ -161,12 +176,27 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     this.stopping = true;
     clearInterval(this.sweep);
     this.endedSubscription?.unsubscribe();
-    for (const runId of [...this.waiting]) this.withdraw(runId);
+    const waiting = [...this.waiting];
+    for (const runId of waiting) this.withdraw(runId);
     const entries = [...this.active.values()];
     for (const { controller } of entries) controller.abort(new RunInterruption('shutdown', 'Server shutting down'));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(entries.map((e) => e.done)), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
     clearTimeout(timer);
+    // hand the runs over: their leases are free (a stopped driver releases its own), so another
+    // instance woken now resumes them at once rather than after the lease time
+    await Promise.allSettled(waiting.map((runId) => this.runRows.releaseLease(runId, this.instanceId)));
+    if (entries.length || waiting.length) await this.signals.wakeAll();
+  }
+
+  /** Frees the leases an earlier process on this host held when it died (a restart takes its runs back at once). */
+  private async releasePredecessorLeases(): Promise<void> {
+    try {
+      const dead = (await this.runRows.leaseOwnersOn(this.instance.host)).filter((owner) => this.instance.isDeadPredecessor(owner));
+      if (dead.length) await this.runRows.releaseLeasesOf(dead);
+    } catch (error) {
+      this.logger.warn(`Could not release the leases of earlier processes on this host: ${String(error)}`);
+    }
   }
 
   /** Runs the loop for one run if this instance can take its lease; stops it at once if the lease is lost. */
@@ -182,9 +212,9 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     let driving = false;
     try {
       // a run created with this instance's lease (newLease) skips taking it while it has time left
-      const leased = launch?.run.leaseOwner === this.instanceId && (launch.run.leaseUntil?.getTime() ?? 0) > Date.now() + RENEW_MS;
+      const leased = launch?.run.leaseOwner === this.instanceId && (launch.run.leaseUntil?.getTime() ?? 0) > Date.now() + this.renewMs;
       if (!leased && !(await this.renewLease(runId))) return;
-      renew = setInterval(() => void this.keepLease(runId, controller), RENEW_MS);
+      renew = setInterval(() => void this.keepLease(runId, controller), this.renewMs);
       driving = true;
       await this.loop.drive(runId, controller.signal, launch);
     } catch (error) {
@@ -199,7 +229,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   }
 
   private renewLease(runId: string): Promise<boolean> {
-    return this.runRows.claimLease(runId, this.instanceId, new Date(Date.now() + LEASE_MS));
+    return this.runRows.claimLease(runId, this.instanceId, new Date(Date.now() + this.leaseMs));
   }
 
   /** Renews the lease; if another instance holds it now, this one stops driving the run at once. */

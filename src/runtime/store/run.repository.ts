@@ -296,6 +296,19 @@ export class RunRepository {
     await this.sql.$executeRaw`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL`;
   }
 
+  /** The owners of unexpired leases whose name starts with `host:` (see Instance). */
+  async leaseOwnersOn(host: string, now = new Date()): Promise<string[]> {
+    const rows = await this.sql.$queryRaw<{ lease_owner: string }[]>`
+      SELECT DISTINCT lease_owner FROM runs
+      WHERE lease_owner LIKE ${`${host.replace(/[\\%_]/g, '\\$&')}:%`} AND lease_until >= ${now} AND finished_at IS NULL`;
+    return rows.map((row) => row.lease_owner);
+  }
+
+  /** Frees every lease these (dead) owners hold. */
+  async releaseLeasesOf(owners: string[]): Promise<void> {
+    await this.sql.$executeRaw`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IN (${Prisma.join(owners)})`;
+  }
+
   /** Runs being driven (or about to be) whose lease is gone or expired: their process died. */
   async orphans(now = new Date()): Promise<RunRecord[]> {
     const rows = await this.sql.$queryRaw<RunRow[]>`
