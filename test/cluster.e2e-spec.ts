@@ -1,0 +1,169 @@
+/**
+ * Scale-out (docs/DEPLOY.md): real Helix processes on one PostgreSQL database and one Redis.
+ * A run posted to one instance streams from another with nothing lost, reconnects may alternate
+ * between instances, commands work on the instance that does not drive the run, and kill -9 of
+ * the instance driving a run hands it to a survivor within the lease time.
+ * Needs PostgreSQL (HELIX_TEST_DATABASE_URL, set by .ci/run) and Redis; skipped, saying so, without.
+ */
+import { freePort, type HelixProcess, spawnHelix, waitUntilReady } from './support/helix-process';
+import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
+import { redisReachable, TEST_REDIS_URL } from './support/redis';
+import {
+  FINISHED_STATES,
+  HelixApi,
+  mockModelEnv,
+  mockTokensText,
+  NO_SEQ_PROBLEMS,
+  type RunEvent,
+  seqProblems,
+  tokenText,
+} from './support/sse-client';
+import { createTestDatabase, postgresAdminUrl, type TestDatabase } from './support/test-database';
+
+const TOKEN = 'cluster-token';
+const LEASE_MS = 3_000;
+jest.setTimeout(240_000);
+
+function clusterAvailable(): boolean {
+  if (!postgresAdminUrl()) {
+    process.stderr.write('SKIPPED: the cluster tests need PostgreSQL (HELIX_TEST_DATABASE_URL, as .ci/run sets it)\n');
+    return false;
+  }
+  return redisReachable();
+}
+
+const describeCluster = clusterAvailable() ? describe : describe.skip;
+
+interface Node {
+  helix: HelixProcess;
+  api: HelixApi;
+}
+
+describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
+  let mock: MockLlm;
+  let database: TestDatabase;
+  let a: Node;
+  let b: Node;
+  const processes: HelixProcess[] = [];
+
+  async function start(): Promise<Node> {
+    const helix = spawnHelix({
+      PORT: freePort(),
+      ...database.env,
+      REDIS_URL: TEST_REDIS_URL,
+      HELIX_API_TOKEN: TOKEN,
+      HELIX_LEASE_MS: String(LEASE_MS),
+      ...mockModelEnv(mock.url),
+    });
+    processes.push(helix);
+    await waitUntilReady(helix, 120_000);
+    return { helix, api: new HelixApi(helix.baseUrl, TOKEN) };
+  }
+
+  beforeAll(async () => {
+    mock = await startMockLlm();
+    database = await createTestDatabase();
+    a = await start(); // migrates the database first
+    b = await start();
+  });
+  afterAll(async () => {
+    for (const helix of processes) await helix.kill('SIGKILL');
+    await mock?.close();
+    await database?.drop();
+  });
+
+  /** The stored answer of a run (its last assistant message). */
+  async function storedAnswer(api: HelixApi, conversationId: string, runId: string): Promise<string | undefined> {
+    return (await api.finalAssistantMessage(conversationId, runId))?.content;
+  }
+
+  it('a run posted to A streams from B from its first event to done, nothing lost or repeated', async () => {
+    const conversationId = await a.api.createConversation();
+    const posted = await a.api.postMessage(conversationId, { text: 'across MOCK:{"tokens":300,"delayMs":5}' });
+    const seen = await b.api.collect(posted.run.id, { timeoutMs: 90_000 });
+    expect(seen.done.data.state).toBe('SUCCEEDED');
+    expect(seqProblems(seen.events)).toEqual(NO_SEQ_PROBLEMS);
+    expect(seen.events[0].seq).toBe(1);
+    expect(tokenText(seen.events)).toBe(mockTokensText(300));
+    expect(await storedAnswer(b.api, conversationId, posted.run.id)).toBe(mockTokensText(300));
+  });
+
+  it('a client reconnecting to A and B in turn (Last-Event-ID) gets every event exactly once', async () => {
+    const conversationId = await b.api.createConversation();
+    const posted = await b.api.postMessage(conversationId, { text: 'alternate MOCK:{"tokens":400,"delayMs":10}' });
+    const events: RunEvent[] = [];
+    let turn = 0;
+    for (; turn < 500 && events.at(-1)?.type !== 'done'; turn++) {
+      const node = turn % 2 ? b : a;
+      const stream = node.api.stream(posted.run.id, { lastEventId: events.at(-1)?.seq ?? 0 });
+      try {
+        await stream.waitFor((s) => s.events.length >= 10 || s.done !== undefined, 30_000, 'a few events');
+      } finally {
+        stream.close();
+      }
+      events.push(...stream.events);
+    }
+    expect(events.at(-1)?.type).toBe('done');
+    expect(turn).toBeGreaterThanOrEqual(4); // the run really was followed from both sides
+    expect(seqProblems(events)).toEqual(NO_SEQ_PROBLEMS);
+    expect(tokenText(events)).toBe(mockTokensText(400));
+  });
+
+  it('a cancel sent to B stops the run A executes, and A writes nothing after done', async () => {
+    const conversationId = await a.api.createConversation();
+    const posted = await a.api.postMessage(conversationId, { text: 'stop me MOCK:{"tokens":2000,"delayMs":20}' });
+    const watching = a.api.stream(posted.run.id);
+    try {
+      await watching.waitForEvents(3, 'token', 60_000);
+      const cancelled = await b.api.post(`/runs/${posted.run.id}/cancel`).expect(200);
+      expect(cancelled.body.state).toBe('CANCELLED');
+      const done = await watching.waitForDone(30_000);
+      expect(done.data.state).toBe('CANCELLED');
+    } finally {
+      watching.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const log = await b.api.jsonEvents(posted.run.id);
+    expect(log.at(-1)?.type).toBe('done');
+    expect(log.filter((e) => e.type === 'done')).toHaveLength(1);
+    expect(tokenText(log as RunEvent[]).length).toBeLessThan(mockTokensText(2000).length);
+    await b.api.post(`/runs/${posted.run.id}/cancel`).expect(409);
+  });
+
+  it('a reply sent to B continues a run that A parked in AWAIT_USER; A streams it to the end', async () => {
+    mock.script({ toolCall: { name: 'ask_user', arguments: '{"question":"Which city?"}' } });
+    const conversationId = await a.api.createConversation();
+    const posted = await a.api.postMessage(conversationId, { text: 'ask me' });
+    await a.api.waitForRun(posted.run.id, ['AWAIT_USER']);
+    await b.api.post(`/runs/${posted.run.id}/reply`, { text: 'Kyoto' }).expect(200);
+    const seen = await a.api.collect(posted.run.id, { timeoutMs: 60_000 });
+    expect(seen.done.data.state).toBe('SUCCEEDED');
+    expect(seqProblems(seen.events)).toEqual(NO_SEQ_PROBLEMS);
+    expect(tokenText(seen.events)).toBe('Tool result: Kyoto');
+  });
+
+  it('kill -9 of the instance driving a run: B resumes it within the lease time, its stream continues without a gap', async () => {
+    const conversationId = await a.api.createConversation();
+    const posted = await a.api.postMessage(conversationId, { text: 'failover MOCK:{"tokens":400,"delayMs":10}' });
+    const watching = b.api.stream(posted.run.id, { autoReconnect: true });
+    try {
+      await watching.waitForEvents(5, 'token', 60_000);
+      await a.helix.kill('SIGKILL');
+      const killedAt = Date.now();
+      await watching.waitForDone(120_000);
+      // resumed by B within the lease, plus B's sweep (half a lease) and the step asked again
+      expect(Date.now() - killedAt).toBeLessThan(LEASE_MS * 1.5 + 20_000);
+    } finally {
+      watching.close();
+    }
+    const run = await b.api.waitForRun(posted.run.id, FINISHED_STATES);
+    expect(run.state).toBe('SUCCEEDED');
+    const answer = mockTokensText(400);
+    expect(await storedAnswer(b.api, conversationId, posted.run.id)).toBe(answer);
+    expect(seqProblems(watching.events)).toEqual(NO_SEQ_PROBLEMS);
+    expect(tokenText(watching.events)).toBe(answer);
+    const messages = await b.api.messages(conversationId);
+    expect(messages.filter((m) => m.role === 'user')).toHaveLength(1);
+    expect(messages.filter((m) => m.role === 'assistant' && m.runId === posted.run.id)).toHaveLength(1);
+  });
+});
