@@ -3,11 +3,13 @@
  * A run posted to one instance streams from another with nothing lost, reconnects may alternate
  * between instances, commands work on the instance that does not drive the run, and kill -9 of
  * the instance driving a run hands it to a survivor within the lease time.
- * Needs PostgreSQL (HELIX_TEST_DATABASE_URL, set by .ci/run) and Redis; skipped, saying so, without.
+ * Redis goes away and comes back mid-run without losing anything. Needs PostgreSQL
+ * (HELIX_TEST_DATABASE_URL, set by .ci/run) and redis-server (the suite runs its own, so that
+ * stopping it disturbs no other suite); skipped, saying so, without.
  */
 import { freePort, type HelixProcess, spawnHelix, waitUntilReady } from './support/helix-process';
 import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
-import { redisReachable, TEST_REDIS_URL } from './support/redis';
+import { PrivateRedis, redisServerInstalled } from './support/redis-server';
 import {
   FINISHED_STATES,
   HelixApi,
@@ -29,7 +31,7 @@ function clusterAvailable(): boolean {
     process.stderr.write('SKIPPED: the cluster tests need PostgreSQL (HELIX_TEST_DATABASE_URL, as .ci/run sets it)\n');
     return false;
   }
-  return redisReachable();
+  return redisServerInstalled();
 }
 
 const describeCluster = clusterAvailable() ? describe : describe.skip;
@@ -41,6 +43,7 @@ interface Node {
 
 describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
   let mock: MockLlm;
+  let redis: PrivateRedis;
   let database: TestDatabase;
   let a: Node;
   let b: Node;
@@ -50,7 +53,7 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
     const helix = spawnHelix({
       PORT: freePort(),
       ...database.env,
-      REDIS_URL: TEST_REDIS_URL,
+      REDIS_URL: redis.url,
       HELIX_API_TOKEN: TOKEN,
       HELIX_LEASE_MS: String(LEASE_MS),
       ...mockModelEnv(mock.url),
@@ -62,6 +65,8 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
 
   beforeAll(async () => {
     mock = await startMockLlm();
+    redis = new PrivateRedis(Number(freePort()));
+    await redis.start();
     database = await createTestDatabase();
     a = await start(); // migrates the database first
     b = await start();
@@ -69,6 +74,7 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
   afterAll(async () => {
     for (const helix of processes) await helix.kill('SIGKILL');
     await mock?.close();
+    await redis?.stop();
     await database?.drop();
   });
 
@@ -140,6 +146,72 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
     expect(seen.done.data.state).toBe('SUCCEEDED');
     expect(seqProblems(seen.events)).toEqual(NO_SEQ_PROBLEMS);
     expect(tokenText(seen.events)).toBe('Tool result: Kyoto');
+  });
+
+  it('Redis going away mid-run: readiness says so, the stream on B goes on from the table, and all recovers when Redis is back', async () => {
+    const ready = async (node: Node) => {
+      const res = await fetch(`${node.helix.baseUrl}/health/ready`);
+      return { status: res.status, body: (await res.json()) as { message?: string } };
+    };
+    const until = async <T>(probe: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const value = await probe();
+        if (ok(value)) return value;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const conversationId = await a.api.createConversation();
+    const posted = await a.api.postMessage(conversationId, { text: 'no redis MOCK:{"tokens":600,"delayMs":10}' });
+    const watching = b.api.stream(posted.run.id);
+    try {
+      await watching.waitForEvents(5, 'token', 60_000);
+      await redis.stop();
+      const down = await until(() => ready(b), (r) => r.status === 503, 'B to report Redis unreachable');
+      expect(down.body.message).toMatch(/Redis unreachable/);
+      await watching.waitForDone(60_000);
+      await redis.start();
+      await until(() => ready(b), (r) => r.status === 200, 'B to be ready again');
+      await until(() => ready(a), (r) => r.status === 200, 'A to be ready again');
+    } finally {
+      watching.close();
+    }
+    expect(watching.done?.data.state).toBe('SUCCEEDED');
+    expect(seqProblems(watching.events)).toEqual(NO_SEQ_PROBLEMS);
+    expect(tokenText(watching.events)).toBe(mockTokensText(600));
+    // and live events cross instances again
+    const next = await a.api.postMessage(conversationId, { text: 'again MOCK:{"tokens":50,"delayMs":5}' });
+    const seen = await b.api.collect(next.run.id, { timeoutMs: 60_000 });
+    expect(tokenText(seen.events)).toBe(mockTokensText(50));
+  });
+
+  it('60 runs posted round-robin to three instances all finish exactly once: one answer each, no tool run twice', async () => {
+    const c = await start();
+    const nodes = [a, b, c];
+    const calc = (n: number) => `MOCK:${JSON.stringify({ toolCall: { name: 'calculator', arguments: JSON.stringify({ expression: `${n}*1000+7` }) } })}`;
+    const posts = await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        const node = nodes[i % 3];
+        const conversationId = await node.api.createConversation();
+        const posted = await node.api.postMessage(conversationId, { text: calc(i) });
+        return { i, conversationId, runId: posted.run.id, node };
+      }),
+    );
+    for (const { i, conversationId, runId, node } of posts) {
+      // each run is read back from another instance than the one it was posted to
+      const reader = nodes[(i + 1) % 3];
+      const run = await reader.api.waitForRun(runId, FINISHED_STATES, 120_000);
+      expect({ i, state: run.state }).toEqual({ i, state: 'SUCCEEDED' });
+      const messages = await node.api.messages(conversationId);
+      expect({ i, roles: messages.map((m) => m.role) }).toEqual({ i, roles: ['user', 'assistant', 'tool', 'assistant'] });
+      expect(messages[2].content).toBe(String(i * 1000 + 7));
+      const log = await reader.api.jsonEvents(runId);
+      expect(seqProblems(log as RunEvent[])).toEqual(NO_SEQ_PROBLEMS);
+      expect(log.filter((e) => e.type === 'tool.start')).toHaveLength(1);
+      expect(log.filter((e) => e.type === 'done')).toHaveLength(1);
+    }
+    await c.helix.kill();
   });
 
   it('kill -9 of the instance driving a run: B resumes it within the lease time, its stream continues without a gap', async () => {
