@@ -1,0 +1,54 @@
+import { firstValueFrom, take, toArray } from 'rxjs';
+import { redisReachable, TEST_REDIS_URL } from '../../../test/support/redis';
+import { RedisChannels } from '../cluster/redis-channels';
+import type { RunEvent } from '../store/run-events';
+import { RedisEventBus } from './redis-event-bus';
+
+const describeRedis = redisReachable() ? describe : describe.skip;
+
+const event = (runId: string, seq: number): RunEvent => ({ runId, seq, type: 'token', data: { text: `t${seq}` }, at: new Date(1_000 * seq) });
+
+describeRedis('RedisEventBus (real Redis)', () => {
+  const channels: RedisChannels[] = [];
+  const bus = (id: string) => {
+    const link = new RedisChannels(TEST_REDIS_URL);
+    channels.push(link);
+    return new RedisEventBus(link, id);
+  };
+  afterAll(async () => {
+    for (const link of channels) await link.close();
+  });
+
+  it("delivers another instance's events (dates intact) once the subscription is acknowledged, and its own only locally", async () => {
+    const a = bus('a');
+    const b = bus('b');
+    const runId = `run_bus_${Date.now()}`;
+    let resynced!: () => void;
+    const subscribed = new Promise<void>((resolve) => (resynced = resolve));
+    const onB = firstValueFrom(b.events(runId, resynced).pipe(take(2), toArray()));
+    const onA: RunEvent[] = [];
+    const own = a.events(runId).subscribe((e) => onA.push(e));
+    await subscribed;
+    a.publish(event(runId, 1));
+    a.publish(event(runId, 2));
+    expect(await onB).toEqual([event(runId, 1), event(runId, 2)]);
+    // A's own subscriber got each event once (locally), not again from Redis
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    own.unsubscribe();
+    expect(onA).toEqual([event(runId, 1), event(runId, 2)]);
+  });
+
+  it('ignores messages that are not events of the run', async () => {
+    const b = bus('b2');
+    const runId = `run_bus_junk_${Date.now()}`;
+    let resynced!: () => void;
+    const subscribed = new Promise<void>((resolve) => (resynced = resolve));
+    const received = firstValueFrom(b.events(runId, resynced).pipe(take(1)));
+    await subscribed;
+    const raw = channels[channels.length - 1];
+    await raw.publish(`helix:run:${runId}`, 'not json');
+    await raw.publish(`helix:run:${runId}`, JSON.stringify({ from: 'x', event: { ...event('other', 1) } }));
+    await raw.publish(`helix:run:${runId}`, JSON.stringify({ from: 'x', event: event(runId, 7) }));
+    expect(await received).toEqual(event(runId, 7));
+  });
+});
