@@ -24,6 +24,8 @@ import { createTestDatabase, postgresAdminUrl, type TestDatabase } from './suppo
 
 const TOKEN = 'cluster-token';
 const LEASE_MS = 3_000;
+/** a lease the tests of hand-over and restart must beat */
+const LONG_LEASE_MS = 90_000;
 jest.setTimeout(240_000);
 
 function clusterAvailable(): boolean {
@@ -49,13 +51,13 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
   let b: Node;
   const processes: HelixProcess[] = [];
 
-  async function start(): Promise<Node> {
+  async function start(leaseMs = LEASE_MS): Promise<Node> {
     const helix = spawnHelix({
       PORT: freePort(),
       ...database.env,
       REDIS_URL: redis.url,
       HELIX_API_TOKEN: TOKEN,
-      HELIX_LEASE_MS: String(LEASE_MS),
+      HELIX_LEASE_MS: String(leaseMs),
       ...mockModelEnv(mock.url),
     });
     processes.push(helix);
@@ -212,6 +214,42 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
       expect(log.filter((e) => e.type === 'done')).toHaveLength(1);
     }
     await c.helix.kill();
+  });
+
+  /** A run on an instance with a long lease, cut by `stop` once it streamed a few tokens; how long it took to finish after. */
+  async function cutLongLeaseRun(stop: (node: Node) => Promise<unknown>, label: string) {
+    const slow = await start(LONG_LEASE_MS);
+    const conversationId = await slow.api.createConversation();
+    const posted = await slow.api.postMessage(conversationId, { text: `${label} MOCK:{"tokens":300,"delayMs":10}` });
+    const watching = b.api.stream(posted.run.id);
+    try {
+      await watching.waitForEvents(5, 'token', 60_000);
+      const stoppedAt = Date.now();
+      await stop(slow);
+      await watching.waitForDone(LONG_LEASE_MS);
+      return { took: Date.now() - stoppedAt, events: watching.events, conversationId, runId: posted.run.id };
+    } finally {
+      watching.close();
+    }
+  }
+
+  it('SIGTERM of the instance driving a run hands it over at once (not after the lease)', async () => {
+    const { took, events } = await cutLongLeaseRun((node) => node.helix.kill('SIGTERM'), 'handover');
+    expect(took).toBeLessThan(LONG_LEASE_MS / 2);
+    expect(events.at(-1)?.data.state).toBe('SUCCEEDED');
+    expect(seqProblems(events)).toEqual(NO_SEQ_PROBLEMS);
+    expect(tokenText(events)).toBe(mockTokensText(300));
+  });
+
+  it('an instance restarted after kill -9 takes its runs back at once (not after the lease)', async () => {
+    const { took, events } = await cutLongLeaseRun(async (node) => {
+      await node.helix.kill('SIGKILL');
+      await start(LONG_LEASE_MS);
+    }, 'restart');
+    expect(took).toBeLessThan(LONG_LEASE_MS / 2);
+    expect(events.at(-1)?.data.state).toBe('SUCCEEDED');
+    expect(seqProblems(events)).toEqual(NO_SEQ_PROBLEMS);
+    expect(tokenText(events)).toBe(mockTokensText(300));
   });
 
   it('kill -9 of the instance driving a run: B resumes it within the lease time, its stream continues without a gap', async () => {
