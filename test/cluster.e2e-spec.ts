@@ -55,14 +55,15 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
   let b: Node;
   const processes: HelixProcess[] = [];
 
-  async function start(leaseMs = LEASE_MS): Promise<Node> {
+  async function start(extra: Record<string, string> = {}): Promise<Node> {
     const helix = spawnHelix({
       PORT: freePort(),
       ...database.env,
       REDIS_URL: redis.url,
       HELIX_API_TOKEN: TOKEN,
-      HELIX_LEASE_MS: String(leaseMs),
+      HELIX_LEASE_MS: String(LEASE_MS),
       ...mockModelEnv(mock.url),
+      ...extra,
     });
     processes.push(helix);
     await waitUntilReady(helix, 120_000);
@@ -154,6 +155,26 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
     expect(tokenText(seen.events)).toBe('Tool result: Kyoto');
   });
 
+  it('a run an instance has no slot for is taken from the queue by another instance', async () => {
+    const busy = await start({ HELIX_MAX_CONCURRENT_RUNS: '1' });
+    const long = await busy.api.postMessage(await busy.api.createConversation(), { text: 'hold the slot MOCK:{"tokens":3000,"delayMs":20}' });
+    const holding = busy.api.stream(long.run.id);
+    try {
+      await holding.waitForEvents(3, 'token', 60_000);
+      const conversationId = await busy.api.createConversation();
+      const queued = await busy.api.postMessage(conversationId, { text: 'queued MOCK:{"tokens":20,"delayMs":5}' });
+      // on its own, the busy instance would start it only after the long run (a minute)
+      const run = await b.api.waitForRun(queued.run.id, FINISHED_STATES, 30_000);
+      expect(run.state).toBe('SUCCEEDED');
+      expect((await busy.api.run(long.run.id)).state).toBe('EXECUTING');
+      expect(await storedAnswer(busy.api, conversationId, queued.run.id)).toBe(mockTokensText(20));
+      await busy.api.post(`/runs/${long.run.id}/cancel`).expect(200);
+    } finally {
+      holding.close();
+      await busy.helix.kill();
+    }
+  });
+
   it('Redis going away mid-run: readiness says so, the stream on B goes on from the table, and all recovers when Redis is back', async () => {
     const ready = async (node: Node) => {
       const res = await fetch(`${node.helix.baseUrl}/health/ready`);
@@ -222,7 +243,7 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
 
   /** A run on an instance with a long lease, cut by `stop` once it streamed a few tokens; how long it took to finish after. */
   async function cutLongLeaseRun(stop: (node: Node) => Promise<unknown>, label: string) {
-    const slow = await start(LONG_LEASE_MS);
+    const slow = await start({ HELIX_LEASE_MS: String(LONG_LEASE_MS) });
     const conversationId = await slow.api.createConversation();
     const posted = await slow.api.postMessage(conversationId, { text: `${label} MOCK:{"tokens":300,"delayMs":10}` });
     const watching = b.api.stream(posted.run.id);
@@ -248,7 +269,7 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
   it('an instance restarted after kill -9 takes its runs back at once (not after the lease)', async () => {
     const { took, events } = await cutLongLeaseRun(async (node) => {
       await node.helix.kill('SIGKILL');
-      await start(LONG_LEASE_MS);
+      await start({ HELIX_LEASE_MS: String(LONG_LEASE_MS) });
     }, 'restart');
     expect(took).toBeLessThan(LONG_LEASE_MS / 2);
     expect(events.at(-1)?.data.state).toBe('SUCCEEDED');

@@ -2,7 +2,9 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { Subscription } from 'rxjs';
 import { AppConfig } from '../../config';
 import { DatabaseHandle } from '../../database';
+import { ClusterLink } from '../cluster/cluster-link';
 import { Instance } from '../cluster/instance';
+import { RunJobQueue } from '../cluster/run-job-queue';
 import { RunSignals } from '../cluster/run-signals';
 import { AgentLoop } from './agent-loop';
 import { ModelStep } from './model-step';
@@ -53,6 +55,8 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   private readonly launches = new Map<string, RunLaunch>();
   private running = 0;
   private sweep?: NodeJS.Timeout;
+  /** the cluster's queue of runs waiting for a slot (REDIS_URL with PostgreSQL) */
+  private jobs?: RunJobQueue;
   private endedSubscription?: Subscription;
   private stopping = false;
 
@@ -65,6 +69,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     private readonly steps: ModelStep,
     private readonly instance: Instance,
     private readonly signals: RunSignals,
+    private readonly link: ClusterLink,
   ) {
     super();
   }
@@ -81,14 +86,14 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     return Math.floor(this.leaseMs / 3);
   }
 
-  /** runs waiting for an execution slot (metrics) */
+  /** runs waiting for an execution slot: here, plus on the cluster's queue (metrics, limit) */
   get queueLength(): number {
-    return this.waiting.length;
+    return this.waiting.length + (this.jobs?.waitingCount ?? 0);
   }
 
   /** HELIX_RUN_QUEUE_LIMIT runs wait for a slot: a new run is refused rather than queued in memory without bound */
   get queueFull(): boolean {
-    return this.waiting.length >= this.config.HELIX_RUN_QUEUE_LIMIT;
+    return this.queueLength >= this.config.HELIX_RUN_QUEUE_LIMIT;
   }
 
   /** A lease to write with a run this process creates and drives (saves taking it). */
@@ -101,9 +106,41 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
       if (launch?.first) this.steps.abandon(launch.first);
       return;
     }
+    if (this.jobs && !this.slotFree()) {
+      // no slot here: onto the cluster's queue, for whichever instance has one
+      if (launch?.first) this.steps.abandon(launch.first);
+      void this.enqueue(runId, this.jobs);
+      return;
+    }
     if (launch) this.launches.set(runId, launch);
     this.waiting.push(runId);
     this.pump();
+  }
+
+  private slotFree(): boolean {
+    return this.running < this.config.HELIX_MAX_CONCURRENT_RUNS && !this.waiting.length;
+  }
+
+  private async enqueue(runId: string, jobs: RunJobQueue): Promise<void> {
+    // the lease this process wrote the run with would keep the other instances from taking it
+    await this.runRows.releaseLease(runId, this.instanceId).catch(() => undefined);
+    if (await jobs.add(runId)) return;
+    this.waiting.push(runId); // Redis is away: the run waits here
+    this.pump();
+  }
+
+  /** A run from the cluster's queue: driven here if a slot is free (see RunJobQueue). */
+  private async take(runId: string): Promise<'done' | 'busy'> {
+    if (this.active.has(runId) || this.waiting.includes(runId)) return 'done';
+    if (this.stopping || !this.slotFree()) return 'busy';
+    this.running++;
+    try {
+      await this.execute(runId);
+    } finally {
+      this.running--;
+      this.pump();
+    }
+    return 'done';
   }
 
   /**
@@ -164,6 +201,8 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     // the embedded database is locked to this process: every lease in it belongs to a dead one
     if (this.database.kind === 'embedded') await this.runRows.releaseAllLeases();
     else await this.releasePredecessorLeases();
+    const urls = this.link.urls;
+    if (urls) this.jobs = new RunJobQueue(urls.redis, urls.database, this.config.HELIX_MAX_CONCURRENT_RUNS, { take: (runId) => this.take(runId) });
     await this.recover();
     if (this.database.kind === 'postgres') {
       this.sweep = setInterval(() => void this.recover(), Math.floor(this.leaseMs / 2));
@@ -178,10 +217,11 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     this.endedSubscription?.unsubscribe();
     const waiting = [...this.waiting];
     for (const runId of waiting) this.withdraw(runId);
+    const closing = this.jobs?.close(); // takes no more runs; returns once those it gave are stopped
     const entries = [...this.active.values()];
     for (const { controller } of entries) controller.abort(new RunInterruption('shutdown', 'Server shutting down'));
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(entries.map((e) => e.done)), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
+    await Promise.race([Promise.all([...entries.map((e) => e.done), closing]), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
     clearTimeout(timer);
     // hand the runs over: their leases are free (a stopped driver releases its own), so another
     // instance woken now resumes them at once rather than after the lease time
