@@ -1,7 +1,7 @@
 /**
  * The executor on a real database with a scripted model: bounded slots and the queue,
  * multitask (enqueue, interrupt), leases held by another instance, recovery of an orphaned run
- * at bootstrap, and a lease lost while the run streams.
+ * at bootstrap, a lease lost while the run streams, and one that cannot be renewed in time.
  */
 import { AUTH, briefly, deferred, ScriptedModel, tokenText, toolCall, useCore } from '../../../test/support/core-harness';
 
@@ -259,6 +259,28 @@ describe('run executor (database, scripted model)', () => {
       } finally {
         jest.useRealTimers();
       }
+    });
+  });
+  describe('with a short lease', () => {
+    const h = useCore({ HELIX_LEASE_MS: '1500' });
+
+    it('stops driving a run whose lease it cannot renew before it runs out (the database is unreachable)', async () => {
+      const conversationId = await h.conversation();
+      h.model.answer({ text: ['Hel'], hang: true });
+      const posted = await h.post(conversationId, 'hi');
+      await h.waitUntil('the model streams', () => h.model.calls[0]?.hanging === true);
+      const claim = jest.spyOn(h.runRows, 'claimLease').mockRejectedValue(new Error('connection refused'));
+      try {
+        // renewals every 500 ms fail; the one that would come after the lease ran out stops the run
+        await h.waitUntil('the run is stopped', () => h.model.calls[0].aborted === true);
+        expect(claim.mock.calls.length).toBeGreaterThanOrEqual(1);
+        expect(h.model.calls[0].signal?.reason).toEqual(expect.objectContaining({ reason: 'lease_lost', handsOver: true }));
+      } finally {
+        claim.mockRestore();
+      }
+      await h.idle(posted.run.id);
+      // handed over, not ended: another instance resumes it once the lease has run out
+      expect(await h.runRows.find(posted.run.id)).toMatchObject({ state: 'EXECUTING', finishedAt: null });
     });
   });
 });

@@ -38,6 +38,8 @@ interface ActiveRun {
   controller: AbortController;
   done: Promise<void>;
   ended?: boolean;
+  /** when the lease last taken or renewed runs out (epoch ms) */
+  leaseUntil: number;
 }
 
 /**
@@ -244,7 +246,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     const controller = new AbortController();
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    const entry: ActiveRun = { controller, done };
+    const entry: ActiveRun = { controller, done, leaseUntil: Date.now() + this.leaseMs };
     this.active.set(runId, entry);
     let renew: NodeJS.Timeout | undefined;
     const launch = this.launches.get(runId);
@@ -252,9 +254,10 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     let driving = false;
     try {
       // a run created with this instance's lease (newLease) skips taking it while it has time left
-      const leased = launch?.run.leaseOwner === this.instanceId && (launch.run.leaseUntil?.getTime() ?? 0) > Date.now() + this.renewMs;
-      if (!leased && !(await this.renewLease(runId))) return;
-      renew = setInterval(() => void this.keepLease(runId, controller), this.renewMs);
+      const leaseUntil = launch?.run.leaseOwner === this.instanceId ? (launch.run.leaseUntil?.getTime() ?? 0) : 0;
+      if (leaseUntil > Date.now() + this.renewMs) entry.leaseUntil = leaseUntil;
+      else if (!(await this.renewLease(runId, entry))) return;
+      renew = setInterval(() => void this.keepLease(runId, entry), this.renewMs);
       driving = true;
       await this.loop.drive(runId, controller.signal, launch);
     } catch (error) {
@@ -268,22 +271,32 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     }
   }
 
-  private renewLease(runId: string): Promise<boolean> {
-    return this.runRows.claimLease(runId, this.instanceId, new Date(Date.now() + this.leaseMs));
+  private async renewLease(runId: string, entry: ActiveRun): Promise<boolean> {
+    const until = Date.now() + this.leaseMs;
+    if (!(await this.runRows.claimLease(runId, this.instanceId, new Date(until)))) return false;
+    entry.leaseUntil = until;
+    return true;
   }
 
-  /** Renews the lease; if another instance holds it now, this one stops driving the run at once. */
-  async keepLease(runId: string, controller: AbortController): Promise<void> {
+  /**
+   * Renews the lease. If another instance holds it now, or it cannot be renewed before it runs
+   * out (the database is unreachable), this one stops driving the run at once: an instance may
+   * take over an expired lease, and two drivers must never write one run.
+   */
+  private async keepLease(runId: string, entry: ActiveRun): Promise<void> {
+    let why: string;
     try {
-      if (await this.renewLease(runId)) return;
+      if (await this.renewLease(runId, entry)) return;
+      why = 'its lease was taken by another instance';
     } catch (error) {
-      // the database is unreachable: the lease may still hold; the next renewal tries again
       this.logger.warn(`Could not renew the lease of run ${runId}: ${String(error)}`);
-      return;
+      // the next renewal may still come in time
+      if (Date.now() + this.renewMs < entry.leaseUntil) return;
+      why = 'its lease runs out before it can be renewed';
     }
-    if (this.active.get(runId)?.ended || controller.signal.aborted) return;
-    this.logger.warn(`Run ${runId}: its lease was taken by another instance; stopping here`);
-    controller.abort(new RunInterruption('lease_lost', `The lease of run ${runId} was lost`));
+    if (entry.ended || entry.controller.signal.aborted) return;
+    this.logger.warn(`Run ${runId}: ${why}; stopping here`);
+    entry.controller.abort(new RunInterruption('lease_lost', `The lease of run ${runId} was lost`));
   }
 
   private pump(): void {
