@@ -22,6 +22,7 @@ import { ModelStep } from './loop/model-step';
 import { RunEventRepository } from './store/run-event.repository';
 import { RunAdminService } from './api/run-admin.service';
 import { RunExecutor, RunQueue } from './loop/run-executor';
+import { RunLeases } from './loop/run-leases';
 import { RunQueryRepository } from './store/run-query.repository';
 import { RunStarter } from './loop/run-starter';
 import { RunCanceller } from './loop/run-canceller';
@@ -74,6 +75,7 @@ import { ToolStep } from './loop/tool-step';
     OutputGate,
     AnswerStep,
     AgentLoop,
+    RunLeases,
     RunExecutor,
     { provide: RunQueue, useExisting: RunExecutor },
     RunStarter,

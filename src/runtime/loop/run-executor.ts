@@ -3,20 +3,19 @@ import { Subscription } from 'rxjs';
 import { AppConfig } from '../../config';
 import { DatabaseHandle } from '../../database';
 import { ClusterLink } from '../cluster/cluster-link';
-import { Instance } from '../cluster/instance';
 import { RunJobQueue } from '../cluster/run-job-queue';
 import { RunSignals } from '../cluster/run-signals';
 import { AgentLoop } from './agent-loop';
 import { ModelStep } from './model-step';
 import { RunInterruption } from './run-interruption';
 import type { RunLaunch } from './run-launch';
+import { type HeldLease, RunLeases } from './run-leases';
 import { RunRepository } from '../store/run.repository';
 import { RunStore } from './run-store';
 
-
 /**
- * Where runs wait for a worker. The in-process queue below is the default; a BullMQ queue can
- * replace it by implementing `submit` and calling `RunExecutor.execute` from its worker.
+ * Where runs wait for a worker: RunExecutor, which keeps them in memory in a single process and
+ * hands those it has no slot for to the cluster's BullMQ queue (RunJobQueue) with REDIS_URL.
  */
 export abstract class RunQueue {
   /** `launch` carries what the creator of a new run already read, to skip reading it again */
@@ -34,20 +33,17 @@ export interface ExecutionSlot {
 }
 
 /** A run being driven here; `ended` once it finished (its terminal transition cleared the lease). */
-interface ActiveRun {
+interface ActiveRun extends HeldLease {
   controller: AbortController;
   done: Promise<void>;
   ended?: boolean;
-  /** when the lease last taken or renewed runs out (epoch ms) */
-  leaseUntil: number;
 }
 
 /**
  * Executes runs under a lease (so exactly one instance drives a run) with bounded concurrency,
- * starts queued runs when their conversation frees up, and resumes runs a crash left behind.
- * A lease lasts HELIX_LEASE_MS and is renewed every third of it; on PostgreSQL every instance
- * looks for expired leases every half of it, and at once when another instance hands its runs
- * over (RunSignals.wakeAll, with REDIS_URL).
+ * starts queued runs when their conversation frees up, and resumes runs a crash left behind:
+ * on PostgreSQL every instance looks for expired leases every half lease, and at once when
+ * another instance hands its runs over (RunSignals.wakeAll, with REDIS_URL).
  */
 @Injectable()
 export class RunExecutor extends RunQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -69,7 +65,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     private readonly runs: RunStore,
     private readonly runRows: RunRepository,
     private readonly steps: ModelStep,
-    private readonly instance: Instance,
+    private readonly leases: RunLeases,
     private readonly signals: RunSignals,
     private readonly link: ClusterLink,
   ) {
@@ -77,15 +73,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   }
 
   get instanceId(): string {
-    return this.instance.id;
-  }
-
-  private get leaseMs(): number {
-    return this.config.HELIX_LEASE_MS;
-  }
-
-  private get renewMs(): number {
-    return Math.floor(this.leaseMs / 3);
+    return this.leases.owner;
   }
 
   /** runs waiting for an execution slot: here, plus on the cluster's queue (metrics, limit) */
@@ -100,7 +88,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
 
   /** A lease to write with a run this process creates and drives (saves taking it). */
   newLease(): { owner: string; until: Date } {
-    return { owner: this.instanceId, until: new Date(Date.now() + this.leaseMs) };
+    return this.leases.newLease();
   }
 
   submit(runId: string, launch?: RunLaunch): void {
@@ -125,7 +113,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
 
   private async enqueue(runId: string, jobs: RunJobQueue): Promise<void> {
     // the lease this process wrote the run with would keep the other instances from taking it
-    await this.runRows.releaseLease(runId, this.instanceId).catch(() => undefined);
+    await this.leases.release(runId);
     if (await jobs.add(runId)) return;
     this.waiting.push(runId); // Redis is away: the run waits here
     this.pump();
@@ -200,14 +188,12 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
       if (entry) entry.ended = true;
       if (queuedBehind) void this.startQueued(conversationId);
     });
-    // the embedded database is locked to this process: every lease in it belongs to a dead one
-    if (this.database.kind === 'embedded') await this.runRows.releaseAllLeases();
-    else await this.releasePredecessorLeases();
+    await this.leases.releaseDead();
     const urls = this.link.urls;
     if (urls) this.jobs = new RunJobQueue(urls.redis, urls.database, this.config.HELIX_MAX_CONCURRENT_RUNS, { take: (runId) => this.take(runId) });
     await this.recover();
     if (this.database.kind === 'postgres') {
-      this.sweep = setInterval(() => void this.recover(), Math.floor(this.leaseMs / 2));
+      this.sweep = setInterval(() => void this.recover(), Math.floor(this.leases.leaseMs / 2));
       this.sweep.unref();
       this.signals.listen({ wake: () => void this.recover() });
     }
@@ -227,18 +213,8 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     clearTimeout(timer);
     // hand the runs over: their leases are free (a stopped driver releases its own), so another
     // instance woken now resumes them at once rather than after the lease time
-    await Promise.allSettled(waiting.map((runId) => this.runRows.releaseLease(runId, this.instanceId)));
+    await Promise.all(waiting.map((runId) => this.leases.release(runId)));
     if (entries.length || waiting.length) await this.signals.wakeAll();
-  }
-
-  /** Frees the leases an earlier process on this host held when it died (a restart takes its runs back at once). */
-  private async releasePredecessorLeases(): Promise<void> {
-    try {
-      const dead = (await this.runRows.leaseOwnersOn(this.instance.host)).filter((owner) => this.instance.isDeadPredecessor(owner));
-      if (dead.length) await this.runRows.releaseLeasesOf(dead);
-    } catch (error) {
-      this.logger.warn(`Could not release the leases of earlier processes on this host: ${String(error)}`);
-    }
   }
 
   /** Runs the loop for one run if this instance can take its lease; stops it at once if the lease is lost. */
@@ -246,7 +222,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     const controller = new AbortController();
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    const entry: ActiveRun = { controller, done, leaseUntil: Date.now() + this.leaseMs };
+    const entry: ActiveRun = { controller, done, until: Date.now() + this.leases.leaseMs };
     this.active.set(runId, entry);
     let renew: NodeJS.Timeout | undefined;
     const launch = this.launches.get(runId);
@@ -255,9 +231,9 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     try {
       // a run created with this instance's lease (newLease) skips taking it while it has time left
       const leaseUntil = launch?.run.leaseOwner === this.instanceId ? (launch.run.leaseUntil?.getTime() ?? 0) : 0;
-      if (leaseUntil > Date.now() + this.renewMs) entry.leaseUntil = leaseUntil;
-      else if (!(await this.renewLease(runId, entry))) return;
-      renew = setInterval(() => void this.keepLease(runId, entry), this.renewMs);
+      if (leaseUntil > Date.now() + this.leases.renewMs) entry.until = leaseUntil;
+      else if (!(await this.leases.claim(runId, entry))) return;
+      renew = setInterval(() => void this.keepLease(runId, entry), this.leases.renewMs);
       driving = true;
       await this.loop.drive(runId, controller.signal, launch);
     } catch (error) {
@@ -265,37 +241,17 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     } finally {
       if (!driving && launch?.first) this.steps.abandon(launch.first);
       clearInterval(renew);
-      if (!entry.ended) await this.runRows.releaseLease(runId, this.instanceId).catch(() => undefined);
+      if (!entry.ended) await this.leases.release(runId);
       this.active.delete(runId);
       finish();
     }
   }
 
-  private async renewLease(runId: string, entry: ActiveRun): Promise<boolean> {
-    const until = Date.now() + this.leaseMs;
-    if (!(await this.runRows.claimLease(runId, this.instanceId, new Date(until)))) return false;
-    entry.leaseUntil = until;
-    return true;
-  }
-
-  /**
-   * Renews the lease. If another instance holds it now, or it cannot be renewed before it runs
-   * out (the database is unreachable), this one stops driving the run at once: an instance may
-   * take over an expired lease, and two drivers must never write one run.
-   */
+  /** Renews the lease; stops driving the run at once when it is lost (RunLeases.renew). */
   private async keepLease(runId: string, entry: ActiveRun): Promise<void> {
-    let why: string;
-    try {
-      if (await this.renewLease(runId, entry)) return;
-      why = 'its lease was taken by another instance';
-    } catch (error) {
-      this.logger.warn(`Could not renew the lease of run ${runId}: ${String(error)}`);
-      // the next renewal may still come in time
-      if (Date.now() + this.renewMs < entry.leaseUntil) return;
-      why = 'its lease runs out before it can be renewed';
-    }
-    if (entry.ended || entry.controller.signal.aborted) return;
-    this.logger.warn(`Run ${runId}: ${why}; stopping here`);
+    const lost = await this.leases.renew(runId, entry);
+    if (!lost || entry.ended || entry.controller.signal.aborted) return;
+    this.logger.warn(`Run ${runId}: ${lost}; stopping here`);
     entry.controller.abort(new RunInterruption('lease_lost', `The lease of run ${runId} was lost`));
   }
 
