@@ -4,6 +4,8 @@ import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 
 /** how long a job that found no free slot here waits before an instance looks at it again */
 const BUSY_DELAY_MS = 200;
+/** how long putting a run on the queue may take before the run waits on its instance instead */
+const ADD_TIMEOUT_MS = 2_000;
 /** how often the cluster-wide count of waiting runs is refreshed (limits and metrics read it) */
 const COUNT_EVERY_MS = 1_000;
 
@@ -50,15 +52,22 @@ export class RunJobQueue {
     return this.waiting;
   }
 
-  /** Puts a run on the queue; false when Redis cannot take it (the caller keeps the run itself). */
+  /**
+   * Puts a run on the queue; false when Redis cannot take it in time (the caller keeps the run
+   * itself; should the add still go through later, the job finds the run leased and does nothing).
+   */
   async add(runId: string): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ADD_TIMEOUT_MS} ms`)), ADD_TIMEOUT_MS)));
     try {
-      await this.queue.add('run', { runId }, { removeOnComplete: true, removeOnFail: true });
+      await Promise.race([this.queue.add('run', { runId }, { removeOnComplete: true, removeOnFail: true }), timeout]);
       this.waiting++;
       return true;
     } catch (error) {
       this.logger.warn(`Could not queue run ${runId}: ${String(error)}`);
       return false;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
