@@ -54,11 +54,12 @@ describeRedis('RunJobQueue (real Redis)', () => {
     expect(elsewhere.offered).toEqual([]);
   });
 
-  it('a run nobody has a slot for waits, and is counted, until a slot frees', async () => {
+  it('a run nobody has a slot for waits, once however often it is submitted, and is counted, until a slot frees', async () => {
     let full = true;
     const only = recorder(() => full);
     const queue = open(`q_${randomBytes(4).toString('hex')}`, only.handler);
     await queue.add('run_wait');
+    await queue.add('run_wait'); // a sweep submitting it again: still one job
     await until('the run offered', () => only.offered.length > 0);
     await until('the run counted', () => queue.waitingCount === 1, 5_000);
     full = false;

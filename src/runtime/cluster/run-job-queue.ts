@@ -60,7 +60,8 @@ export class RunJobQueue {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ADD_TIMEOUT_MS} ms`)), ADD_TIMEOUT_MS)));
     try {
-      await Promise.race([this.queue.add('run', { runId }, { removeOnComplete: true, removeOnFail: true }), timeout]);
+      // one job per run while it waits (every instance's sweep re-submits runs without a lease)
+      await Promise.race([this.queue.add('run', { runId }, { jobId: runId, removeOnComplete: true, removeOnFail: true }), timeout]);
       this.waiting++;
       return true;
     } catch (error) {
