@@ -143,6 +143,33 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
     await b.api.post(`/runs/${posted.run.id}/cancel`).expect(409);
   });
 
+  it('multitask policies hold across instances: a message posted to B interrupts the run A executes, or waits behind it', async () => {
+    const interrupted = await a.api.createConversation({ settings: { multitask: 'interrupt' } });
+    const first = await a.api.postMessage(interrupted, { text: 'long MOCK:{"tokens":2000,"delayMs":20}' });
+    const watching = a.api.stream(first.run.id);
+    try {
+      await watching.waitForEvents(3, 'token', 60_000);
+      const second = await b.api.postMessage(interrupted, { text: 'instead MOCK:{"tokens":10,"delayMs":5}' });
+      expect((await watching.waitForDone(30_000)).data.state).toBe('CANCELLED');
+      expect((await b.api.waitForRun(second.run.id)).state).toBe('SUCCEEDED');
+    } finally {
+      watching.close();
+    }
+
+    const queued = await a.api.createConversation({ settings: { multitask: 'enqueue' } });
+    const ahead = await a.api.postMessage(queued, { text: 'ahead MOCK:{"tokens":300,"delayMs":10}' });
+    const behind = await b.api.postMessage(queued, { text: 'behind MOCK:{"tokens":10,"delayMs":5}' });
+    expect(behind.run.state).toBe('CREATED');
+    const done = await b.api.waitForRun(behind.run.id);
+    expect(done.state).toBe('SUCCEEDED');
+    expect((await b.api.run(ahead.run.id)).state).toBe('SUCCEEDED');
+    // the queued run answered only after the one ahead of it
+    const messages = await b.api.messages(queued);
+    expect(messages.map((m) => [m.role, m.runId])).toEqual([
+      ['user', ahead.run.id], ['user', behind.run.id], ['assistant', ahead.run.id], ['assistant', behind.run.id],
+    ]);
+  });
+
   it('a reply sent to B continues a run that A parked in AWAIT_USER; A streams it to the end', async () => {
     mock.script({ toolCall: { name: 'ask_user', arguments: '{"question":"Which city?"}' } });
     const conversationId = await a.api.createConversation();
