@@ -30,10 +30,12 @@ export class RedisChannels {
     this.publisher = new Redis(url, options);
     this.listener = new Redis(url, { ...options, enableOfflineQueue: true });
     for (const connection of [this.publisher, this.listener]) {
+      // one warning per outage, however often ioredis retries
       connection.on('error', (error: Error) => {
         if (this.lastError !== error.message) this.logger.warn(`Redis: ${error.message}`);
         this.lastError = error.message;
       });
+      connection.on('ready', () => (this.lastError = undefined));
     }
     let ready = false;
     this.listener.on('ready', () => {
