@@ -1235,7 +1235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the database is unreachable or migrations are pending */
+            /** @description the database (or Redis, with REDIS_URL) is unreachable or migrations are pending */
             503: {
                 headers: {
                     [name: string]: unknown;
