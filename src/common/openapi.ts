@@ -26,6 +26,7 @@ const ERRORS: Record<number, string> = {
   413: 'the body is larger than HELIX_BODY_LIMIT (or an attachment larger than HELIX_MAX_ATTACHMENT_BYTES)',
   415: 'an attachment is not a supported kind of file, or its content is not what its name says',
   429: 'a limit was reached (request rate, live runs, run queue, open streams; docs/LIMITS.md): the message names it, `Retry-After` says when to retry',
+  503: 'something the call needs did not answer in time (in a cluster: the instance driving the run); the message names it; retry',
 };
 
 /** The error responses a route can give, each with the shared error body. */

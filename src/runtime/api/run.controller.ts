@@ -92,7 +92,7 @@ export class RunController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a live run (its model stream is aborted at once)' })
   @ApiOkResponse({ type: RunResponse })
-  @ApiErrors(404, 409)
+  @ApiErrors(404, 409, 503)
   cancel(@Auth() auth: AuthContext, @Param('id') id: string) {
     return this.runs.cancel(auth, id);
   }
