@@ -10,12 +10,14 @@
  *   5. database rows and transactions per 1,000-token answer (PostgreSQL through a counting proxy)
  *   6. the web app: its JavaScript and CSS gzipped, and the first token on screen in Chromium
  *      beside the API's own time to first token (bench/web.ts)
+ *   7. several instances on PostgreSQL and Redis beside one process (bench/cluster.ts; only with
+ *      --only=cluster): added TTFT across instances, fan-out across instances, failover time
  *   and the peer measured with the same client for 1–2, with Helix/peer ratios
  *
  * Every figure is the median of several repetitions; baselines are measured in the same run,
  * interleaved. Nothing here asserts timings: it reports. See docs/BENCHMARKS.md.
  *
- * Options: --quick (fewer repetitions, for trying it out) · --only=ttft,openai,throughput,fanout,rss,db,web
+ * Options: --quick (fewer repetitions, for trying it out) · --only=ttft,openai,throughput,fanout,rss,db,web,cluster
  *   (`ttft-sustained`: only the 50-in-flight part of section 1; `openai`: section 1's TTFT through
  *   POST /v1/chat/completions beside the streaming POST, alone without `ttft`)
  * · --no-peer · --postgres (sections 1–3 on a throw-away PostgreSQL database, BENCH_PG_URL)
@@ -24,9 +26,11 @@
  * · --src (run src/main.ts through swc instead of a fresh build) · --helix-src=<dir> (build and
  * measure a patched copy of src/, for before/after experiments) · --markdown (also print the
  * results as Markdown, ready for docs/BENCHMARKS.md) · --update-doc (write them into its generated
- * block; a full run only) · --json=<file> (write all results).
- * Env: BENCH_PG_URL (admin URL of a PostgreSQL server for section 5; default DATABASE_URL or
- * postgresql://postgres@127.0.0.1:5432/postgres).
+ * block; a full run only, or `--only=cluster` alone for section 7's own block) · --json=<file>
+ * (write all results).
+ * Env: BENCH_PG_URL (admin URL of a PostgreSQL server for sections 5 and 7; default DATABASE_URL
+ * or postgresql://postgres@127.0.0.1:5432/postgres) · BENCH_REDIS_SERVER (section 7's
+ * redis-server binary, default redis-server on the PATH).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -37,6 +41,7 @@ import {
   buildHelix, helixText, newConversation, postMessage, runEvents, startHelix, supportsStreamingPost, type Helix,
 } from './lib/helix';
 import { buildWebApp, measureWebPage, WEB_DIR_ENV } from './web';
+import { sectionCluster } from './cluster';
 import { countTokens, expectJson, jsonAgent, openSse, type SseEvent, type SseStream } from './lib/http';
 import { startMockProcess, type MockProcess } from './lib/mock';
 import { ensurePeerInstalled, startPeer, PEER_VERSIONS, type Peer } from './lib/peer';
@@ -66,14 +71,16 @@ const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? process.env.DATABASE_URL ?? 'po
 const FROM_SRC = flag('src');
 /** development aid: measure only the baseline and the peer in sections 1–2 */
 const NO_HELIX = flag('no-helix');
-/** write the results into docs/BENCHMARKS.md (a full run of every section only) */
+/** write the results into docs/BENCHMARKS.md (a full run of every section, or of section 7 alone into its own block) */
 const UPDATE_DOC = flag('update-doc');
+/** section 7 alone (`--only=cluster`): its results have a block of their own in docs/BENCHMARKS.md */
+const CLUSTER_ONLY = option('only') === 'cluster';
 if (WITH_BUDGET && !ON_POSTGRES) {
   process.stderr.write('--budget sets the budgets in the database: use it with --postgres\n');
   process.exit(2);
 }
-if (UPDATE_DOC && (QUICK || NO_HELIX || option('only') !== undefined || option('helix-src') !== undefined)) {
-  process.stderr.write('--update-doc needs a full run of the checked-out code: without --quick, --only, --no-helix or --helix-src\n');
+if (UPDATE_DOC && (QUICK || NO_HELIX || (option('only') !== undefined && !CLUSTER_ONLY) || option('helix-src') !== undefined)) {
+  process.stderr.write('--update-doc needs a full run of the checked-out code (or --only=cluster alone): without --quick, other --only, --no-helix or --helix-src\n');
   process.exit(2);
 }
 
@@ -181,6 +188,8 @@ interface Row {
 const rows: Row[] = [];
 const notes: string[] = [];
 const details: Record<string, unknown> = {};
+/** lines of the results' header contributed by a section (where and how it measured) */
+const sectionSetup: string[] = [];
 
 // ---------------------------------------------------------------------------------------------
 // profiling (optional)
@@ -947,13 +956,16 @@ function render(markdown: boolean): string {
     r.target ?? '',
     r.pass === undefined ? '' : r.pass ? 'PASS' : 'MISS',
   ]);
+  // columns no row fills (the peer's without it, all but the baseline's in section 7 alone) are left out
+  const shown = header.map((_, col) => col <= 2 || body.some((cells) => cells[col] !== ''));
+  const columns = (cells: string[]) => cells.filter((_, col) => shown[col]);
   const withNotes = rows.filter((r) => r.note).map((r) => `${markdown ? '- ' : ''}${r.section} ${r.metric}: ${r.note}`);
-  return [table([header, ...body], markdown), '', ...withNotes].join('\n');
+  return [table([columns(header), ...body.map(columns)], markdown), '', ...withNotes].join('\n');
 }
 
 const DOC = join(ROOT, 'docs', 'BENCHMARKS.md');
-const DOC_BEGIN = '<!-- bench:begin';
-const DOC_END = '<!-- bench:end -->';
+/** the generated block of a full run, or of section 7 alone (`--only=cluster`) */
+const [DOC_BEGIN, DOC_END] = CLUSTER_ONLY ? ['<!-- bench:cluster:begin', '<!-- bench:cluster:end -->'] : ['<!-- bench:begin', '<!-- bench:end -->'];
 
 /** The results as Markdown, ready for docs/BENCHMARKS.md: where and how they were taken, the table, its notes. */
 function markdownReport(info: Record<string, string>, seconds: number, setup: string[]): string {
@@ -968,7 +980,7 @@ function markdownReport(info: Record<string, string>, seconds: number, setup: st
   ].join('\n');
 }
 
-/** Replaces the generated block of docs/BENCHMARKS.md (between its bench:begin and bench:end markers). */
+/** Replaces a generated block of docs/BENCHMARKS.md (between its bench:begin and bench:end markers, or bench:cluster:…). */
 function writeDoc(report: string): void {
   const text = readFileSync(DOC, 'utf8');
   const begin = text.indexOf(DOC_BEGIN);
@@ -1076,6 +1088,19 @@ async function main(): Promise<void> {
     if (ONLY.has('rss')) await section('4', 'idle connections', () => sectionRss(mock, entry, dataDir));
     if (ONLY.has('db')) await section('5', 'persistence', () => sectionDb(mock, entry));
     if (ONLY.has('web')) await section('6', 'web page', () => sectionWeb(mock, entry, dataDir));
+    if (ONLY.has('cluster')) {
+      await section('7', 'several instances', () =>
+        sectionCluster({
+          mock, entry, quick: QUICK, sustained: CFG.sustained, tokenFlushMs: TOKEN_FLUSH_MS,
+          database: throwawayDatabase,
+          row: (row) => rows.push(row),
+          note: (text) => notes.push(text),
+          detail: (key, value) => (details[key] = value),
+          setup: (line) => sectionSetup.push(line),
+          log, nodeArgs: helixNodeArgs(), ipc: helixIpc(), profiled,
+        }),
+      );
+    }
   } finally {
     jsonAgent.destroy();
     await helix?.child.stop();
@@ -1090,15 +1115,15 @@ async function main(): Promise<void> {
       : ''
     : 'peer: not run (--no-peer)';
   const setup = [
-    `database for sections 1–3: ${ON_POSTGRES ? 'PostgreSQL (--postgres)' : 'embedded PGlite'}${WITH_BUDGET ? ', daily budgets set (--budget)' : ''}`,
-    peerLine,
+    ...(CLUSTER_ONLY ? [] : [`database for sections 1–3: ${ON_POSTGRES ? 'PostgreSQL (--postgres)' : 'embedded PGlite'}${WITH_BUDGET ? ', daily budgets set (--budget)' : ''}`, peerLine]),
+    ...sectionSetup,
     `load average (1 min) over the run: median ${fmt(median(loads), 1)}, max ${fmt(Math.max(...loads), 1)} on ${os.cpus().length} cores`,
   ];
   const seconds = (Date.now() - started) / 1000;
   const out = [
     '',
     `Helix benchmark — ${Object.entries(info).map(([k, v]) => `${k}: ${v}`).join(' · ')}`,
-    `median of repetitions (TTFT ${CFG.ttft.reps}×${CFG.ttft.concurrency} runs of ${CFG.ttft.tokens} tokens; throughput ${CFG.tp1.reps}×1×${CFG.tp1.tokens} and ${CFG.tp100.reps}×${CFG.tp100.concurrency}×${CFG.tp100.tokens} tokens; fan-out ${CFG.fanout.reps}×; RSS ${CFG.rss.reps}×; persistence ${CFG.db.reps}×)${QUICK ? ' — QUICK MODE, indicative only' : ''}`,
+    `median of repetitions${CLUSTER_ONLY ? '' : ` (TTFT ${CFG.ttft.reps}×${CFG.ttft.concurrency} runs of ${CFG.ttft.tokens} tokens; throughput ${CFG.tp1.reps}×1×${CFG.tp1.tokens} and ${CFG.tp100.reps}×${CFG.tp100.concurrency}×${CFG.tp100.tokens} tokens; fan-out ${CFG.fanout.reps}×; RSS ${CFG.rss.reps}×; persistence ${CFG.db.reps}×)`}${QUICK ? ' — QUICK MODE, indicative only' : ''}`,
     ...setup,
     '',
     render(false),

@@ -62,7 +62,7 @@ export function runnersFor(mock: MockProcess, helix: Helix | undefined, peer: Pe
 export const directive = (tokens: number, delayMs = 0) =>
   delayMs ? `bench MOCK:{"tokens":${tokens},"delayMs":${delayMs}}` : `bench MOCK:{"tokens":${tokens}}`;
 
-const startTiming = (): Timing => ({ start: now(), first: 0, last: 0, tokens: 0 });
+export const startTiming = (): Timing => ({ start: now(), first: 0, last: 0, tokens: 0 });
 
 /** Counts the mock tokens of one piece of answer text arriving at `at`. */
 function record(timing: Timing, text: string, at: number): void {
@@ -74,7 +74,7 @@ function record(timing: Timing, text: string, at: number): void {
 }
 
 /** An SSE listener that records the text of `tokenEvent` events (and a run error) into `timing`. */
-function recorder(timing: Timing, tokenEvent: string, textOf: (event: SseEvent) => string) {
+export function recorder(timing: Timing, tokenEvent: string, textOf: (event: SseEvent) => string) {
   return (event: SseEvent, at: number) => {
     if (event.event === tokenEvent) record(timing, textOf(event), at);
     else if (event.event === 'error') timing.error = `run error: ${event.data.slice(0, 200)}`;
