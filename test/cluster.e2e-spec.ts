@@ -312,9 +312,11 @@ describeCluster('cluster: instances on one PostgreSQL and Redis', () => {
       await watching.waitForEvents(5, 'token', 60_000);
       await a.helix.kill('SIGKILL');
       const killedAt = Date.now();
+      const seenAtKill = watching.events.length;
+      // B resumes the run within HELIX_LEASE_MS (slack for a loaded machine): its step restarts
+      await watching.waitFor((s) => s.events.slice(seenAtKill).some((e) => e.type === 'status'), 60_000, 'the resumed step');
+      expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + 5_000);
       await watching.waitForDone(120_000);
-      // resumed by B within the lease, plus B's sweep (half a lease) and the step asked again
-      expect(Date.now() - killedAt).toBeLessThan(LEASE_MS * 1.5 + 20_000);
     } finally {
       watching.close();
     }

@@ -134,7 +134,7 @@ export class AppConfig {
   @Max(10000, { message: 'HELIX_MAX_CONCURRENT_RUNS must be an integer between 1 and 10000' })
   HELIX_MAX_CONCURRENT_RUNS = 32;
 
-  /** how long a run's lease lasts: a dead instance's runs are taken over within about this time */
+  /** the longest a dead instance's runs wait before another instance resumes them (run-leases.ts) */
   @Transform(toInt)
   @IsInt({ message: 'HELIX_LEASE_MS must be an integer between 1000 and 600000' })
   @Min(1000, { message: 'HELIX_LEASE_MS must be an integer between 1000 and 600000' })

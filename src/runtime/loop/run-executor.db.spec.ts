@@ -12,7 +12,7 @@ const ONLY_INTERVALS_FAKE: Parameters<typeof jest.useFakeTimers>[0] = {
     'requestIdleCallback', 'cancelIdleCallback', 'setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout',
   ],
 };
-const RENEW_MS = 10_000;
+const RENEW_MS = 5_000; // a sixth of the default HELIX_LEASE_MS (run-leases.ts)
 
 describe('run executor (database, scripted model)', () => {
   describe('with one execution slot', () => {
@@ -271,7 +271,7 @@ describe('run executor (database, scripted model)', () => {
       await h.waitUntil('the model streams', () => h.model.calls[0]?.hanging === true);
       const claim = jest.spyOn(h.runRows, 'claimLease').mockRejectedValue(new Error('connection refused'));
       try {
-        // renewals every 500 ms fail; the one that would come after the lease ran out stops the run
+        // renewals every 250 ms fail; the one that would come after the lease (1 s) ran out stops the run
         await h.waitUntil('the run is stopped', () => h.model.calls[0].aborted === true);
         expect(claim.mock.calls.length).toBeGreaterThanOrEqual(1);
         expect(h.model.calls[0].signal?.reason).toEqual(expect.objectContaining({ reason: 'lease_lost', handsOver: true }));

@@ -42,7 +42,7 @@ interface ActiveRun extends HeldLease {
 /**
  * Executes runs under a lease (so exactly one instance drives a run) with bounded concurrency,
  * starts queued runs when their conversation frees up, and resumes runs a crash left behind:
- * on PostgreSQL every instance looks for expired leases every half lease, and at once when
+ * on PostgreSQL every instance looks for expired leases (run-leases.ts), and at once when
  * another instance hands its runs over (RunSignals.wakeAll, with REDIS_URL).
  */
 @Injectable()
@@ -193,7 +193,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     if (urls) this.jobs = new RunJobQueue(urls.redis, urls.database, this.config.HELIX_MAX_CONCURRENT_RUNS, { take: (runId) => this.take(runId) });
     await this.recover();
     if (this.database.kind === 'postgres') {
-      this.sweep = setInterval(() => void this.recover(), Math.floor(this.leases.leaseMs / 2));
+      this.sweep = setInterval(() => void this.recover(), this.leases.renewMs);
       this.sweep.unref();
       this.signals.listen({ wake: () => void this.recover() });
     }

@@ -11,9 +11,12 @@ export interface HeldLease {
 }
 
 /**
- * The leases that make exactly one instance drive a run. One lasts HELIX_LEASE_MS and is
- * renewed every third of it; an instance that cannot renew it in time stops driving the run, so
- * that when another takes the expired lease over, no two instances ever write one run.
+ * The leases that make exactly one instance drive a run. HELIX_LEASE_MS is the longest a dead
+ * instance's run waits for another to resume it: a lease written to the database lasts two
+ * thirds of it and is renewed every sixth, and every instance looks for expired leases every
+ * sixth, so a lease runs out at most two thirds after its driver died and is found a sixth later.
+ * An instance that cannot renew a lease in time stops driving the run, so that when another
+ * takes the expired lease over, no two instances ever write one run.
  */
 @Injectable()
 export class RunLeases {
@@ -30,12 +33,14 @@ export class RunLeases {
     return this.instance.id;
   }
 
+  /** how long a lease taken or renewed now holds */
   get leaseMs(): number {
-    return this.config.HELIX_LEASE_MS;
+    return Math.floor((this.config.HELIX_LEASE_MS * 2) / 3);
   }
 
+  /** how often a driver renews its leases, and instances look for expired ones */
   get renewMs(): number {
-    return Math.floor(this.leaseMs / 3);
+    return Math.floor(this.config.HELIX_LEASE_MS / 6);
   }
 
   /** A lease to write with a run this process creates and drives (saves taking it). */
