@@ -27,8 +27,10 @@ describeRedis('RedisEventBus (real Redis)', () => {
     const subscribed = new Promise<void>((resolve) => (resynced = resolve));
     const onB = firstValueFrom(b.events(runId, resynced).pipe(take(2), toArray()));
     const onA: RunEvent[] = [];
-    const own = a.events(runId).subscribe((e) => onA.push(e));
-    await subscribed;
+    let ownResynced!: () => void;
+    const ownSubscribed = new Promise<void>((resolve) => (ownResynced = resolve));
+    const own = a.events(runId, ownResynced).subscribe((e) => onA.push(e));
+    await Promise.all([subscribed, ownSubscribed]);
     a.publish(event(runId, 1));
     a.publish(event(runId, 2));
     expect(await onB).toEqual([event(runId, 1), event(runId, 2)]);
@@ -47,8 +49,23 @@ describeRedis('RedisEventBus (real Redis)', () => {
     await subscribed;
     const raw = channels[channels.length - 1];
     await raw.publish(`helix:run:${runId}`, 'not json');
-    await raw.publish(`helix:run:${runId}`, JSON.stringify({ from: 'x', event: { ...event('other', 1) } }));
-    await raw.publish(`helix:run:${runId}`, JSON.stringify({ from: 'x', event: event(runId, 7) }));
+    await raw.publish(`helix:run:${runId}`, 'x\nnot json');
+    await raw.publish(`helix:run:${runId}`, `x\n${JSON.stringify(event('other', 1))}`);
+    await raw.publish(`helix:run:${runId}`, `x\n${JSON.stringify(event(runId, 7))}`);
     expect(await received).toEqual(event(runId, 7));
+  });
+  it("parses another instance's event once for all of this instance's readers of the run", async () => {
+    const a = bus('a3');
+    const b = bus('b3');
+    const runId = `run_bus_shared_${Date.now()}`;
+    let resynced!: () => void;
+    const subscribed = new Promise<void>((resolve) => (resynced = resolve));
+    const first = firstValueFrom(b.events(runId, resynced).pipe(take(1)));
+    const second = firstValueFrom(b.events(runId).pipe(take(1)));
+    await subscribed;
+    a.publish(event(runId, 1));
+    const [x, y] = await Promise.all([first, second]);
+    expect(x).toEqual(event(runId, 1));
+    expect(y).toBe(x);
   });
 });
