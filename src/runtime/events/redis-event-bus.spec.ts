@@ -6,6 +6,12 @@ import { RedisEventBus } from './redis-event-bus';
 
 const describeRedis = redisReachable() ? describe : describe.skip;
 
+/** A promise and the `resync` callback that resolves it (the bus calls it once subscribed). */
+function acknowledgement(): [Promise<void>, () => void] {
+  let resolve!: () => void;
+  return [new Promise<void>((r) => (resolve = r)), () => resolve()];
+}
+
 const event = (runId: string, seq: number): RunEvent => ({ runId, seq, type: 'token', data: { text: `t${seq}` }, at: new Date(1_000 * seq) });
 
 describeRedis('RedisEventBus (real Redis)', () => {
@@ -23,12 +29,10 @@ describeRedis('RedisEventBus (real Redis)', () => {
     const a = bus('a');
     const b = bus('b');
     const runId = `run_bus_${Date.now()}`;
-    let resynced!: () => void;
-    const subscribed = new Promise<void>((resolve) => (resynced = resolve));
+    const [subscribed, resynced] = acknowledgement();
     const onB = firstValueFrom(b.events(runId, resynced).pipe(take(2), toArray()));
     const onA: RunEvent[] = [];
-    let ownResynced!: () => void;
-    const ownSubscribed = new Promise<void>((resolve) => (ownResynced = resolve));
+    const [ownSubscribed, ownResynced] = acknowledgement();
     const own = a.events(runId, ownResynced).subscribe((e) => onA.push(e));
     await Promise.all([subscribed, ownSubscribed]);
     a.publish(event(runId, 1));
@@ -43,8 +47,7 @@ describeRedis('RedisEventBus (real Redis)', () => {
   it('ignores messages that are not events of the run', async () => {
     const b = bus('b2');
     const runId = `run_bus_junk_${Date.now()}`;
-    let resynced!: () => void;
-    const subscribed = new Promise<void>((resolve) => (resynced = resolve));
+    const [subscribed, resynced] = acknowledgement();
     const received = firstValueFrom(b.events(runId, resynced).pipe(take(1)));
     await subscribed;
     const raw = channels[channels.length - 1];
@@ -58,8 +61,7 @@ describeRedis('RedisEventBus (real Redis)', () => {
     const a = bus('a3');
     const b = bus('b3');
     const runId = `run_bus_shared_${Date.now()}`;
-    let resynced!: () => void;
-    const subscribed = new Promise<void>((resolve) => (resynced = resolve));
+    const [subscribed, resynced] = acknowledgement();
     const first = firstValueFrom(b.events(runId, resynced).pipe(take(1)));
     const second = firstValueFrom(b.events(runId).pipe(take(1)));
     await subscribed;
