@@ -90,8 +90,8 @@ export const HTTP_TEXTS = {
   // 409: the state named is the stored one (AWAIT_APPROVAL, SUCCEEDED, pending …)
   'run.already_finished': { en: 'Run {id} is already {state}', zh: '运行 {id} 已经是 {state}' },
   'run.cancel_unanswered': {
-    en: 'Run {id} is executing on instance {owner}, which did not stop it in time; try again',
-    zh: '运行 {id} 正在实例 {owner} 上执行，该实例未能及时停止它；请重试',
+    en: 'Run {id} is executing on instance {owner}, which could not be reached or did not stop it in time; try again',
+    zh: '运行 {id} 正在实例 {owner} 上执行，无法联系该实例或它未能及时停止运行；请重试',
   },
   'run.not_plan_approval': {
     en: 'Run {id} is {state}; only a run awaiting plan approval can be resumed',

@@ -18,7 +18,7 @@ const channelOf = (instanceId: string) => `helix:instance:${instanceId}`;
 /**
  * Commands between the instances of a cluster over Redis (REDIS_URL): a cancel reaches the
  * instance holding the run's lease; a wake-up asks every instance to take over runs now. In a
- * single process there is no one to tell: sending reports false and nothing is heard.
+ * single process there is no one to tell: a cancel sent reports 'alone' and nothing is heard.
  */
 @Injectable()
 export class RunSignals implements OnModuleDestroy {
@@ -32,9 +32,10 @@ export class RunSignals implements OnModuleDestroy {
 
   /**
    * Asks the instance `owner` to cancel `runId`: 'asked', 'gone' (no such instance listens: it
-   * died) or 'unreachable' (no Redis, or Redis is away).
+   * died), 'unreachable' (Redis is away) or 'alone' (no cluster: the owner was an earlier process).
    */
-  async askToCancel(owner: string, runId: string): Promise<'asked' | 'gone' | 'unreachable'> {
+  async askToCancel(owner: string, runId: string): Promise<'asked' | 'gone' | 'unreachable' | 'alone'> {
+    if (!this.link.channels) return 'alone';
     const received = await this.send(channelOf(owner), { type: 'cancel', runId });
     return received === undefined ? 'unreachable' : received > 0 ? 'asked' : 'gone';
   }

@@ -45,7 +45,8 @@ export class RunCanceller implements OnApplicationBootstrap {
     const owner = this.driverElsewhere(current);
     if (owner) {
       const answer = await this.signals.askToCancel(owner, run.id);
-      if (answer === 'asked' && !(await this.settled(run.id, owner))) {
+      // a driver that cannot be told may still be writing the run: ending it here would race it
+      if (answer === 'unreachable' || (answer === 'asked' && !(await this.settled(run.id, owner)))) {
         throw new ServiceUnavailableException(say('run.cancel_unanswered', { id: run.id, owner }));
       }
     }
