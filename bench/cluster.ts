@@ -19,7 +19,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { connect } from 'node:net';
 import pg from 'pg';
 import { helixText, newConversation, postMessage, runEvents, startHelix, type Helix } from './lib/helix';
 import { countTokens, type SseEvent, type SseStream } from './lib/http';
@@ -27,6 +26,7 @@ import type { MockProcess } from './lib/mock';
 import { cpuSeconds, freePort, settle, sleep, spawnLogged, type Child } from './lib/procs';
 import { bareRunner, batch, directive, helixRunner, now, recorder, startTiming, sustained, type Runner, type SustainedLoad } from './lib/runners';
 import { fmt, median, percentile, sum } from './lib/stats';
+import { redisAnswers } from '../test/support/redis-server';
 
 /** A row of the bench's results table (run.ts's Row has these fields and more). */
 export interface ClusterRow {
@@ -483,20 +483,4 @@ async function startRedis(bin: string): Promise<{ url: string; port: number; pid
     await sleep(50);
   }
   return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid, child };
-}
-
-function redisAnswers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.setTimeout(500, () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.on('error', () => resolve(false));
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (data) => {
-      socket.destroy();
-      resolve(String(data).startsWith('+PONG'));
-    });
-  });
 }

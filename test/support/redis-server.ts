@@ -24,7 +24,7 @@ export class PrivateRedis {
   async start(): Promise<void> {
     this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     const deadline = Date.now() + 10_000;
-    while (!(await answers(this.port))) {
+    while (!(await redisAnswers(this.port))) {
       if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${this.port}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -40,7 +40,8 @@ export class PrivateRedis {
   }
 }
 
-function answers(port: number): Promise<boolean> {
+/** Whether a Redis on 127.0.0.1:`port` answers PING (within half a second). */
+export function redisAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.setTimeout(500, () => {
