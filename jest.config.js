@@ -20,6 +20,7 @@ module.exports = {
   // `src/` also takes the web app's unit specs (web/src/**/*.spec.ts)
   testRegex: ['src/.*\\.spec\\.ts$', 'test/.*\\.e2e-spec\\.ts$'],
   globalSetup: '<rootDir>/test/support/global-setup.js',
+  setupFiles: ['<rootDir>/test/support/quiet-logs.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/\\.bench/', '/dist/'],
   transform: { '^.+\\.(t|j|mj)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
@@ -27,4 +28,5 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testTimeout: 60000,
   maxWorkers: 2,
+  workerIdleMemoryLimit: '1GB',
 };

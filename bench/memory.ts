@@ -1,114 +1,155 @@
 /**
- * `npm run bench:memory` — how long memory's window takes to build for a 500-message
- * conversation (issue 17: under 5 ms). In process, no database, no model: MemoryWindow with the
- * model router and the summary table stubbed, so the figure is the window's own work (token
- * counts, the fit, the system prompt), not I/O. Reports the first build (every message
- * tokenised) and the median and p99 of the following builds (counts cached per message, as
- * every later model call of a conversation finds them), for an exact tokenizer (gpt-4o-mini,
- * o200k_base) and the estimate (any other model), with a window that holds everything and one
- * that must drop most of the history. Asserts nothing; prints a table (--markdown: Markdown).
+ * `npm run bench:memory` — Helix's resident memory at rest and over many runs (issue 38): the
+ * compiled server on a fresh embedded data directory (or, with --pg, a throw-away PostgreSQL
+ * database of BENCH_PG_URL), its model the bench's mock provider, and runs posted through the
+ * REST API, `CONCURRENCY` conversations at a time, each run read to its end over SSE.
+ *
+ * Prints the curve: RSS, V8 heap used and external memory (PGlite's WebAssembly memory is
+ * external) after a forced full GC — at rest after start, then every `STEP` runs, then after
+ * 30 s idle, then after a restart on the same data. "growth" is the idle reading against the
+ * one after the first `STEP` runs (warm caches, compiled code): the issue's "flat (±10 %)".
+ * Asserts nothing.
+ *
+ * Options: --runs=N (default 10,000; --quick 1,000) · --pg · --markdown (HELIX_EMBEDDED_SHARED_BUFFERS_MB
+ * passes through to the server) · --heap (a sampling heap
+ * profile from the first reading after runs to the end: what the runs left live, by function)
  */
-import { performance } from 'node:perf_hooks';
-import type { MessageRecord } from '../src/conversation/conversation.records';
-import type { AttachmentContents } from '../src/conversation/file-contents';
-import type { Compactor } from '../src/memory/compactor';
-import { MemoryWindow } from '../src/memory/memory-window';
-import type { SummaryRepository } from '../src/memory/summary.repository';
-import { TokenCounter } from '../src/memory/token-counter';
-import type { ModelRouter } from '../src/model/model-router';
-import type { ModelLimits, ModelRef } from '../src/model/model.types';
-import { fmt, median, percentile, table } from './lib/stats';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { buildHelix, newConversation, postMessage, runEvents, startHelix, type Helix } from './lib/helix';
+import { startMockProcess } from './lib/mock';
+import { BENCH_HOOK, freePort, memoryAfterFullGc, rssKb, SCRATCH, settle, sleep, stopAll, writeHeapProfile } from './lib/procs';
+import { summariseHeapProfile } from './lib/profile-summary';
+import { directive } from './lib/runners';
+import { fmt, table } from './lib/stats';
+import { throwawayDatabase } from './lib/throwaway-pg';
 
-const MESSAGES = 500;
-const BUILDS = 300;
+const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const QUICK = process.argv.includes('--quick');
 const MARKDOWN = process.argv.includes('--markdown');
+const ON_PG = process.argv.includes('--pg');
+const HEAP = process.argv.includes('--heap');
+const RUNS = Number(option('runs') ?? (QUICK ? 1_000 : 10_000));
+const STEP = Math.max(100, Math.round(RUNS / 10));
+const CONCURRENCY = 20;
+/** runs per conversation before a new one starts: history grows, as in use, but stays short */
+const RUNS_PER_CONVERSATION = 10;
+const TOKENS = 50;
+const IDLE_MS = 30_000;
 
-const SENTENCES = [
-  'Could you look at the deployment logs from last night and tell me what failed?',
-  'The migration step timed out after 30 seconds while it was rebuilding the index on the events table.',
-  '{"status":"ok","rows":1284,"elapsed_ms":412,"warnings":["slow query on runs(conversation_id)"]}',
-  '我们需要在周五之前完成数据库迁移，并且确认所有的索引都已经重建。',
-  'Here is the plan: first raise the statement timeout, then rebuild the index concurrently, then verify.',
-];
+interface Reading {
+  label: string;
+  runs: number;
+  rssMb: number;
+  heapMb: number;
+  externalMb: number;
+}
 
-/** A conversation as runs leave it: questions, answers, and now and then a tool call with its result. */
-function conversation(): MessageRecord[] {
-  const history: MessageRecord[] = [];
-  const add = (record: Omit<MessageRecord, 'id' | 'conversationId' | 'seq' | 'createdAt' | 'runId'>) => {
-    const seq = history.length + 1;
-    history.push({ id: `msg_${seq}`, conversationId: 'conv_bench', runId: null, seq, createdAt: new Date(), ...record });
+const mb = (bytes: number) => bytes / 1024 / 1024;
+
+async function read(helix: Helix, label: string, runs: number): Promise<Reading> {
+  await settle(helix.pid);
+  const usage = await memoryAfterFullGc(helix.child.proc);
+  return {
+    label,
+    runs,
+    rssMb: rssKb(helix.pid) / 1024,
+    heapMb: usage ? mb(usage.heapUsed) : NaN,
+    externalMb: usage ? mb(usage.external) : NaN,
   };
-  while (history.length < MESSAGES) {
-    const i = history.length;
-    const text = (n: number) => Array.from({ length: n }, (_, k) => SENTENCES[(i + k) % SENTENCES.length]).join(' ');
-    add({ role: 'user', content: text(2), parts: { kind: 'user' }, toolCallId: null });
-    if (i % 10 === 0) {
-      const call = { id: `call_${i}`, name: 'http_fetch', arguments: '{"url":"https://example.com/logs"}' };
-      add({ role: 'assistant', content: '', parts: { kind: 'answer', step: 1, toolCalls: [call] }, toolCallId: null });
-      add({ role: 'tool', content: text(12), parts: { kind: 'tool_result', name: 'http_fetch', ok: true }, toolCallId: call.id });
+}
+
+/** One run to its terminal state, its events read over SSE. */
+async function oneRun(port: number, conversationId: string): Promise<void> {
+  const run = await postMessage(port, conversationId, directive(TOKENS), 'direct');
+  const stream = runEvents(port, run.id, (event) => {
+    if (event.event === 'done') stream.close();
+  }, { pooled: true });
+  await stream.done;
+}
+
+/** `count` runs, CONCURRENCY lanes, each lane in its own conversations. */
+async function runMany(port: number, count: number): Promise<void> {
+  let left = count;
+  const lane = async () => {
+    let conversation = '';
+    let inConversation = RUNS_PER_CONVERSATION;
+    while (left > 0) {
+      left--;
+      if (inConversation >= RUNS_PER_CONVERSATION) {
+        conversation = await newConversation(port);
+        inConversation = 0;
+      }
+      inConversation++;
+      await oneRun(port, conversation);
     }
-    add({ role: 'assistant', content: text(4), parts: { kind: 'answer', step: 1 }, toolCallId: null });
-  }
-  return history.slice(0, MESSAGES);
-}
-
-function windowFor(contextWindow: number): MemoryWindow {
-  const router = { limits: async (ref: ModelRef): Promise<ModelLimits> => ({ ref, contextWindow }) } as unknown as ModelRouter;
-  const summaries = { latest: async () => undefined } as unknown as SummaryRepository;
-  // no summary is written here: the figure is the window alone
-  const compactor = { extend: async () => undefined } as unknown as Compactor;
-  const attachments = { load: async () => new Map() } as unknown as AttachmentContents;
-  return new MemoryWindow(router, new TokenCounter(), summaries, compactor, attachments);
-}
-
-async function measure(modelId: string, contextWindow: number) {
-  const memory = windowFor(contextWindow);
-  const history = conversation();
-  const request = {
-    conversationId: 'conv_bench',
-    workspaceId: 'ws_bench',
-    model: { provider: 'openai', modelId },
-    fallbacks: [],
-    history,
-    view: history,
-    system: 'You are Helix, a helpful assistant. Use the tools offered when they help; answer concisely.',
   };
-  let started = performance.now();
-  const first = await memory.build(request);
-  const cold = performance.now() - started;
-  const times: number[] = [];
-  for (let i = 0; i < BUILDS; i++) {
-    started = performance.now();
-    await memory.build(request);
-    times.push(performance.now() - started);
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+}
+
+async function database(): Promise<{ env: { dataDir?: string; databaseUrl?: string }; drop: () => Promise<void> }> {
+  if (!ON_PG) {
+    const dataDir = mkdtempSync(join(os.tmpdir(), 'helix-bench-memory-'));
+    return { env: { dataDir }, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
-  if (process.env.BENCH_TRACE) process.stderr.write(`${times.map((t) => t.toFixed(2)).join(' ')}\n`);
-  return { modelId, contextWindow, cold, warm: median(times), p99: percentile(times, 99), kept: first.historyMessages, tokens: first.estimatedTokens };
+  const { url, drop } = await throwawayDatabase('helix_bench_memory');
+  return { env: { databaseUrl: url }, drop };
 }
 
-async function main() {
-  // the tokenizer's tables load on first use: not part of any build's figure
-  new TokenCounter().text('warm up', 'o200k_base');
-  const cases = [
-    await measure('gpt-4o-mini', 128_000),
-    await measure('gpt-4o-mini', 8_192),
-    await measure('mock-model', 128_000),
-    await measure('mock-model', 8_192),
-  ];
-  const rows = [
-    ['model (tokens)', 'context window', 'messages in window', 'prompt tokens', 'first build (ms)', 'later builds p50 (ms)', 'p99 (ms)'],
-    ...cases.map((c) => [
-      `${c.modelId} (${c.modelId.startsWith('gpt') ? 'o200k_base' : 'estimate'})`,
-      c.contextWindow.toLocaleString('en-US'),
-      `${c.kept} of ${MESSAGES}`,
-      c.tokens.toLocaleString('en-US'),
-      fmt(c.cold, 2),
-      fmt(c.warm, 3),
-      fmt(c.p99, 3),
-    ]),
-  ];
-  process.stdout.write(`Memory window, ${MESSAGES}-message conversation, ${BUILDS} builds after the first (node ${process.version})\n\n`);
-  process.stdout.write(`${table(rows, MARKDOWN)}\n`);
+async function main(): Promise<void> {
+  const built = await buildHelix();
+  if (!built.entry) throw new Error(`build failed: ${built.error}`);
+  const mock = await startMockProcess();
+  const db = await database();
+  const readings: Reading[] = [];
+  let heapSummary = '';
+  try {
+    // the buffer cache is most of an idle instance's memory: its setting passes through to compare
+    const buffers = process.env.HELIX_EMBEDDED_SHARED_BUFFERS_MB;
+    const start = async (name: string) => startHelix({
+      entry: built.entry!, port: await freePort(), mockUrl: mock.url, ...db.env, name, nodeArgs: BENCH_HOOK, ipc: true,
+      ...(buffers && { env: { HELIX_EMBEDDED_SHARED_BUFFERS_MB: buffers } }),
+    });
+    const helix = await start('helix-memory');
+    readings.push(await read(helix, 'at rest after start', 0));
+    for (let done = 0; done < RUNS;) {
+      const count = Math.min(STEP, RUNS - done);
+      await runMany(helix.port, count);
+      done += count;
+      readings.push(await read(helix, `after ${done} runs`, done));
+      if (HEAP && done === count) helix.child.proc.send({ benchHeap: 'start' });
+      process.stderr.write(`  ${done}/${RUNS} runs, RSS ${fmt(readings.at(-1)!.rssMb, 0)} MB\n`);
+    }
+    await sleep(IDLE_MS);
+    readings.push(await read(helix, `${IDLE_MS / 1000} s idle`, RUNS));
+    if (HEAP) {
+      mkdirSync(SCRATCH, { recursive: true });
+      const written = await writeHeapProfile(helix.child.proc, join(SCRATCH, 'memory-runs.heapprofile'));
+      heapSummary = written ? summariseHeapProfile(written, 20, RUNS - STEP) : 'heap profile: not written';
+    }
+    // a new data directory's first start also ran initdb (a second PGlite instance, freed but not all given back)
+    await helix.child.stop(10_000);
+    const again = await start('helix-memory-restarted');
+    readings.push(await read(again, 'at rest after a restart', RUNS));
+  } finally {
+    await stopAll();
+    await db.drop();
+  }
+  const warm = readings[1] ?? readings[0];
+  const last = readings.at(-2)!;
+  const setting = process.env.HELIX_EMBEDDED_SHARED_BUFFERS_MB;
+  console.log(`\nHelix memory on ${ON_PG ? 'PostgreSQL' : `the embedded database (shared_buffers ${setting ? `${setting} MB` : 'default'})`}: ${RUNS} runs of ${TOKENS} tokens, ${CONCURRENCY} at a time (after a full GC)\n`);
+  console.log(table([
+    ['when', 'RSS MB', 'V8 heap used MB', 'external MB'],
+    ...readings.map((r) => [r.label, fmt(r.rssMb, 0), fmt(r.heapMb, 0), fmt(r.externalMb, 0)]),
+  ], MARKDOWN));
+  console.log(`\ngrowth from ${warm.label} to ${last.label}: RSS ${fmt(((last.rssMb - warm.rssMb) / warm.rssMb) * 100, 1)} %, heap ${fmt(((last.heapMb - warm.heapMb) / warm.heapMb) * 100, 1)} %`);
+  if (heapSummary) console.log(`\nlive heap allocated by the runs after the first reading (per run):\n${heapSummary}`);
 }
 
-void main();
+main().catch(async (error: unknown) => {
+  console.error(error);
+  await stopAll();
+  process.exit(1);
+});

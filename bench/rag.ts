@@ -5,27 +5,48 @@
  *
  *   1. ingestion: 200 Markdown documents of about 20 KB posted at once; documents and chunks per
  *      second from the first POST until the last job has finished (extraction, chunking,
- *      embedding, storage; two jobs at a time);
+ *      embedding, storage; as many jobs at a time as the server runs: src/rag/job-runner.ts);
  *   2. search: more documents until the knowledge base holds 10,000 chunks, then sequential
  *      POST …/search (k = 5) with 2–3-word queries: p50 and p99 latency, hybrid (pgvector HNSW
  *      and full text, fused) and — on a second app without pgvector — lexical-only.
+ *   3. ranking quality: the README files of npm packages in node_modules (bench/rag-questions.json
+ *      lists them, with questions whose answering sentence is known) in one knowledge base per
+ *      language; recall@5 and MRR@10 of full text alone (the app without pgvector), vectors alone
+ *      (the offline embeddings) and hybrid search.
  *
  * Asserts nothing; prints a table (--markdown: Markdown). Options: --quick (fewer documents),
- * --ingestion-only (section 1).
+ * --explain (after each search section, the plan of one search as EXPLAIN (ANALYZE, BUFFERS)
+ * prints it: the statement ChunkSearchRepository runs, as RetrievalService builds it),
+ * --ingestion-only (section 1), --pg (with --ingestion-only: on a throw-away PostgreSQL database
+ * on BENCH_PG_URL, default the local server, instead of PGlite), --quality-only (section 3), --languages=auto,english,simple
+ * (section 3's knowledge bases; `none` creates them without the setting, for a build before it).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { INestApplication } from '@nestjs/common';
 import { createApp } from '../src/app.factory';
 import { loadConfig } from '../src/config/app-config';
+import { ChunkSearchRepository } from '../src/rag/chunk-search.repository';
+import { Embedder } from '../src/rag/embedder';
+import { KnowledgeBaseRepository } from '../src/rag/knowledge-base.repository';
+import { lexicalQuery, textSearchConfig } from '../src/rag/lexical';
+import { VectorSupport } from '../src/database';
 import { fmt, median, percentile, table } from './lib/stats';
+import { throwawayDatabase } from './lib/throwaway-pg';
 
 const QUICK = process.argv.includes('--quick');
 /** section 1 only */
 const INGESTION_ONLY = process.argv.includes('--ingestion-only');
 const MARKDOWN = process.argv.includes('--markdown');
+/** section 3 only */
+const QUALITY_ONLY = process.argv.includes('--quality-only');
+const ON_PG = process.argv.includes('--pg');
+const EXPLAIN = process.argv.includes('--explain');
+/** the plans --explain collected, printed after the table */
+const plans: string[] = [];
+const LANGUAGE_LIST = (process.argv.find((arg) => arg.startsWith('--languages='))?.slice('--languages='.length) ?? 'simple,english,auto').split(',');
 const INGEST_DOCS = QUICK ? 40 : 200;
 const DOC_BYTES = 20_000;
 const SEARCH_CHUNKS = QUICK ? 2_000 : 10_000;
@@ -96,7 +117,12 @@ interface App {
 
 async function start(embeddedVector: boolean): Promise<App> {
   const dir = mkdtempSync(join(os.tmpdir(), 'helix-bench-rag-'));
-  const config = loadConfig({ LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', HELIX_API_TOKEN: TOKEN, HELIX_DATA_DIR: dir });
+  const pgDb = ON_PG ? await throwawayDatabase('helix_bench_rag') : undefined;
+  // the bench's POSTs and job polls are far above the per-key rate limit: lifted, as in `npm run bench`
+  const config = loadConfig({
+    LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', HELIX_API_TOKEN: TOKEN, HELIX_DATA_DIR: dir, HELIX_RATE_LIMIT_PER_KEY: '1000000',
+    ...(pgDb && { DATABASE_URL: pgDb.url }),
+  });
   const app = await createApp(config, { embeddedVector });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
@@ -105,6 +131,7 @@ async function start(embeddedVector: boolean): Promise<App> {
     url: `http://127.0.0.1:${port}/api/v1`,
     close: async () => {
       await app.close();
+      await pgDb?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -168,7 +195,28 @@ async function searchBench(app: App, kb: string, have: number, nextDoc: number) 
     chunks += (await ingest(app, kb, doc, 50)).chunks;
     process.stderr.write(`  ${chunks.toLocaleString('en-US')} chunks\n`);
   }
-  return { chunks, ...(await searchLatencies(app, kb)) };
+  const latencies = await searchLatencies(app, kb);
+  if (EXPLAIN) await explain(app, kb, chunks);
+  return { chunks, ...latencies };
+}
+
+/** The plan of one bench query (the search RetrievalService would run), without and with a metadata filter. */
+async function explain(app: App, kb: string, chunks: number): Promise<void> {
+  const query = 'garden database time';
+  const repo = app.app.get(ChunkSearchRepository);
+  const language = (await app.app.get(KnowledgeBaseRepository).languageOf(kb)) ?? 'simple';
+  const workspaceId = (await app.app.get(KnowledgeBaseRepository).workspaceOf(kb))!;
+  let vector: { literal: string; model: string } | undefined;
+  if (app.app.get(VectorSupport).enabled) {
+    const embedder = app.app.get(Embedder);
+    const model = await embedder.model(workspaceId);
+    vector = { literal: (await embedder.embed(workspaceId, model, [query]))[0], model: model.label };
+  }
+  for (const filter of [undefined, { source: 'none' }]) {
+    const search = { knowledgeBaseIds: [kb], lexical: [{ knowledgeBaseIds: [kb], config: textSearchConfig(language), query: lexicalQuery(query, language) }], vector, filter, candidates: 40, k: 5 };
+    const plan = (await repo.explain(search)).replace(/'\[[^\]]{200,}\]'/g, "'[…]'");
+    plans.push(`EXPLAIN (ANALYZE, BUFFERS) of "${query}"${filter ? ` with the filter ${JSON.stringify(filter)}` : ''}, ${vector ? 'hybrid' : 'lexical only'}, ${chunks.toLocaleString('en-US')} chunks:\n\n${plan}\n`);
+  }
 }
 
 async function main() {
@@ -178,6 +226,11 @@ async function main() {
     rows.push(...measured);
     for (const [name, value] of measured) process.stderr.write(`${name}: ${value}\n`);
   };
+  if (ON_PG && !INGESTION_ONLY) throw new Error('--pg measures ingestion only: add --ingestion-only');
+  if (QUALITY_ONLY) {
+    await quality(record);
+    return finish(rows);
+  }
   const hybridApp = await start(true);
   try {
     const kb = (await call<{ id: string }>(hybridApp, 'POST', '/knowledge-bases', { name: 'bench' })).id;
@@ -201,12 +254,89 @@ async function main() {
   } finally {
     await lexicalApp.close();
   }
+  await quality(record);
   finish(rows);
 }
 
+interface QuestionSet {
+  corpus: string[];
+  questions: { question: string; answer: string }[];
+}
+
+const flat = (text: string) => text.replace(/\s+/g, ' ');
+
+/**
+ * Recall@5 (a relevant chunk among the first 5) and MRR@10 (1 / rank of the first relevant chunk
+ * among the first 10, 0 without) over the question set; a chunk is relevant when it holds the
+ * question's answering sentence.
+ */
+function score(questions: QuestionSet['questions'], results: string[][]): { recall: number; mrr: number } {
+  let found = 0;
+  let reciprocal = 0;
+  questions.forEach((q, i) => {
+    const rank = results[i].findIndex((text) => flat(text).includes(flat(q.answer)));
+    if (rank >= 0 && rank < 5) found++;
+    if (rank >= 0) reciprocal += 1 / (rank + 1);
+  });
+  return { recall: found / questions.length, mrr: reciprocal / questions.length };
+}
+
+/** Section 3: the question set in one knowledge base per language, on both apps. */
+async function quality(record: (...measured: string[][]) => void): Promise<void> {
+  const root = join(__dirname, '..');
+  const set = JSON.parse(readFileSync(join(root, 'bench/rag-questions.json'), 'utf8')) as QuestionSet;
+  const docs = set.corpus.map((path) => ({ path, text: readFileSync(join(root, path), 'utf8') }));
+  for (const q of set.questions) {
+    if (!docs.some((doc) => flat(doc.text).includes(flat(q.answer)))) throw new Error(`no document of the corpus holds the answer to "${q.question}"`);
+  }
+  const apps = { hybrid: await start(true), lexical: await start(false) };
+  try {
+    for (const language of LANGUAGE_LIST) {
+      const kbs: Record<string, string> = {};
+      for (const [name, app] of Object.entries(apps)) {
+        const body = language === 'none' ? { name: `quality ${language}` } : { name: `quality ${language}`, language };
+        kbs[name] = (await call<{ id: string }>(app, 'POST', '/knowledge-bases', body)).id;
+        const jobs = await Promise.all(docs.map((doc) => call<Job>(app, 'POST', `/knowledge-bases/${kbs[name]}/documents`, { title: doc.path.split('/').slice(-2, -1)[0], source: doc.path, text: doc.text })));
+        for (const posted of jobs) {
+          for (;;) {
+            const job = await call<Job>(app, 'GET', `/jobs/${posted.id}`);
+            if (job.state === 'failed') throw new Error(`job ${job.id} failed: ${job.error}`);
+            if (job.state === 'succeeded') break;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        }
+      }
+      const texts = async (app: App, kb: string, query: string) =>
+        (await call<{ items: { text: string }[] }>(app, 'POST', `/knowledge-bases/${kb}/search`, { query, k: 10 })).items.map((hit) => hit.text);
+      // vectors alone: the hybrid app's vector list, through its repository (no REST call does only that)
+      const embedder = apps.hybrid.app.get(Embedder);
+      const workspaceId = (await apps.hybrid.app.get(KnowledgeBaseRepository).workspaceOf(kbs.hybrid))!;
+      const model = await embedder.model(workspaceId);
+      const nearest = async (query: string) => {
+        const [literal] = await embedder.embed(workspaceId, model, [query]);
+        const rows = await apps.hybrid.app.get(ChunkSearchRepository).search({ knowledgeBaseIds: [kbs.hybrid], lexical: [], vector: { literal, model: model.label }, candidates: 40, k: 10 });
+        return rows.map((row) => row.text);
+      };
+      const lists = {
+        lexical: await Promise.all(set.questions.map((q) => texts(apps.lexical, kbs.lexical, q.question))),
+        vector: await Promise.all(set.questions.map((q) => nearest(q.question))),
+        hybrid: await Promise.all(set.questions.map((q) => texts(apps.hybrid, kbs.hybrid, q.question))),
+      };
+      for (const [mode, results] of Object.entries(lists)) {
+        const { recall, mrr } = score(set.questions, results);
+        record([`quality (${set.questions.length} questions, ${docs.length} READMEs), language ${language}, ${mode}: recall@5 / MRR@10`, `${fmt(recall, 2)} / ${fmt(mrr, 2)}`]);
+      }
+    }
+  } finally {
+    await apps.hybrid.close();
+    await apps.lexical.close();
+  }
+}
+
 function finish(rows: string[][]): void {
-  process.stdout.write(`Knowledge bases on embedded PGlite, offline embeddings (node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)})\n\n`);
+  process.stdout.write(`Knowledge bases on ${ON_PG ? 'PostgreSQL' : 'embedded PGlite'}, offline embeddings (node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)})\n\n`);
   process.stdout.write(`${table(rows, MARKDOWN)}\n`);
+  for (const plan of plans) process.stdout.write(`\n${plan}`);
 }
 
 void main().catch((error: unknown) => {

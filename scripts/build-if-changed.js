@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start` runs this first: it builds the server (dist/, with `nest build`) and the web app
+// `npm start` runs this first: it builds the server (dist/, with scripts/build-server.js) and the web app
 // (web/dist/, with `vite build`) only when an input of that build changed since it was last
 // built, so a start with nothing changed skips the compilers. The record is a digest of every
 // input's path, size and mtime, kept in the output folder: an edited, added, deleted or restored
@@ -17,8 +17,8 @@ const TARGETS = {
   server: {
     out: 'dist',
     product: 'main.js',
-    inputs: ['src', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', ...COMMON],
-    command: () => [require.resolve('@nestjs/cli/bin/nest.js'), 'build'],
+    inputs: ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'build-server.js'), ...COMMON],
+    command: () => [path.join(__dirname, 'build-server.js')],
   },
   web: {
     out: path.join('web', 'dist'),

@@ -1,19 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INestApplication, RequestMethod, ValidationPipe } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { NestFactory, Reflector } from '@nestjs/core';
 import { json } from 'express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
-import pino from 'pino';
 import { AppModule } from './app.module';
-import { API_PREFIX, SharedShapeExpressAdapter, HttpErrorFilter, validationExceptionFactory, jsonBodyOptions, logDestination, setupOpenApi, StorableParamsPipe } from './common';
-import { AppConfig } from './config';
+import { API_PREFIX, BodyMediaTypeInterceptor, SharedShapeExpressAdapter, HttpErrorFilter, validationExceptionFactory, jsonBodyOptions, httpLogging, NestPinoLogger, rootLogger, setupOpenApi, StorableParamsPipe } from './common';
+import { AppConfig, trustProxySetting } from './config';
 import { messageBodyLimit } from './conversation';
 import type { DatabaseOptions } from './database';
 import { openDatabase } from './database';
-import { GRAPHIQL_ASSETS_PATH } from './graphql';
-import { applyBrowserPolicy } from './security';
+import { GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH } from './graphql';
+import { httpMetrics, httpTracing, MetricsService, OtelExport } from './observe';
+import { runEventComponents } from './runtime';
+import { ApiKeyGuard, applyBrowserPolicy, graphqlGate } from './security';
 import { webApp } from './web';
 
 /** Builds the configured Nest application (used by main.ts and by the end-to-end tests). */
@@ -23,8 +23,8 @@ export async function createApp(
   database: Pick<DatabaseOptions, 'embeddedVector'> = {},
 ): Promise<INestApplication> {
   // Nest's logger is not up yet: log the database start-up as the same lines
-  const destination = logDestination();
-  const startup = (destination ? pino({ level: config.LOG_LEVEL }, destination) : pino({ level: config.LOG_LEVEL })).child({ context: 'Database' });
+  const logger = rootLogger(config.LOG_LEVEL);
+  const startup = logger.child({ context: 'Database' });
   const handle = await openDatabase(config, { log: (msg: string) => startup.info(msg), warn: (msg: string) => startup.warn(msg) }, database);
   let app: NestExpressApplication;
   try {
@@ -36,11 +36,18 @@ export async function createApp(
     await handle.close();
     throw error;
   }
-  app.useLogger(app.get(Logger));
+  app.useLogger(new NestPinoLogger(logger));
   app.disable('x-powered-by');
+  // whether X-Forwarded-For names the client: rate limits, failed-auth limits and logs use request.ip
+  app.set('trust proxy', trustProxySetting(config.HELIX_TRUST_PROXY));
   applyBrowserPolicy(app, config);
   // the chat app at / and its deep links, under the same headers; every other path goes on to Nest
   app.use(webApp(config));
+  app.use(httpTracing(app.get(OtelExport)));
+  app.use(httpLogging(logger));
+  const metrics = app.get(MetricsService);
+  app.use(httpMetrics(metrics));
+  metrics.readPoolFrom(() => handle.poolFigures());
   // size, depth, UTF-8 and prototype keys are checked before any DTO sees a body (json-body.ts)
   // a posted message may carry its attachments as base64: that one route takes a larger body
   // (registered first, it parses the body and the global parser below leaves it alone)
@@ -50,6 +57,8 @@ export async function createApp(
   app.use(['/v1/chat/completions', '/v1/responses'], withAttachments);
   app.useBodyParser('json', jsonBodyOptions(config.HELIX_BODY_LIMIT));
   app.useBodyParser('urlencoded', { limit: config.HELIX_BODY_LIMIT, extended: false });
+  // after the body parsers (it reads the query), before Apollo (registered when the app starts)
+  app.use(GRAPHQL_PATH, graphqlGate(app.get(ApiKeyGuard)));
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       { path: 'health', method: RequestMethod.GET },
@@ -70,9 +79,10 @@ export async function createApp(
       exceptionFactory: validationExceptionFactory,
     }),
   );
+  // a body of a type the route does not take is a 415, not an empty DTO (body-media-type.ts)
+  app.useGlobalInterceptors(new BodyMediaTypeInterceptor(app.get(Reflector)));
   app.useGlobalFilters(new HttpErrorFilter());
-  setupOpenApi(app, packageVersion());
-  app.enableShutdownHooks();
+  setupOpenApi(app, packageVersion(), { schemas: runEventComponents() });
   return app;
 }
 

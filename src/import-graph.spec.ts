@@ -11,11 +11,12 @@ import ts from 'typescript';
 /** Top to bottom; a module imports only modules on a lower line, never one on its own line. */
 const MODULE_ORDER: readonly (readonly string[])[] = [
   ['app'], // src/*.ts: main, app.module, app.factory, rotate-secrets
+  ['trajectory'], // reads conversations, runs and traces (observe) alike
   ['health', 'observe', 'web', 'openai'],
   ['runtime'],
   ['tool', 'memory'],
   ['conversation'],
-  ['rag'],
+  ['rag', 'workdir'], // workdir: a conversation's files (conversation serves and forks them, tools use them)
   ['workspace'],
   ['model'],
   ['security'],

@@ -196,6 +196,32 @@ describe('admin GraphQL', () => {
     expect(await codeOf(new GraphQLClient(`${app.t.baseUrl}/graphql`).request('{ workspace { id } }'))).toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
+  it('answers HTTP 401 without a valid credential and keeps the schema for admins', async () => {
+    const introspect = '{ __schema { mutationType { fields { name } } } }';
+    const post = (query: string, key?: string) => {
+      const request = app.t.http().post('/graphql');
+      return (key ? request.set('Authorization', `Bearer ${key}`) : request).send({ query });
+    };
+    const shape = { errors: [{ extensions: { code: 'UNAUTHENTICATED', status: 401 } }] };
+    // no key, a wrong key: 401 in the GraphQL error shape, for data and for the schema alike
+    expect((await post('{ workspace { id } }').expect(401)).body).toMatchObject(shape);
+    expect((await post(introspect).expect(401)).body).toMatchObject(shape);
+    expect((await post(introspect, 'hx_not-a-key').expect(401)).body).toMatchObject({ errors: [{ message: 'Invalid API token' }] });
+    expect((await post('{ __type(name: "Mutation") { name } }', 'hx_not-a-key').expect(401)).body.data).toBeUndefined();
+    // even a query that does not parse: the credential is checked first
+    await post('{ workspace {').expect(401);
+    // a member key may use the chat API, not read the admin schema
+    const member = await createKey('member');
+    const refused = (await post(introspect, member.key).expect(403)).body;
+    expect(refused).toEqual({ errors: [{ message: 'The admin API needs an API key with the admin role', extensions: { code: 'FORBIDDEN', status: 403 } }] });
+    expect((await post('fragment F on __Schema { types { name } } { ...F }'.replace('{ ...F }', 'query { __schema { ...F } }'), member.key).expect(403)).body.data).toBeUndefined();
+    // __typename reveals nothing: a member's request still gets the resolvers' FORBIDDEN
+    expect((await post('{ __typename }', member.key).expect(200)).body).toEqual({ data: { __typename: 'Query' } });
+    // admins read it
+    const schema = (await post(introspect, (await createKey('admin')).key).expect(200)).body;
+    expect(schema.data.__schema.mutationType.fields.map((f: { name: string }) => f.name)).toContain('createApiKey');
+  });
+
   it('scopes a workspace admin to its workspace; only the bootstrap admin reaches others', async () => {
     const other = (await admin().request<{ createWorkspace: { id: string; name: string } }>('mutation { createWorkspace(name: "Team B") { id name } }')).createWorkspace;
     expect(other).toMatchObject({ id: expect.stringMatching(/^ws_/), name: 'Team B' });

@@ -1,8 +1,8 @@
 /**
  * Daily budgets and the usage ledger through HTTP/SSE with the mock provider: the ledger sums
- * the `usage` events, concurrent runs against a nearly spent budget never overspend it (the
- * ones that do not fit end BUDGET_EXCEEDED without a provider request), and a crashed
- * process's hold expires.
+ * the `usage` events (an auto-title call's too), concurrent runs against a nearly spent budget
+ * never overspend it (the ones that do not fit end BUDGET_EXCEEDED without a provider request),
+ * and a crashed process's hold expires.
  */
 import { SqlClient } from '../src/database/sql-client';
 import { BudgetService, HOLD_TTL_MS } from '../src/observe/budget.service';
@@ -59,6 +59,20 @@ describe('daily budgets and the usage ledger (mock provider)', () => {
     expect(status).toMatchObject({ dailyTokenBudget: null, remainingTokens: null, tokensUsed: totals.promptTokens + totals.completionTokens });
   });
 
+  it('charges an auto-title call to the day, like the answer it follows', async () => {
+    const before = (await budgets().status(DEFAULT_WORKSPACE_ID)).tokensUsed;
+    const conversationId = await app.api.createConversation(); // the default title: the run asks for one
+    app.mock.reset();
+    app.mock.script({ text: 'Paris is lovely in April.' }, { text: 'Trip to Paris' });
+    const { events, done } = await app.api.converse(conversationId, { text: 'I want to go to Paris in April' });
+    expect(done.data.state).toBe('SUCCEEDED');
+    expect(events.find((e) => e.type === 'title')?.data).toEqual({ title: 'Trip to Paris' });
+    const usage = events.filter((e) => e.type === 'usage');
+    expect(usage).toHaveLength(2); // the answer's call and the title's
+    const tokens = usage.reduce((total, e) => total + e.data.promptTokens + e.data.completionTokens, 0);
+    expect((await budgets().status(DEFAULT_WORKSPACE_ID)).tokensUsed - before).toBe(tokens);
+  });
+
   it('20 runs started at once against a nearly spent budget never overspend it; the rest end BUDGET_EXCEEDED unsent', async () => {
     await setBudget({ dailyTokenBudget: BUDGET });
     await spentToday(BUDGET - 6_000); // room for one call's full hold at a time, not for twenty
@@ -80,8 +94,8 @@ describe('daily budgets and the usage ledger (mock provider)', () => {
       const events = await app.api.jsonEvents(run.id);
       const error = events.find((e) => e.type === 'error');
       expect(error?.data.code).toBe('budget_exceeded');
-      expect(error?.data.message).toContain('daily token budget of 20,000 tokens');
-      expect(error?.data.message).toMatch(/[\d,]+ tokens used today/);
+      expect(error?.data.message).toContain("daily token budget of 20,000 (");
+      expect(error?.data.message).toMatch(/more than the [\d,]+ left of .*\([\d,]+ used today/);
       expect(error?.data.message).toContain(`resets at ${new Date(Date.parse(today()) + 86_400_000).toISOString()}`);
       expect(events.at(-1)).toMatchObject({ type: 'done', data: { state: 'BUDGET_EXCEEDED' } });
     }
@@ -95,7 +109,8 @@ describe('daily budgets and the usage ledger (mock provider)', () => {
 
   it('a call is sent with the output limit its hold was granted', async () => {
     await setBudget({ dailyTokenBudget: BUDGET });
-    await spentToday(BUDGET - 1_000);
+    // room for the prompt (every built-in tool's schema) and a little output
+    await spentToday(BUDGET - 2_000);
     app.mock.reset();
     const conversationId = await app.api.createConversation();
     const { done } = await app.api.converse(conversationId, { text: 'a short one' });
@@ -103,7 +118,7 @@ describe('daily budgets and the usage ledger (mock provider)', () => {
     const sent = app.mock.requests[0] as { max_tokens?: number; max_completion_tokens?: number };
     const limit = sent.max_completion_tokens ?? sent.max_tokens;
     expect(limit).toBeGreaterThanOrEqual(64);
-    expect(limit).toBeLessThan(1_000);
+    expect(limit).toBeLessThan(2_000);
   });
 
   it('a hold left by a crashed process expires and no longer blocks the budget', async () => {

@@ -25,6 +25,7 @@ describe('Conversations REST (/api/v1/conversations)', () => {
         statusCode: 401,
         error: 'Unauthorized',
         message: expect.stringContaining('X-API-Token'),
+        code: 'unauthorized',
       });
       await t.http().get('/api/v1/conversations').set('X-API-Token', 'wrong-token').expect(401);
       await t.http().get('/api/v1/conversations').set('Authorization', 'Bearer wrong-token').expect(401);
@@ -101,7 +102,7 @@ describe('Conversations REST (/api/v1/conversations)', () => {
       // every route naming it answers 404, as for an id that never existed (the access check
       // remembers the conversation's owner: each handler's scoped read finds it deleted)
       const id = created.body.id as string;
-      const gone = { statusCode: 404, error: 'Not Found', message: `Conversation ${id} not found` };
+      const gone = { statusCode: 404, error: 'Not Found', message: `Conversation ${id} not found`, code: 'not_found' };
       expect((await t.http().get(`/api/v1/conversations/${id}`).set(auth).expect(404)).body).toEqual(gone);
       expect((await t.http().patch(`/api/v1/conversations/${id}`).set(auth).send({ title: 'x' }).expect(404)).body).toEqual(gone);
       expect((await t.http().get(`/api/v1/conversations/${id}/messages`).set(auth).expect(404)).body).toEqual(gone);
@@ -119,7 +120,7 @@ describe('Conversations REST (/api/v1/conversations)', () => {
 
     it('answers 404 naming the id for unknown conversations', async () => {
       const res = await t.http().get('/api/v1/conversations/conv_nope').set(auth).expect(404);
-      expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'Conversation conv_nope not found' });
+      expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'Conversation conv_nope not found', code: 'not_found' });
       await t.http().patch('/api/v1/conversations/conv_nope').set(auth).send({ title: 'x' }).expect(404);
       await t.http().get('/api/v1/conversations/conv_nope/messages').set(auth).expect(404);
     });
@@ -152,7 +153,7 @@ describe('Conversations REST (/api/v1/conversations)', () => {
         .set('Content-Type', 'application/json')
         .send('{"title": ')
         .expect(400);
-      expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'Request body is not valid JSON' });
+      expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'Request body is not valid JSON', code: 'invalid_json' });
     });
 
     it('rejects a bad limit and a forged cursor', async () => {

@@ -30,7 +30,7 @@ describe('text that PostgreSQL cannot store is a 400 naming the field', () => {
 
   const expect400Naming = (res: { status: number; body: any }, field: string) => {
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining(field) });
+    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining(field), code: expect.any(String) });
     expect(res.body.message).toMatch(/NUL|surrogate/);
   };
 

@@ -67,6 +67,11 @@ describe('fuzz: malformed requests to every endpoint', () => {
     const knowledgeBase = (await api.post('/knowledge-bases', { name: 'fuzzed' }).expect(201)).body.id as string;
     const job = (await api.post(`/knowledge-bases/${knowledgeBase}/documents`, { title: 'doc', text: 'Some text to find.' }).expect(202)).body.id as string;
     const documents = await api.get(`/knowledge-bases/${knowledgeBase}/documents`).expect(200);
+    for (let tries = 0; (await api.get(`/jobs/${job}`).expect(200)).body.state !== 'succeeded'; tries++) {
+      if (tries > 400) throw new Error('the fuzzed document was not ingested');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const chunks = await api.get(`/knowledge-bases/${knowledgeBase}/documents/${documents.body.items[0].id}/chunks`).expect(200);
     fixtures = {
       conversation,
       scratchConversation: await api.createConversation({ title: 'to delete' }),
@@ -78,6 +83,7 @@ describe('fuzz: malformed requests to every endpoint', () => {
       knowledgeBase,
       scratchKnowledgeBase: (await api.post('/knowledge-bases', { name: 'to delete' }).expect(201)).body.id,
       document: documents.body.items[0].id,
+      chunk: chunks.body.items[0].id,
       job,
     };
   });

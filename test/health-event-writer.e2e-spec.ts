@@ -39,6 +39,7 @@ describe('health: readiness of the event writer', () => {
       statusCode: 503,
       error: 'Service Unavailable',
       message: expect.stringMatching(/^Run events cannot be written for \d+ s \(the database fails: .*run_events.*\); \d+ waiting$/),
+      code: 'unavailable',
     });
 
     expect((await readiness((status) => status === 200)).status).toBe(200);

@@ -36,10 +36,10 @@ describe('i18n: the language of server texts (mock LLM)', () => {
     it('a 404 is Chinese with Accept-Language zh, English without; the id and the codes stay as they are', async () => {
       const zh = await app.api.get('/conversations/conv_nope').set('Accept-Language', ZH);
       expect(zh.status).toBe(404);
-      expect(zh.body).toEqual({ statusCode: 404, error: 'Not Found', message: '找不到会话 conv_nope' });
+      expect(zh.body).toEqual({ statusCode: 404, error: 'Not Found', message: '找不到会话 conv_nope', code: 'not_found' });
 
       const en = await app.api.get('/conversations/conv_nope');
-      expect(en.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'Conversation conv_nope not found' });
+      expect(en.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'Conversation conv_nope not found', code: 'not_found' });
       const fr = await app.api.get('/conversations/conv_nope').set('Accept-Language', 'fr-FR, en;q=0.5');
       expect(fr.body.message).toBe('Conversation conv_nope not found');
     });
@@ -76,7 +76,7 @@ describe('i18n: the language of server texts (mock LLM)', () => {
     it('a 401 and a 409 are Chinese too, the state named as stored', async () => {
       const unauthorised = await app.api.get('/conversations').set('X-API-Token', 'wrong').set('Accept-Language', ZH);
       expect(unauthorised.status).toBe(401);
-      expect(unauthorised.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'API 令牌无效' });
+      expect(unauthorised.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'API 令牌无效', code: 'unauthorized' });
 
       const conversationId = await app.api.createConversation();
       const { posted } = await app.api.converse(conversationId, { text: 'MOCK:{"text":"done"}', mode: 'direct' });

@@ -20,7 +20,7 @@ describe('input hygiene', () => {
     app.t.http()[method](`/api/v1${path}`).set('X-API-Token', TOKEN).set('Content-Type', 'application/json').send(body);
   const expect400 = (res: { status: number; body: unknown }, message: string | RegExp) => {
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: typeof message === 'string' ? message : expect.stringMatching(message) });
+    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: typeof message === 'string' ? message : expect.stringMatching(message), code: expect.any(String) });
   };
 
   beforeAll(async () => {

@@ -12,7 +12,7 @@ jest.setTimeout(180_000);
 
 const expect429Naming = (res: { status: number; body: any; headers: Record<string, string> }, variable: string) => {
   expect(res.status).toBe(429);
-  expect(res.body).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringContaining(variable) });
+  expect(res.body).toEqual({ statusCode: 429, error: 'Too Many Requests', message: expect.stringContaining(variable), code: 'limit_exceeded' });
   expect(res.headers['retry-after']).toMatch(/^\d+$/);
 };
 
@@ -24,7 +24,7 @@ describe('rate limits and body size', () => {
   it('a body over HELIX_BODY_LIMIT is a JSON 413 naming the limit, and nothing is created', async () => {
     const res = await app.api.post('/conversations', { title: 'x'.repeat(3000) });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ statusCode: 413, error: 'Payload Too Large', message: 'Request body is too large (the limit is 2048 bytes, HELIX_BODY_LIMIT)' });
+    expect(res.body).toEqual({ statusCode: 413, error: 'Payload Too Large', message: 'Request body is too large (the limit is 2048 bytes, HELIX_BODY_LIMIT)', code: 'payload_too_large' });
   });
 
   it('per key: the 8th request of a minute is a 429 with Retry-After; another key, health and metrics are not affected', async () => {

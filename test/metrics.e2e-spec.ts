@@ -4,6 +4,8 @@
  * the usage events say), the gauges show the runtime's state while it waits, and the endpoint
  * is guarded like the API or by its own token.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PrismaService } from '../src/database/prisma.service';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
 import { useMockApp } from './support/mock-app';
@@ -42,7 +44,7 @@ describe('GET /metrics (API token configured)', () => {
 
   it('is refused without the API token, with a JSON error, and served outside /api/v1', async () => {
     const res = await app.t.http().get('/metrics').expect(401);
-    expect(res.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.stringContaining('Missing API token') });
+    expect(res.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.stringContaining('Missing API token'), code: 'unauthorized' });
     await app.t.http().get('/metrics').set('X-API-Token', 'wrong-token').expect(401);
     await app.t.http().get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
     await app.t.http().get('/api/v1/metrics').set('X-API-Token', TOKEN).expect(404);
@@ -104,6 +106,68 @@ describe('GET /metrics (API token configured)', () => {
   });
 });
 
+describe('GET /metrics: HTTP requests, cost and the database pool', () => {
+  const app = useMockApp(TOKEN);
+  const scrape = async () => (await app.t.http().get('/metrics').set('X-API-Token', TOKEN).expect(200)).text;
+
+  it('counts requests by route pattern and status, times them, and adds up cost by workspace and model', async () => {
+    const before = await scrape();
+    const gql = (query: string) => app.t.http().post('/graphql').set('X-API-Token', TOKEN).send({ query }).expect(200);
+    await gql('mutation { upsertModelConfig(input: { provider: "openai", modelId: "mock-model", inputPrice: 1000, outputPrice: 2000 }) { id } }');
+    const conversationId = await app.api.createConversation({ title: 'costly' });
+    const posted = await app.api.postMessage(conversationId, { text: 'hello MOCK:{"text":"hi"}', mode: 'direct' });
+    await app.api.waitForRun(posted.run.id);
+    await app.t.http().get('/api/v1/runs/run_nope').set('X-API-Token', TOKEN).expect(404);
+    await app.t.http().get('/api/v1/no-such-route').set('X-API-Token', TOKEN).expect(404);
+    const events = await app.api.jsonEvents(posted.run.id);
+
+    const after = await scrape();
+    const moved = (series: string) => sample(after, series) - sample(before, series);
+    expect(moved('helix_http_requests_total{method="POST",route="/api/v1/conversations",status="201"}')).toBe(1);
+    expect(moved('helix_http_requests_total{method="POST",route="/api/v1/conversations/:id/messages",status="201"}')).toBe(1);
+    expect(moved('helix_http_requests_total{method="GET",route="/api/v1/runs/:id",status="200"}')).toBeGreaterThanOrEqual(1);
+    expect(moved('helix_http_requests_total{method="GET",route="/api/v1/runs/:id",status="404"}')).toBe(1);
+    expect(moved('helix_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1);
+    expect(moved('helix_http_requests_total{method="POST",route="/graphql",status="200"}')).toBe(1);
+    expect(moved('helix_http_request_duration_seconds_count{method="POST",route="/api/v1/conversations"}')).toBe(1);
+    expect(after).not.toContain('run_nope');
+
+    const cost = events.filter((e) => e.type === 'usage').reduce((sum, e) => sum + (e.data as { cost: number }).cost, 0);
+    expect(cost).toBeGreaterThan(0);
+    expect(moved(`helix_model_cost_usd_total{workspace="${DEFAULT_WORKSPACE_ID}",model="openai:mock-model"}`)).toBeCloseTo(cost, 9);
+
+    expect(sample(after, 'helix_db_pool_connections')).toBeGreaterThanOrEqual(1);
+    expect(after).toMatch(/^helix_db_pool_connections_idle \d/m);
+    expect(after).toMatch(/^helix_db_pool_waiting_queries \d/m);
+  });
+});
+
+describe('the Grafana dashboard (deploy/grafana/helix-dashboard.json)', () => {
+  const app = useMockApp(TOKEN);
+
+  it('queries only series that /metrics exposes, each panel with a query', async () => {
+    const dashboard = JSON.parse(readFileSync(join(__dirname, '..', 'deploy', 'grafana', 'helix-dashboard.json'), 'utf8')) as {
+      panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }>;
+    };
+    const exposed = new Set(
+      [...(await app.t.http().get('/metrics').set('X-API-Token', TOKEN).expect(200)).text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]),
+    );
+    const panels = dashboard.panels.filter((p) => p.type !== 'row');
+    expect(panels.length).toBeGreaterThan(15);
+    const missing: string[] = [];
+    for (const panel of panels) {
+      expect(panel.targets?.length).toBeGreaterThan(0);
+      for (const { expr } of panel.targets ?? []) {
+        for (const [series] of expr.matchAll(/\b(?:helix|process|nodejs)_[a-z0-9_]+/g)) {
+          const name = series.replace(/_(bucket|sum|count)$/, '');
+          if (!exposed.has(name)) missing.push(`${panel.title}: ${series}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('GET /metrics with HELIX_METRICS_TOKEN', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -115,7 +179,7 @@ describe('GET /metrics with HELIX_METRICS_TOKEN', () => {
     const res = await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200);
     expect(res.text).toContain('# TYPE helix_runs_started_total counter');
     const missing = await t.http().get('/metrics').expect(401);
-    expect(missing.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.stringContaining('HELIX_METRICS_TOKEN') });
+    expect(missing.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.stringContaining('HELIX_METRICS_TOKEN'), code: 'unauthorized' });
     const wrong = await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}x`).expect(401);
     expect(wrong.body.message).toBe('Invalid metrics token');
     // an API key is for the API: the scraper's token is the only way in

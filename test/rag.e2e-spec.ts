@@ -38,6 +38,7 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       id: expect.stringMatching(/^kb_/),
       name: 'Handbook',
       description: 'how we work',
+      language: 'auto',
       documentCount: 0,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
@@ -53,7 +54,7 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
     await t.http().get(`/api/v1/knowledge-bases/${id}`).set(rag.auth).expect(200);
     await t.http().delete(`/api/v1/knowledge-bases/${id}`).set(rag.auth).expect(204);
     const gone = await t.http().get(`/api/v1/knowledge-bases/${id}`).set(rag.auth).expect(404);
-    expect(gone.body).toEqual({ statusCode: 404, error: 'Not Found', message: `Knowledge base ${id} not found` });
+    expect(gone.body).toEqual({ statusCode: 404, error: 'Not Found', message: `Knowledge base ${id} not found`, code: 'not_found' });
     await t.http().delete(`/api/v1/knowledge-bases/${id}`).set(rag.auth).expect(404);
   });
 
@@ -174,9 +175,39 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       expect(blank.body.message).toBe('text must contain more than white space');
     });
 
+    it('fails the job of HTML nested 200,000 deep, saying why, while the server keeps answering', async () => {
+      const html = `<html><body>${'<div>'.repeat(200_000)}deep${'</div>'.repeat(200_000)}</body></html>`;
+      expect(html.length).toBeGreaterThan(2_000_000);
+      const posted = await upload('nested.html', html).expect(202);
+      // /health, asked again and again while the file is read: the event loop is never held
+      const slowest = { ms: 0 };
+      let reading = true;
+      const probing = (async () => {
+        while (reading) {
+          const started = performance.now();
+          await t.http().get('/health').expect(200);
+          slowest.ms = Math.max(slowest.ms, performance.now() - started);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      const job = await rag.waitForJob(posted.body.id, 60_000).finally(() => (reading = false));
+      await probing;
+      expect(job).toMatchObject({ state: 'failed', error: 'the HTML nests elements more than 512 levels deep' });
+      expect(await docOf(posted.body.result.documentId)).toMatchObject({ status: 'failed', chunkCount: 0 });
+      // before extraction left the event loop, /health waited 20 s and more; a loaded CI machine may add some
+      expect(slowest.ms).toBeLessThan(1_000);
+    });
+
+    it('refuses a text upload holding binary data (415) instead of failing its job', async () => {
+      for (const name of ['dump.txt', 'notes.md', 'page.html']) {
+        const binary = await upload(name, Buffer.from([0x68, 0x69, 0x00, 0xff, 0x00])).expect(415);
+        expect(binary.body.message).toBe(`file: ${name} holds binary data (a NUL byte), not ${name === 'dump.txt' ? 'text' : name === 'notes.md' ? 'markdown' : 'html'} text`);
+      }
+    });
+
     it('refuses an unsupported format (415), a file over 20 MB (413) and bad form fields (400)', async () => {
       const exe = await upload('tool.exe', 'MZ').expect(415);
-      expect(exe.body).toEqual({ statusCode: 415, error: 'Unsupported Media Type', message: expect.stringMatching(/^file: tool\.exe is not a supported format \(.*\.pdf/) });
+      expect(exe.body).toEqual({ statusCode: 415, error: 'Unsupported Media Type', message: expect.stringMatching(/^file: tool\.exe is not a supported format \(.*\.pdf/), code: 'unsupported_media_type' });
       const big = await upload('big.txt', Buffer.alloc(20 * 1024 * 1024 + 1, 'a')).expect(413);
       expect(big.body).toMatchObject({ statusCode: 413, message: expect.any(String) });
       expect((await upload('x.txt', 'x', { metadata: 'not json' }).expect(400)).body.message).toBe('metadata must be a JSON object');
@@ -188,12 +219,16 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       const text = 'Idempotent ingestion keeps one copy of the zeppelin manual.';
       const first = await rag.addText(kb, { title: 'Zeppelin', text });
       expect(first.state).toBe('succeeded');
+      const chunks = () => t.app.get(PrismaService).chunk.count({ where: { knowledgeBaseId: kb } });
+      const stored = await chunks();
       // the same text up to line ends and trailing blanks
       const again = await t.http().post(`/api/v1/knowledge-bases/${kb}/documents`).set(rag.auth).send({ title: 'Zeppelin again', text: `${text}\r\n\r\n` }).expect(202);
       expect(again.body).toMatchObject({ state: 'succeeded', progress: 1, result: { documentId: first.result.documentId, duplicate: true } });
       const uploaded = await upload('zeppelin.txt', text).expect(202);
       expect(await rag.waitForJob(uploaded.body.id)).toMatchObject({ state: 'succeeded', result: { documentId: first.result.documentId, duplicate: true } });
       expect(await docOf(uploaded.body.result.documentId)).toBeUndefined();
+      // neither was chunked nor embedded again
+      expect(await chunks()).toBe(stored);
       const found = await rag.search(kb, { query: 'zeppelin manual', k: 10 });
       expect(found.items.filter((hit) => hit.text.includes('zeppelin'))).toHaveLength(1);
     });
@@ -229,14 +264,18 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       const posted = await t.http().post(`/api/v1/knowledge-bases/${kb}/documents`).set(rag.auth).send({ title: 'Geese', text }).expect(202);
       expect(posted.body.progress).toBe(0);
       const seen: number[] = [];
+      let runningBetween = false;
       for (;;) {
         const job = (await t.http().get(`/api/v1/jobs/${posted.body.id}`).set(rag.auth).expect(200)).body;
         seen.push(job.progress);
+        runningBetween ||= job.state === 'running' && job.progress > 0 && job.progress < 1;
         if (job.state === 'succeeded' || job.state === 'failed') break;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       expect(seen.at(-1)).toBe(1);
       expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+      // a poll while it ran saw how far it had got
+      expect(runningBetween).toBe(true);
       const doc = await docOf(posted.body.result.documentId);
       expect(doc?.chunkCount).toBeGreaterThan(80);
     });

@@ -3,7 +3,11 @@
  * reply, and the ways a run ends badly: a tool forbidden by policy, the step limit, a provider
  * error. Against the mock provider, whose tool calls are requested with MOCK:{"toolCall":…}.
  */
+import { firstValueFrom, filter, map } from 'rxjs';
 import { PrismaService } from '../src/database/prisma.service';
+import { EventBus } from '../src/runtime/events/event-bus';
+import { RunRepository } from '../src/runtime/store/run.repository';
+import type { RunEvent } from '../src/runtime/store/run-events';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
 import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
 import { HelixApi, mockModelEnv, NO_SEQ_PROBLEMS, seqProblems, tokenText } from './support/sse-client';
@@ -69,6 +73,22 @@ describe('runs: approvals, user replies and failures (mock LLM)', () => {
     expect(again.status).toBe(409);
   });
 
+  /** The run's state read the moment an event is published, as a client answering it at once would. */
+  function stateWhen(runId: string, published: (e: RunEvent) => boolean) {
+    return firstValueFrom(t.app.get(EventBus).events(runId).pipe(filter(published), map(() => t.app.get(RunRepository).find(runId))))
+      .then(async (run) => (await run)?.state);
+  }
+
+  it('the run is already waiting when its approval or plan goes out (a client may answer at once)', async () => {
+    const conversationId = await api.createConversation();
+    await policy(conversationId, 'confirm');
+    const posted = await api.postMessage(conversationId, { text: `${calc('1+1').slice(0, -1)},"delayMs":50}` });
+    expect(await stateWhen(posted.run.id, (e) => e.type === 'approval')).toBe('AWAIT_APPROVAL');
+
+    const planned = await api.postMessage(await api.createConversation(), { text: 'MOCK:{"plan":true,"delayMs":50}', mode: 'plan' });
+    expect(await stateWhen(planned.run.id, (e) => e.type === 'status' && e.data.phase === 'waiting')).toBe('AWAIT_APPROVAL');
+  });
+
   it('approve and remember: the next calls of the tool run without asking, in the conversation or the workspace', async () => {
     const approveFirst = async (conversationId: string, remember?: string) => {
       const posted = await api.postMessage(conversationId, { text: calc('6*7') });
@@ -79,7 +99,11 @@ describe('runs: approvals, user replies and failures (mock LLM)', () => {
       expect((await api.post(path, { decision: 'reject', remember: 'workspace' }).expect(400)).body.message).toBe('remember goes with decision "approve" only');
       await api.post(path, { decision: 'approve', remember: 'forever' }).expect(400);
       await api.post(path, { decision: 'approve', ...(remember && { remember }) }).expect(200);
-      expect((await api.collect(posted.run.id)).done.data.state).toBe('SUCCEEDED');
+      const { events, done } = await api.collect(posted.run.id);
+      expect(done.data.state).toBe('SUCCEEDED');
+      // the call was announced once, when it waited; the rule that now allows it does not announce it again
+      expect(events.filter((e) => e.type === 'tool.start')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'tool.end')).toHaveLength(1);
     };
     const runsWithoutAsking = async (conversationId: string) => {
       const posted = await api.postMessage(conversationId, { text: calc('1+1') });

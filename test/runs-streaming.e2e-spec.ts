@@ -328,6 +328,18 @@ describe('runs: streaming over SSE (mock LLM)', () => {
     expect(seqProblems(events)).toEqual(NO_SEQ_PROBLEMS);
   });
 
+  it('an answer with reasoning only is shown and stored with its reasoning as its text', async () => {
+    const conversationId = await api.createConversation();
+    const { events, done, posted } = await api.converse(conversationId, {
+      text: 'MOCK:{"reasoning":"the answer is four","text":""}',
+      mode: 'direct',
+    });
+    expect(done.data.state).toBe('SUCCEEDED');
+    expect(tokenText(events)).toBe('the answer is four');
+    expect((await api.finalAssistantMessage(conversationId, posted.run.id))?.content).toBe('the answer is four');
+    expect(seqProblems(events)).toEqual(NO_SEQ_PROBLEMS);
+  });
+
   it('a provider error ends the run FAILED with an error event, then done (stream still closes)', async () => {
     const conversationId = await api.createConversation();
     const { events, done, closedByServer, posted } = await api.converse(conversationId, {

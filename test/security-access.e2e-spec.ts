@@ -98,6 +98,8 @@ async function seedWorkspaceA(): Promise<void> {
   const kb = await api.post('/knowledge-bases', { name: `${A_NAME} handbook` }).expect(201);
   const job = await api.post(`/knowledge-bases/${kb.body.id}/documents`, { title: A_TITLE, text: `Remember: ${A_TEXT}.` }).expect(202);
   const documentId = (await waitForJob(api, job.body.id)).result.documentId as string;
+  const chunks = await api.get(`/knowledge-bases/${kb.body.id}/documents/${documentId}/chunks`).expect(200);
+  const chunkId = chunks.body.items[0].id as string;
   // another conversation: the first one's run waits on its approval
   const withFile = await api.postMessage(await api.createConversation({ title: A_TITLE }), {
     text: 'see the file',
@@ -111,6 +113,7 @@ async function seedWorkspaceA(): Promise<void> {
     workspaceId,
     knowledgeBaseId: kb.body.id,
     documentId,
+    chunkId,
     jobId: job.body.id,
     conversationId,
     runId: posted.run.id,
@@ -260,7 +263,7 @@ describe('API key lifecycle', () => {
 
     await gqlData(aKeys.admin, `mutation { revokeApiKey(id: "${id}") { revokedAt } }`);
     const refused = await api.get('/conversations').expect(401);
-    expect(refused.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Invalid API token' });
+    expect(refused.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Invalid API token', code: 'unauthorized' });
   });
 
   it('a key past its expiry is refused on its next request', async () => {

@@ -86,7 +86,7 @@ describe('CORS with HELIX_CORS_ORIGINS set, and a page of that origin in Chromiu
       const res = await preflight(t, path, refused, 'POST', 'authorization').expect(403);
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
       expect(res.headers['access-control-allow-methods']).toBeUndefined();
-      expect(res.body).toEqual({ statusCode: 403, error: 'Forbidden', message: 'This origin may not call the API from a browser (HELIX_CORS_ORIGINS)' });
+      expect(res.body).toEqual({ statusCode: 403, error: 'Forbidden', message: 'This origin may not call the API from a browser (HELIX_CORS_ORIGINS)', code: 'origin_forbidden' });
     }
   });
 

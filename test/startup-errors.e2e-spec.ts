@@ -36,6 +36,25 @@ describe('start-up errors are one line naming what to fix', () => {
     expect(line).not.toContain('s3cret');
   });
 
+  it('DATABASE_URL whose server never answers: a timeout within seconds', async () => {
+    // accepts the connection and says nothing, like a host behind a firewall that drops packets
+    const sockets: Array<{ destroy(): void }> = [];
+    const blackhole: Server = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
+    const { port } = blackhole.address() as { port: number };
+    try {
+      const started = Date.now();
+      const line = await failsWithOneLine({ DATABASE_URL: `postgresql://helix:s3cret@127.0.0.1:${port}/helix` });
+      expect(line).toMatch(/^helix: DATABASE_URL /);
+      expect(line).toContain(`cannot reach the database at 127.0.0.1:${port}: timeout after 5000 ms`);
+      expect(line).not.toContain('s3cret');
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => blackhole.close(resolve));
+    }
+  }, 30_000);
+
   const admin = postgresAdminUrl();
   // these need a PostgreSQL server: .ci/run's second pass (HELIX_TEST_DATABASE_URL) has one
   const withServer = admin ? it : it.skip;

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { GraphQLClient, gql } from 'graphql-request';
 import { PrismaService } from '../src/database/prisma.service';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
-import { graphqlError } from './support/graphql-errors';
+import { graphqlError, graphqlFailure } from './support/graphql-errors';
 import { useMockApp } from './support/mock-app';
 import { NO_SEQ_PROBLEMS, seqProblems, tokenText } from './support/sse-client';
 
@@ -56,6 +56,8 @@ describe('tools from MCP servers (mock LLM, a stdio and an HTTP MCP server start
 
   it('configures servers through GraphQL: validated, env and header values never shown', async () => {
     const input = {
+      // the test servers are on loopback: allowed as http_fetch would be
+      httpFetchAllowedHosts: ['127.0.0.1'],
       mcpServers: [
         { name: 'demo', transport: 'stdio', command: process.execPath, args: [SERVER], env: [{ name: 'DEMO_TOKEN', value: 's3cret-value' }] },
         { name: 'web', transport: 'http', url: `http://127.0.0.1:${http.port}/mcp`, headers: [{ name: 'X-Key', value: 'header-s3cret' }] },
@@ -70,12 +72,50 @@ describe('tools from MCP servers (mock LLM, a stdio and an HTTP MCP server start
     expect(servers[0]).toEqual({ name: 'demo', transport: 'stdio', command: process.execPath, args: [SERVER], url: null, envNames: ['DEMO_TOKEN'], headerNames: [] });
     expect(servers[1]).toMatchObject({ transport: 'http', headerNames: ['X-Key'] });
     expect(JSON.stringify(result)).not.toMatch(/s3cret/);
+    // stored encrypted: not in the settings row, their version history or the audit log
+    const prisma = ctx.t.app.get(PrismaService);
+    const row = await prisma.workspace.findUniqueOrThrow({ where: { id: DEFAULT_WORKSPACE_ID } });
+    expect(JSON.stringify(row.settings)).not.toMatch(/s3cret/);
+    expect(JSON.stringify(row.settings)).toMatch(/"DEMO_TOKEN":"enc:[A-Za-z0-9+/=]+"/);
+    const history = await admin.request<{ configVersions: Array<{ content: unknown }> }>(gql`{ configVersions(key: "settings") { content } }`);
+    expect(history.configVersions.length).toBeGreaterThan(0);
+    expect(JSON.stringify(history)).not.toMatch(/s3cret/);
+    const audit = await admin.request<{ auditLog: unknown }>(gql`{ auditLog(first: 50) { nodes { action before after } } }`);
+    expect(JSON.stringify(audit)).not.toMatch(/s3cret/);
+    expect(JSON.stringify([await prisma.configVersion.findMany(), await prisma.auditEntry.findMany()])).not.toMatch(/s3cret/);
 
     const bad = async (servers: object[]) => (await graphqlError(admin.request(SETTINGS, { input: { mcpServers: servers } }))).message;
     expect(await bad([{ name: 'a', transport: 'stdio', command: 'x' }, { name: 'a', transport: 'stdio', command: 'y' }])).toContain('distinct names');
     expect(await bad([{ name: 'a', transport: 'stdio' }])).toContain('command is required');
     expect(await bad([{ name: 'a', transport: 'http', url: 'ftp://127.0.0.1/' }])).toContain('http(s) URL');
     expect(await bad([{ name: 'Not Valid', transport: 'stdio', command: 'x' }])).toContain('lowercase');
+  });
+
+  it('refuses HTTP servers on loopback, link-local and private addresses as http_fetch does (400 naming the field)', async () => {
+    const refusal = async (url: string, allowed?: string[]) => {
+      const input = { mcpServers: [{ name: 'stdio-kept', transport: 'stdio', command: process.execPath, args: [SERVER] }, { name: 'x', transport: 'http', url }], ...(allowed && { httpFetchAllowedHosts: allowed }) };
+      const error = await graphqlFailure(admin.request(SETTINGS, { input }));
+      expect(error.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', status: 400 });
+      return error.errors[0].message;
+    };
+    // the allow-list of the workspace is what http_fetch honours: cleared here, so loopback is refused
+    expect(await refusal(`http://127.0.0.1:${http.port}/mcp`, [])).toBe(
+      'mcpServers[1].url: 127.0.0.1 is a loopback address. MCP servers over HTTP are reached on public addresses only; a workspace admin can allow a host with the setting httpFetchAllowedHosts.',
+    );
+    expect(await refusal('http://[::1]:8080/mcp', [])).toMatch(/^mcpServers\[1\]\.url: ::1 is a loopback address/);
+    expect(await refusal('http://localhost:8080/mcp', [])).toMatch(/^mcpServers\[1\]\.url: localhost resolves to .*, a loopback address/);
+    expect(await refusal('http://169.254.10.20/mcp', [])).toMatch(/169\.254\.10\.20 is a link-local address/);
+    expect(await refusal('http://10.1.2.3/mcp', [])).toMatch(/10\.1\.2\.3 is a private address/);
+    expect(await refusal('https://192.168.0.10/mcp', [])).toMatch(/192\.168\.0\.10 is a private address/);
+    expect(await refusal('http://[fd00::5]/mcp', [])).toMatch(/unique local/);
+    // metadata stays refused even when allowed
+    expect(await refusal('http://169.254.169.254/mcp', ['169.254.169.254'])).toMatch(/cloud metadata address/);
+    // nothing was written: the servers configured before are still there
+    const { workspace } = await admin.request<{ workspace: { settings: { mcpServers: Array<{ name: string }>; httpFetchAllowedHosts: string[] } } }>(
+      gql`{ workspace { settings { mcpServers { name } httpFetchAllowedHosts } } }`,
+    );
+    expect(workspace.settings.mcpServers.map((s) => s.name)).toEqual(['demo', 'web', 'broken', 'gone']);
+    expect(workspace.settings.httpFetchAllowedHosts).toEqual(['127.0.0.1']);
   });
 
   /**
@@ -170,7 +210,9 @@ describe('tools from MCP servers (mock LLM, a stdio and an HTTP MCP server start
     const refused = await graphqlError(tenant.request(SETTINGS, { input: { mcpServers: [stdio] } }));
     expect(refused.message).toContain('Only the bootstrap admin may add or change stdio MCP servers');
     const web = { name: 'web', transport: 'http', url: `http://127.0.0.1:${http.port}/mcp` };
-    const ok = await tenant.request<{ updateWorkspaceSettings: { settings: { mcpServers: Array<{ name: string }> } } }>(SETTINGS, { input: { mcpServers: [web] } });
+    const ok = await tenant.request<{ updateWorkspaceSettings: { settings: { mcpServers: Array<{ name: string }> } } }>(SETTINGS, {
+      input: { mcpServers: [web], httpFetchAllowedHosts: ['127.0.0.1'] },
+    });
     expect(ok.updateWorkspaceSettings.settings.mcpServers.map((s) => s.name)).toEqual(['web']);
   });
 

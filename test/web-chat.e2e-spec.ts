@@ -137,6 +137,11 @@ describeInBrowser('web chat app', () => {
     await finished();
     const run = await ctx.api.run(runId);
     expect((run.plan as { steps: { title: string }[] }).steps.map((s) => s.title)).toEqual(['Read the question again', 'Step two', 'Answer in one sentence']);
+    // carried out step by step: the card shows each step done, the first one's result under it
+    const card = page.locator('.plan-card').last();
+    await expect(card.getByRole('heading', { name: 'Plan', exact: true }).count()).resolves.toBe(1);
+    await expect(card.locator('.plan-step.done').count()).resolves.toBe(3);
+    await expect(card.locator('.plan-summary').count()).resolves.toBe(3);
   });
 
   it('answers an ask_user question in place, and shows the run in the debug panel', async () => {
@@ -159,6 +164,16 @@ describeInBrowser('web chat app', () => {
     // an admin key reads the run's span tree: the run, its steps, their model calls
     await shows(debug.locator('.span-tree code', { hasText: 'model' }).first());
     expect(await debug.locator('.span-tree code').allTextContents()).toEqual(expect.arrayContaining(['run', 'step', 'model']));
+  });
+
+  it('offers the choices of an ask_user question as buttons; one click answers', async () => {
+    const options = [{ id: 'par', label: 'Paris' }, { id: 'ber', label: 'Berlin' }];
+    await send(mock({ toolCall: { name: 'ask_user', arguments: JSON.stringify({ question: 'Which city?', options }) } }));
+    const question = page.getByRole('group', { name: 'The agent asks' });
+    await shows(question.getByText('Which city?'));
+    await question.getByRole('group', { name: 'Choices' }).getByRole('button', { name: 'Berlin' }).click();
+    await finished();
+    await expect(answerText().textContent()).resolves.toContain('Tool result: Berlin');
   });
 
   it('continues an answer after a reload mid-stream, complete and without repeated text', async () => {

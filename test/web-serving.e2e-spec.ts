@@ -105,7 +105,7 @@ describe('the web app at /', () => {
     const res = await t.http().get(path).expect(404);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.headers['cache-control']).toBeUndefined();
-    expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `Cannot GET ${path}` });
+    expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `Cannot GET ${path}`, code: 'not_found' });
   });
 
   it.each([
@@ -144,7 +144,7 @@ describe('the web app at /', () => {
     async (path) => {
       const res = await t.http().get(path).expect(404);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `Cannot GET ${path}` });
+      expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `Cannot GET ${path}`, code: 'not_found' });
     },
   );
 
@@ -159,7 +159,7 @@ describe('the web app at /', () => {
     expect(below.headers['content-type']).toMatch(/^application\/json/);
     expect(below.body.errors[0].extensions.code).toBe('BAD_REQUEST');
     const asset = await t.http().get('/graphql/assets/nope').expect(404);
-    expect(asset.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'No such GraphiQL asset' });
+    expect(asset.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'No such GraphiQL asset', code: 'not_found' });
   });
 
   it("keeps the API's own routes: data needs the key, /health and the docs do not", async () => {
@@ -172,7 +172,7 @@ describe('the web app at /', () => {
   it.each(['POST', 'PATCH', 'DELETE'])('a %s to / or a deep link is not the page', async (method) => {
     for (const path of ['/', '/c/abc123']) {
       const res = await t.http()[method.toLowerCase() as 'post'](path).expect(404);
-      expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `Cannot ${method} ${path}` });
+      expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `Cannot ${method} ${path}`, code: 'not_found' });
     }
   });
 

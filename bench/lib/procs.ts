@@ -136,3 +136,45 @@ export function cpuSeconds(pid: number): number {
   const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
   return ticks / 100; // CLK_TCK is 100 on Linux
 }
+
+/** Node flags that preload the bench hook (bench-hook.cjs): GC, heap and CPU profiles over IPC. */
+export const BENCH_HOOK = ['-r', join(__dirname, 'bench-hook.cjs')];
+
+/**
+ * A full GC in a process started with the bench hook and an IPC channel, then its
+ * process.memoryUsage() (heap, external, RSS); undefined if it does not answer.
+ */
+export async function memoryAfterFullGc(proc: ChildProcess): Promise<NodeJS.MemoryUsage | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 30_000);
+    const onMessage = (message: { benchMemoryUsage?: NodeJS.MemoryUsage }) => {
+      if (message && message.benchMemoryUsage) {
+        clearTimeout(timer);
+        proc.off('message', onMessage);
+        resolve(message.benchMemoryUsage);
+      }
+    };
+    proc.on('message', onMessage);
+    proc.send({ benchMemory: true });
+  });
+}
+
+
+/**
+ * Stops the sampling heap profiler of a process started with the bench hook (`{benchHeap: 'start'}`
+ * started it) and writes the allocations still live after a full GC to `file`; null on failure.
+ */
+export async function writeHeapProfile(proc: ChildProcess, file: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), 60_000);
+    const onMessage = (message: { benchHeapWritten?: string | null }) => {
+      if (message && 'benchHeapWritten' in message) {
+        clearTimeout(timer);
+        proc.off('message', onMessage);
+        resolve(message.benchHeapWritten ?? null);
+      }
+    };
+    proc.on('message', onMessage);
+    proc.send({ benchHeap: 'stop', file });
+  });
+}

@@ -52,6 +52,7 @@ describe('HttpErrorFilter', () => {
       statusCode: 500,
       error: 'Internal Server Error',
       message: 'Internal server error',
+      code: 'internal_error',
     });
   });
 
@@ -59,7 +60,7 @@ describe('HttpErrorFilter', () => {
     const limited = answer(new LimitExceeded('HELIX_RUN_QUEUE_LIMIT', 'the queue is full', 5));
     expect(limited).toMatchObject({ status: 429, body: { message: 'the queue is full (limit HELIX_RUN_QUEUE_LIMIT)' } });
     expect(limited.headers['Retry-After']).toBe('5');
-    expect(answer(new BadRequestException('text must not be empty')).body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'text must not be empty' });
+    expect(answer(new BadRequestException('text must not be empty')).body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'text must not be empty', code: 'bad_request' });
   });
 
   it("answers in the request's language: Accept-Language, or ?lang which wins; codes stay as they are", () => {
@@ -68,6 +69,7 @@ describe('HttpErrorFilter', () => {
       statusCode: 404,
       error: 'Not Found',
       message: '找不到运行 run_1',
+      code: 'not_found',
     });
     expect(answer(new NotFoundException(say('run.not_found', { id: 'run_1' })), { ...zh, query: { lang: 'en' } }).body).toMatchObject({
       message: 'Run run_1 not found',
@@ -78,7 +80,7 @@ describe('HttpErrorFilter', () => {
     // each validation line on its own, the field named as it is; a line the catalogue lacks stays English
     const lines = ['text must be a string', 'mode must be one of the following values: react, plan', 'extra is odd'];
     expect(answer(new ValidationFailed(lines), zh).body).toMatchObject({ message: 'text 必须是字符串; mode 必须是以下值之一：react, plan; extra is odd' });
-    expect(answer(new ValidationFailed(lines)).body).toMatchObject({ message: lines.join('; ') });
+    expect(answer(new ValidationFailed(lines)).body).toMatchObject({ message: lines.join('; '), code: 'validation_failed' });
     expect(answer(new BadRequestException('something new'), zh).body).toMatchObject({ message: 'something new' });
   });
 });

@@ -11,6 +11,7 @@ import {
 import type { Request, Response } from 'express';
 import { redactUrl } from './redact-url';
 import { databaseErrorAnswer } from './database-errors';
+import { errorCode } from './error-codes';
 import { BodyRejected } from './json-body';
 import { LimitExceeded } from './limit-exceeded';
 import { isOpenAiPath, openAiErrorBody } from './openai-errors';
@@ -71,11 +72,13 @@ const REASONS: Record<number, string> = {
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
 };
 
 /**
- * Every error leaves as `{statusCode, error, message}` with `message` a string. A database error
+ * Every error leaves as `{statusCode, error, message, code}` with `message` a string and `code` a
+ * stable name for programs (error-codes.ts). A database error
  * a client's input caused is a 400/404/409 with a message of Helix's own (database-errors.ts);
  * unexpected errors are logged with their stack and answered with a generic 500: no internals leak.
  */
@@ -89,7 +92,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     let status = HttpStatus.INTERNAL_SERVER_ERROR;
     let message = say('http.internal');
-    // a machine-readable `code` some errors carry beside their message (`attachment_unsupported`)
+    // a specific machine-readable `code` some errors carry (`attachment_unsupported`); others get one by status
     let code: string | undefined;
     // the request parameter an error names (OpenAiError), for the OpenAI-compatible API's shape
     let param: string | undefined;
@@ -135,7 +138,8 @@ export class HttpErrorFilter implements ExceptionFilter {
       response.status(status).json(openAiErrorBody(status, shown, { code, param, problems }));
       return;
     }
-    response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message: shown, ...(code && { code }) });
+    const stable = errorCode(status, { own: code, bodyErrorType: parserError?.type, validation: exception instanceof ValidationFailed });
+    response.status(status).json({ statusCode: status, error: REASONS[status] ?? 'Error', message: shown, code: stable });
   }
 }
 

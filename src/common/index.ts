@@ -1,6 +1,9 @@
 /** The public face of src/common: what other modules may import from it. */
 export { API_PREFIX } from './api-prefix';
 export { SharedShapeExpressAdapter } from './express-adapter';
+export { HTTP_FETCH_ADVICE, resolveTarget, systemResolver } from './net/resolve-target';
+export { isHostAllowed } from './net/allowed-hosts';
+export type { Resolver, Target, TargetResult } from './net/resolve-target';
 export { HOST_PATTERN, MAX_ALLOWED_HOSTS, MAX_HOST_PATTERN_LENGTH, isHostPattern } from './host-pattern';
 export { HttpErrorFilter, ValidationFailed, validationExceptionFactory } from './http-errors';
 export { OpenAiError, openAiErrorBody } from './openai-errors';
@@ -12,12 +15,17 @@ export { IsStorableText } from './is-storable-text';
 export { jsonBodyOptions, sizeInBytes } from './json-body';
 export { isRecord } from './json-record';
 export { LimitExceeded } from './limit-exceeded';
-export { logDestination } from './log-destination';
+export { httpLogging } from './logging/http-logging';
+export { NestPinoLogger } from './logging/nest-logger';
+export { rootLogger } from './logging/root-logger';
 export { ApiController, ApiErrors, ErrorResponse, setupOpenApi } from './openapi';
+export { multipartVariant } from './openapi-document';
+export { BodyMediaTypeInterceptor } from './body-media-type';
 export { PageQuery } from './page-query';
 export { MAX_INT4, decodeCursor, encodeCursor, keysetPage } from './pagination';
 export { ListenError, assertCanListen, describeListenError } from './port-check';
 export { IS_PUBLIC, Public } from './public';
+export { isProbe, PROBE_PATHS } from './probes';
 export { redactSecrets } from './redact-secrets';
 export { redactQuery, redactUrl } from './redact-url';
 export { requestId } from './request-id';

@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
+  IsBoolean,
   IsIn,
   IsInt,
   IsOptional,
@@ -9,8 +10,10 @@ import {
   Min,
   MinLength,
   validateSync,
+  ValidateBy,
   ValidationError,
 } from 'class-validator';
+import ipaddr from 'ipaddr.js';
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
@@ -51,6 +54,14 @@ export class AppConfig {
   @IsString()
   @MinLength(1)
   HELIX_DATA_DIR = './data';
+
+  /**
+   * The embedded database's buffer cache in MB (PostgreSQL's shared_buffers). It is resident from
+   * start-up, so it sets most of an idle instance's memory; PGlite's own default is 128 MB.
+   * Raise it for knowledge bases whose vector index is larger (README "Configuration").
+   */
+  @IntBetween(1, 4096)
+  HELIX_EMBEDDED_SHARED_BUFFERS_MB = 32;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -146,6 +157,30 @@ export class AppConfig {
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL?: string;
 
+  // OpenTelemetry (docs/OBSERVE.md): traces are exported over OTLP/HTTP when an endpoint is set
+
+  /** the collector's base URL; traces go to `<it>/v1/traces` */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /** the traces endpoint itself (takes precedence over OTEL_EXPORTER_OTLP_ENDPOINT) */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http:// or https:// URL' })
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+
+  /** `service.name` of the exported spans */
+  @IsString()
+  @MinLength(1, { message: 'OTEL_SERVICE_NAME must not be empty' })
+  OTEL_SERVICE_NAME = 'helix';
+
+  /** `true` turns the export off whatever the endpoint (the OpenTelemetry convention) */
+  @Transform(({ value }: { value: unknown }) => value === true || value === 'true')
+  @IsBoolean()
+  OTEL_SDK_DISABLED = false;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -165,6 +200,14 @@ export class AppConfig {
   @Max(300000, { message: 'HELIX_CODE_EXEC_TIMEOUT_MS must be an integer between 10 and 300000' })
   HELIX_CODE_EXEC_TIMEOUT_MS = 5000;
 
+  /** the most bytes the files of one conversation's working directory may hold (file and shell tools) */
+  @IntBetween(1024, 1024 * 1024 * 1024)
+  HELIX_WORKSPACE_QUOTA_BYTES = 10 * 1024 * 1024;
+
+  /** how long one `shell` call may run before its worker is terminated */
+  @IntBetween(100, 300_000)
+  HELIX_SHELL_TIMEOUT_MS = 10_000;
+
   // Abuse limits (docs/LIMITS.md). A rate or stream limit of 0 turns that limit off.
 
   /** the largest request body accepted (413 beyond), as body-parser reads it: `512kb`, `1mb` */
@@ -178,6 +221,24 @@ export class AppConfig {
   /** requests per minute from one client IP without an API key (open mode, stream tokens, refused keys) */
   @IntBetween(0, 1_000_000)
   HELIX_RATE_LIMIT_PER_IP = 300;
+
+  /** failed authentications per minute from one client address before it gets 429s (0: no limit) */
+  @IntBetween(0, 1_000_000)
+  HELIX_AUTH_FAILURES_PER_MINUTE = 20;
+
+  /**
+   * Whether X-Forwarded-For names the client (Express's `trust proxy`): `false`, `true` (any
+   * proxy), a hop count, or comma-separated proxy addresses and CIDRs (`loopback`, `linklocal`,
+   * `uniquelocal` too). Decides the address of rate limits, failed-auth limits and logs.
+   */
+  @ValidateBy({
+    name: 'trustProxy',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && trustProxySetting(value) !== undefined,
+      defaultMessage: () => 'HELIX_TRUST_PROXY must be false, true, a hop count, or comma-separated addresses or CIDRs',
+    },
+  })
+  HELIX_TRUST_PROXY = 'false';
 
   /** the longest message text accepted (POST /conversations/:id/messages) */
   @IntBetween(1, 10_000_000)
@@ -224,6 +285,28 @@ export class AppConfig {
 
 export class ConfigError extends Error {}
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** HELIX_TRUST_PROXY as Express's `trust proxy` takes it; undefined when it is none of its forms. */
+export function trustProxySetting(value: string): boolean | number | string[] | undefined {
+  const text = value.trim().toLowerCase();
+  if (text === '' || text === 'false' || text === '0') return false;
+  if (text === 'true') return true;
+  if (/^\d{1,3}$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  const valid = (entry: string) => PROXY_NAMES.has(entry) || ipaddr.isValid(entry) || isCidr(entry);
+  return entries.every(valid) ? entries : undefined;
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function describe(errors: ValidationError[]): string {
   const first = errors[0];
   const message = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
@@ -239,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     'DATABASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'HELIX_DEFAULT_MODEL', 'HELIX_FAKE_MODEL', 'HELIX_OPENAI_LIST_MODELS',
     'HELIX_API_TOKEN', 'HELIX_MASTER_KEY', 'REDIS_URL', 'HELIX_METRICS_TOKEN',
     'HELIX_MASTER_KEY_PREVIOUS', 'HELIX_CORS_ORIGINS', 'HELIX_WEB_DIR',
+    'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
   ]);
   const picked: Record<string, string> = {};
   for (const key of known) {

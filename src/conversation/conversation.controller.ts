@@ -20,7 +20,7 @@ export class ConversationController {
   constructor(private readonly conversations: ConversationService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a conversation' })
+  @ApiOperation({ operationId: 'createConversation', summary: 'Create a conversation' })
   @ApiCreatedResponse({ type: ConversationResponse })
   @ApiErrors(400)
   create(@Auth() auth: AuthContext, @Body() dto: CreateConversationDto) {
@@ -28,7 +28,7 @@ export class ConversationController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List conversations, newest first' })
+  @ApiOperation({ operationId: 'listConversations', summary: 'List conversations, newest first' })
   @ApiOkResponse({ type: ConversationPageResponse })
   @ApiErrors(400)
   list(@Auth() auth: AuthContext, @Query() query: ListConversationsQuery) {
@@ -37,7 +37,7 @@ export class ConversationController {
 
   @Access('conversation')
   @Get(':id')
-  @ApiOperation({ summary: 'Read a conversation' })
+  @ApiOperation({ operationId: 'getConversation', summary: 'Read a conversation' })
   @ApiOkResponse({ type: ConversationResponse })
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string) {
@@ -46,7 +46,7 @@ export class ConversationController {
 
   @Access('conversation')
   @Patch(':id')
-  @ApiOperation({ summary: "Change a conversation's title, model or settings" })
+  @ApiOperation({ operationId: 'updateConversation', summary: "Change a conversation's title, model or settings" })
   @ApiOkResponse({ type: ConversationResponse })
   @ApiErrors(400, 404)
   update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateConversationDto) {
@@ -56,7 +56,7 @@ export class ConversationController {
   @Access('conversation')
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a conversation (soft: its messages are kept)' })
+  @ApiOperation({ operationId: 'deleteConversation', summary: 'Delete a conversation (soft: its messages are kept)' })
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiErrors(404)
   async remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<void> {
@@ -65,7 +65,7 @@ export class ConversationController {
 
   @Access('conversation')
   @Post(':id/fork')
-  @ApiOperation({ summary: "A new conversation with a copy of this one's messages (up to `fromMessageId`), model and settings; not its runs" })
+  @ApiOperation({ operationId: 'forkConversation', summary: "A new conversation with a copy of this one's messages (up to `fromMessageId`), model and settings; not its runs" })
   @ApiCreatedResponse({ type: ConversationResponse })
   @ApiErrors(400, 404)
   fork(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ForkConversationDto) {
@@ -74,7 +74,7 @@ export class ConversationController {
 
   @Access('conversation')
   @Get(':id/messages')
-  @ApiOperation({ summary: "A conversation's messages, in seq order" })
+  @ApiOperation({ operationId: 'listMessages', summary: "A conversation's messages, in seq order" })
   @ApiOkResponse({ type: MessagePageResponse })
   @ApiErrors(400, 404)
   messages(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: ListMessagesQuery) {

@@ -19,7 +19,10 @@ import {
   ConfirmationPolicySetting,
   DebugSetting,
   KnowledgeBaseIdsSetting,
+  KnowledgeBasesSetting,
+  KnowledgeSourceDto,
   MaxStepsSetting,
+  QueryRewriteSetting,
   ModelRefDto,
   MultitaskSetting,
   RetrievalSetting,
@@ -41,6 +44,12 @@ export class ConversationSettingsDto {
 
   @KnowledgeBaseIdsSetting("default: the workspace's")
   knowledgeBaseIds?: string[];
+
+  @KnowledgeBasesSetting("default: the workspace's")
+  knowledgeBases?: KnowledgeSourceDto[];
+
+  @QueryRewriteSetting('default: the workspace setting')
+  queryRewrite?: boolean;
 
   @ApiPropertyOptional({ maxLength: 20000, description: "replaces the workspace's system prompt" })
   @IsOptional()

@@ -1,6 +1,7 @@
 import { Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Subscription } from 'rxjs';
 import { AccessService } from '../security';
+import { WorkdirModule } from '../workdir';
 import { WorkspaceModule } from '../workspace';
 import { ConversationController } from './conversation.controller';
 import { ConversationRepository } from './conversation.repository';
@@ -10,14 +11,16 @@ import { FileController } from './file-controller';
 import { FileRepository } from './file-repository';
 import { FileService } from './file-service';
 import { MessageRepository } from './message.repository';
+import { WorkdirController } from './workdir.controller';
+import { WorkdirFiles } from './workdir-files';
 
 /** Conversations and their messages (the persisted truth of a conversation), with REST for them. */
 @Module({
-  imports: [WorkspaceModule],
-  controllers: [ConversationController, FileController],
+  imports: [WorkspaceModule, WorkdirModule],
+  controllers: [ConversationController, FileController, WorkdirController],
   providers: [
     ConversationService, ConversationRepository, MessageRepository,
-    FileRepository, FileService, { provide: AttachmentContents, useClass: FileContents },
+    FileRepository, FileService, WorkdirFiles, { provide: AttachmentContents, useClass: FileContents },
   ],
   exports: [ConversationService, FileService, AttachmentContents],
 })

@@ -85,6 +85,8 @@ export interface NewConversation {
   settings: ConversationSettings;
   /** null or absent: the default agent */
   agentId?: string | null;
+  /** a sub-run's own conversation: the run that delegated (such a conversation is not listed) */
+  parentRunId?: string;
 }
 
 /** A conversation forked from `forkedFromId`, holding its first `lastSeq` messages. */
@@ -143,7 +145,7 @@ export class ConversationRepository {
   async page(workspaceId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<ConversationRecord[]> {
     const rows = await this.sql.$queryRaw<ConversationRow[]>`
       SELECT ${COLUMNS} FROM conversations
-      WHERE workspace_id = ${workspaceId} AND deleted_at IS NULL
+      WHERE workspace_id = ${workspaceId} AND deleted_at IS NULL AND parent_run_id IS NULL
         ${after ? Prisma.sql`AND (created_at, id) < (${after.createdAt}::timestamptz, ${after.id})` : Prisma.empty}
       ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
     return rows.map(toRecord);
@@ -230,9 +232,10 @@ export class ConversationRepository {
 
 function insertStatement(conversation: NewConversation): Prisma.Sql {
   return Prisma.sql`
-    INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, agent_id, updated_at)
+    INSERT INTO conversations (id, workspace_id, title, needs_title, model, settings, agent_id, parent_run_id, updated_at)
     VALUES (${conversation.id}, ${conversation.workspaceId}, ${conversation.title}, ${conversation.needsTitle ?? false},
-            ${json(conversation.model)}::jsonb, ${json(conversation.settings)}::jsonb, ${conversation.agentId ?? null}, now())
+            ${json(conversation.model)}::jsonb, ${json(conversation.settings)}::jsonb, ${conversation.agentId ?? null},
+            ${conversation.parentRunId ?? null}, now())
     RETURNING ${COLUMNS}`;
 }
 

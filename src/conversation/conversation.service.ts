@@ -11,6 +11,7 @@ import { ConversationRepository } from './conversation.repository';
 import { forkLength, forkTitle } from './fork-point';
 import { type ConversationView, type MessageView, toConversationView, toMessageView } from './conversation.view';
 import { MessageRepository } from './message.repository';
+import { WorkdirService } from '../workdir';
 
 const DEFAULT_TITLE = 'New conversation';
 
@@ -33,6 +34,7 @@ export class ConversationService {
     private readonly conversations: ConversationRepository,
     private readonly messages: MessageRepository,
     private readonly agents: AgentService,
+    private readonly workdir: WorkdirService,
   ) {}
 
   async create(auth: AuthContext, dto: CreateConversationDto): Promise<ConversationView> {
@@ -49,8 +51,8 @@ export class ConversationService {
    * names the conversation at once; `addTo(unit)` adds its statements; `created()`, once the
    * unit has run, announces it as any new conversation.
    */
-  draft(auth: AuthContext, spec: { title?: string; agentId: string | null; history?: readonly ImportedMessage[] }): ConversationDraft {
-    const conversation = this.newConversation(auth, { title: spec.title }, spec.agentId);
+  draft(auth: AuthContext, spec: { title?: string; agentId: string | null; history?: readonly ImportedMessage[]; parentRunId?: string }): ConversationDraft {
+    const conversation = { ...this.newConversation(auth, { title: spec.title }, spec.agentId), ...(spec.parentRunId && { parentRunId: spec.parentRunId }) };
     return {
       id: conversation.id,
       addTo: (unit) => {
@@ -97,7 +99,7 @@ export class ConversationService {
     return toConversationView(updated);
   }
 
-  /** Soft delete: the conversation disappears from the API; its messages and runs are kept. */
+  /** Soft delete: the conversation disappears from the API; its messages, runs and files are kept. */
   async remove(auth: AuthContext, id: string): Promise<void> {
     const current = await this.find(auth, id);
     await this.conversations.softDelete(current.id);
@@ -107,8 +109,9 @@ export class ConversationService {
   /**
    * A new conversation of the same workspace holding a copy of the source's messages up to and
    * including `fromMessageId` (default: all; never separating a tool call from its result: see
-   * forkLength), with its model and settings; its runs and their events are not copied. One
-   * transaction: the fork exists with all its messages or not at all.
+   * forkLength), with its model and settings, its working directory's files and to-do list (as
+   * they are now: files are not versioned per message); its runs and their events are not copied.
+   * One transaction: the fork exists with all its messages and files or not at all.
    */
   async fork(auth: AuthContext, id: string, fromMessageId?: string): Promise<ConversationView> {
     const source = await this.find(auth, id);
@@ -132,6 +135,7 @@ export class ConversationService {
       const through = copied[copied.length - 1].seq;
       this.messages.copyIn(unit, { from: source.id, to: forkId, throughSeq: through, ids: copied.map(() => newId('msg')) }, this.conversations.insertedCondition(forkId));
     }
+    this.workdir.copyIn(unit, source.id, forkId, this.conversations.insertedCondition(forkId));
     await unit.run(this.sql);
     // the source was deleted between the read and the copy
     if (!fork.value) throw notFound(id);

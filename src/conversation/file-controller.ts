@@ -20,6 +20,7 @@ export class FileController {
   @Access('file')
   @Get(':id')
   @ApiOperation({
+    operationId: 'getFile',
     summary: 'An attachment of a message: its bytes',
     description:
       'Members of the workspace only (404 for any other, as for an id that never existed). `Content-Type` is the type sniffed ' +

@@ -21,16 +21,24 @@ export function forkLength(history: MessageRecord[], fromMessageId?: string): nu
     if (index < 0) throw new NotFoundException(say('message.not_found', { id: fromMessageId }));
     end = index + 1;
   }
-  const resultAt = new Map<string, number>();
+  // a result answers the latest call with its id before it: ids are only unique within a run
+  // (some providers number calls from 0 in every answer), so a later run may reuse one
+  const latestCall = new Map<string, number>();
+  const resultOf = new Map<string, number>();
   history.forEach((message, i) => {
-    if (message.parts.kind === 'tool_result' && message.toolCallId) resultAt.set(message.toolCallId, i);
+    const parts = message.parts;
+    if (parts.kind === 'answer') for (const call of parts.toolCalls ?? []) latestCall.set(call.id, i);
+    if (parts.kind === 'tool_result' && message.toolCallId) {
+      const callAt = latestCall.get(message.toolCallId);
+      if (callAt !== undefined) resultOf.set(`${callAt}:${message.toolCallId}`, i);
+    }
   });
   // `end` may grow while scanning: the messages it takes in are checked in turn
   for (let i = 0; i < end; i++) {
     const parts = history[i].parts;
     if (parts.kind !== 'answer') continue;
     for (const call of parts.toolCalls ?? []) {
-      const at = resultAt.get(call.id);
+      const at = resultOf.get(`${i}:${call.id}`);
       if (at !== undefined && at >= end) end = at + 1;
     }
   }

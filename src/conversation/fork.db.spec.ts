@@ -149,6 +149,23 @@ describe('forkLength and forkTitle', () => {
     expect(forkLength(history, 'm1')).toBe(3);
   });
 
+  it('pairs a call with its own result when a later run reuses the call id', () => {
+    const call: MessageRecord['parts'] = { kind: 'answer', step: 1, toolCalls: [{ id: 'call_0', name: 't', arguments: '{}' }] };
+    const history = [
+      message('m1', { kind: 'user' }),
+      message('m2', call),
+      message('m3', { kind: 'tool_result', name: 't', ok: true }, 'call_0'),
+      message('m4', { kind: 'answer', step: 2 }),
+      message('m5', { kind: 'user' }),
+      message('m6', call), // another run, whose provider numbers its calls from 0 again
+      message('m7', { kind: 'tool_result', name: 't', ok: true }, 'call_0'),
+      message('m8', { kind: 'answer', step: 2 }),
+    ];
+    expect(forkLength(history, 'm2')).toBe(3);
+    expect(forkLength(history, 'm4')).toBe(4);
+    expect(forkLength(history, 'm6')).toBe(7);
+  });
+
   it('cuts a long title to leave room for the marker', () => {
     expect(forkTitle('x'.repeat(500))).toHaveLength(500);
     expect(forkTitle('Trip')).toBe('Trip (fork)');

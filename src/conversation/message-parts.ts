@@ -41,8 +41,11 @@ export type MessageParts =
    * user's record; never sent back to the model.
    */
   | { kind: 'partial'; step?: number; interrupted?: boolean }
-  /** the message a run that failed leaves in the conversation (its text says why) */
-  | { kind: 'failure'; error: string }
+  /**
+   * the message a run that failed leaves in the conversation (its text says why); `step`: the
+   * run's step that failed (a plan's step tried again goes on with a new one)
+   */
+  | { kind: 'failure'; error: string; step?: number }
   /** a tool's result (the message's toolCallId names the call), with the passages it found (`kb_search`) */
   | { kind: 'tool_result'; name: string; ok: boolean; sources?: Citation[] };
 
@@ -137,8 +140,10 @@ export function readMessageParts(role: MessageRole, stored: unknown): MessagePar
       const step = num(json.step);
       return { kind, ...(step !== undefined && { step }), ...(json.interrupted === true && { interrupted: true }) };
     }
-    case 'failure':
-      return { kind, error: str(json.error) ?? 'internal' };
+    case 'failure': {
+      const step = num(json.step);
+      return { kind, error: str(json.error) ?? 'internal', ...(step !== undefined && { step }) };
+    }
     case 'tool_result': {
       const sources = citations(json.sources);
       return { kind, name: str(json.name) ?? '', ok: json.ok === true, ...(sources && { sources }) };

@@ -10,7 +10,7 @@ import { PrismaClient } from '../generated/prisma/client';
 import { acquireDataDirLock } from './data-dir-lock';
 import { pendingMigrations, runMigrations, type MigrationReport } from './migration-runner';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client';
-import { pgliteSession, postgresSession, type SqlSession } from './sql-session';
+import { pgliteSession, poolProbe, postgresSession, type SqlSession } from './sql-session';
 
 export interface DatabaseOptions {
   /** postgresql://… ; unset → embedded PGlite */
@@ -22,7 +22,20 @@ export interface DatabaseOptions {
    * server without it would be (retrieval is then lexical-only). Default true.
    */
   embeddedVector?: boolean;
+  /** how long connecting to DATABASE_URL may take (default DB_CONNECT_TIMEOUT_MS) */
+  connectTimeoutMs?: number;
+  /** the embedded database's shared_buffers in MB (default EMBEDDED_SHARED_BUFFERS_MB) */
+  sharedBuffersMb?: number;
 }
+
+/** PGlite's own default (128 MB) is resident from start-up and would be most of an idle instance. */
+export const EMBEDDED_SHARED_BUFFERS_MB = 32; // AppConfig.HELIX_EMBEDDED_SHARED_BUFFERS_MB's default
+
+/**
+ * A server that never answers (a firewall dropping packets, a wrong address) would otherwise hold
+ * start-up, and later every query waiting for a pooled connection, for the OS's TCP timeout.
+ */
+export const DB_CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * Whether chunks have an `embedding` column (pgvector is installed and the optional migration
@@ -49,22 +62,30 @@ export class DatabaseHandle {
     readonly session: SqlSession,
     readonly location: string,
     private readonly onClose: () => Promise<void>,
+    /** what health checks query: the session (embedded), the app's pool (PostgreSQL) */
+    private readonly probe: Pick<SqlSession, 'query'>,
+    private readonly pool: pg.Pool,
   ) {}
+
+  /** The application's connection pool now (metrics read it at scrape time). */
+  poolFigures(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
 
   /** Known after migrate(); until then vector search counts as unavailable. */
   vector = new VectorSupport(false, 'the database is not migrated yet');
 
   static async open(options: DatabaseOptions): Promise<DatabaseHandle> {
     return options.databaseUrl
-      ? DatabaseHandle.openPostgres(options.databaseUrl)
-      : DatabaseHandle.openEmbedded(options.dataDir, options.embeddedVector ?? true);
+      ? DatabaseHandle.openPostgres(options.databaseUrl, options.connectTimeoutMs ?? DB_CONNECT_TIMEOUT_MS)
+      : DatabaseHandle.openEmbedded(options.dataDir, options.embeddedVector ?? true, options.sharedBuffersMb ?? EMBEDDED_SHARED_BUFFERS_MB);
   }
 
-  private static async openPostgres(url: string): Promise<DatabaseHandle> {
-    const session = await postgresSession(url).catch((error: unknown) => {
-      throw new DatabaseConnectError(url, error);
+  private static async openPostgres(url: string, connectTimeoutMs: number): Promise<DatabaseHandle> {
+    const session = await postgresSession(url, connectTimeoutMs).catch((error: unknown) => {
+      throw new DatabaseConnectError(url, error, connectTimeoutMs);
     });
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: connectTimeoutMs });
     // an idle connection the server closes (restart, failover, DROP … FORCE) is dropped from the
     // pool and replaced on next use; without a listener its 'error' would end the process
     pool.on('error', (error) => new Logger('Database').warn(`Idle PostgreSQL connection closed: ${error.message}`));
@@ -74,10 +95,10 @@ export class DatabaseHandle {
       await prisma.$disconnect();
       await pool.end().catch(() => undefined);
       await session.close();
-    });
+    }, poolProbe(pool, connectTimeoutMs), pool);
   }
 
-  private static async openEmbedded(dataDir: string, withVector: boolean): Promise<DatabaseHandle> {
+  private static async openEmbedded(dataDir: string, withVector: boolean, sharedBuffersMb: number): Promise<DatabaseHandle> {
     let release = () => undefined as void;
     let location = 'memory://';
     if (!dataDir.startsWith('memory://')) {
@@ -88,16 +109,18 @@ export class DatabaseHandle {
     try {
       const pglite = await PGlite.create(location === 'memory://' ? undefined : location, {
         extensions: withVector ? { vector } : {},
+        startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`],
       });
       const pool = new pg.Pool(pgliteConfig(pglite));
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-      const sql = await pgliteSqlClient(pglite, pool);
-      return new DatabaseHandle('embedded', prisma, sql, pgliteSession(pglite), location, async () => {
+      const sql = pgliteSqlClient(pglite, pool);
+      const session = pgliteSession(pglite);
+      return new DatabaseHandle('embedded', prisma, sql, session, location, async () => {
         await prisma.$disconnect();
         await pool.end().catch(() => undefined);
         await pglite.close();
         release();
-      });
+      }, session, pool);
     } catch (error) {
       release();
       throw error;
@@ -120,11 +143,11 @@ export class DatabaseHandle {
   }
 
   async pendingMigrations(): Promise<string[]> {
-    return pendingMigrations(this.session);
+    return pendingMigrations(this.probe);
   }
 
   async ping(): Promise<void> {
-    await this.session.query('SELECT 1');
+    await this.probe.query('SELECT 1');
   }
 
   close(): Promise<void> {
@@ -154,17 +177,21 @@ function redactUrl(url: string): string {
  * and what to do, for main.ts to print instead of a driver's stack trace.
  */
 export class DatabaseConnectError extends Error {
-  constructor(url: string, cause: unknown) {
-    super(DatabaseConnectError.describe(url, cause), { cause });
+  constructor(url: string, cause: unknown, timeoutMs?: number) {
+    super(DatabaseConnectError.describe(url, cause, timeoutMs), { cause });
   }
 
-  private static describe(url: string, cause: unknown): string {
+  private static describe(url: string, cause: unknown, timeoutMs?: number): string {
     const error = (cause ?? {}) as { code?: string; message?: string };
     const parsed = safeUrl(url);
     const host = parsed ? `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}` : 'the server';
     const database = parsed ? decodeURIComponent(parsed.pathname.slice(1)) || parsed.username : '';
     const role = parsed ? decodeURIComponent(parsed.username) : '';
     const at = `DATABASE_URL (${redactUrl(url)})`;
+    // node-postgres's own timeout has no code, only this message
+    if (timeoutMs !== undefined && /timeout/i.test(error.message ?? '')) {
+      return `${at}: cannot reach the database at ${host}: timeout after ${timeoutMs} ms: check the host, port and network`;
+    }
     switch (error.code) {
       case 'ECONNREFUSED':
         return `${at}: nothing accepts connections at ${host}: start PostgreSQL there, or correct the host and port in DATABASE_URL (unset it for the embedded database)`;

@@ -23,7 +23,12 @@ export async function openDatabase(
   /** test-only switches (DatabaseOptions.embeddedVector) */
   overrides: Pick<DatabaseOptions, 'embeddedVector'> = {},
 ): Promise<DatabaseHandle> {
-  const handle = await DatabaseHandle.open({ databaseUrl: config.DATABASE_URL, dataDir: config.HELIX_DATA_DIR, ...overrides });
+  const handle = await DatabaseHandle.open({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.HELIX_DATA_DIR,
+    sharedBuffersMb: config.HELIX_EMBEDDED_SHARED_BUFFERS_MB,
+    ...overrides,
+  });
   try {
     const report = await handle.migrate();
     if (report.applied.length) logger.log(`Applied migrations: ${report.applied.join(', ')}`);

@@ -145,7 +145,7 @@ async function applyOne(session: SqlSession, migration: MigrationFile): Promise<
  * current). A skipped optional migration does not make the schema out of date.
  */
 export async function pendingMigrations(
-  session: SqlSession,
+  session: Pick<SqlSession, 'query'>,
   migrations: MigrationFile[] = readMigrations(),
 ): Promise<string[]> {
   const rows = await session.query<{ migration_name: string }>(

@@ -1,41 +1,72 @@
-import { PreparedStatements } from './pglite-statements';
-import { inlineParameters, sqlLiteral } from './sql-client';
+import { PGlite } from '@electric-sql/pglite';
+import { PgliteStatements } from './pglite-statements';
 
-/** A session that records what it is sent; PREPARE fails for texts containing `untyped`. */
-function fakeSession() {
-  const sent: string[] = [];
-  const exec = async (sql: string) => {
-    sent.push(sql);
-    if (sql.startsWith('PREPARE') && sql.includes('untyped')) throw new Error('could not determine data type of parameter $1');
-    return [];
-  };
-  return { sent, statements: new PreparedStatements({ exec }, inlineParameters, sqlLiteral) };
-}
+describe('PgliteStatements (embedded database)', () => {
+  let pglite: PGlite;
+  let statements: PgliteStatements;
+  const prepared = async () =>
+    (await pglite.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY statement')).rows.map(
+      (row) => row.statement,
+    );
 
-describe('PreparedStatements', () => {
-  it('prepares a text once, then executes it by name with literal arguments', async () => {
-    const { sent, statements } = fakeSession();
-    const text = 'UPDATE runs SET step = $2 WHERE id = $1';
-    expect(await statements.sqlFor(text, ["r'1", 3], true)).toBe("EXECUTE helix_s1('r''1', 3)");
-    expect(await statements.sqlFor(text, ['r2', -1], true)).toBe("EXECUTE helix_s1('r2', (-1))");
-    expect(sent).toEqual([`PREPARE helix_s1 AS ${text}`]);
+  beforeAll(async () => {
+    pglite = await PGlite.create();
+    await pglite.exec('CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL)');
+  });
+  afterAll(() => pglite.close());
+  beforeEach(async () => {
+    statements = new PgliteStatements(pglite);
+    await pglite.exec('DEALLOCATE ALL; TRUNCATE items');
   });
 
-  it('inlines statements without parameters, those it cannot prepare, and new ones inside a transaction', async () => {
-    const { sent, statements } = fakeSession();
-    expect(await statements.sqlFor('SELECT 1', [], true)).toBe('SELECT 1');
-    expect(await statements.sqlFor('SELECT $1 AS untyped', ['a'], true)).toBe("SELECT 'a' AS untyped");
-    expect(await statements.sqlFor('SELECT $1 AS untyped', ['b'], true)).toBe("SELECT 'b' AS untyped"); // not retried
-    expect(await statements.sqlFor('SELECT $1::int', [1], false)).toBe('SELECT 1::int');
-    expect(sent).toEqual(['PREPARE helix_s1 AS SELECT $1 AS untyped']);
+  it('prepares a text once, then binds each call to it by name', async () => {
+    const text = 'INSERT INTO items (id, name) VALUES ($1, $2) RETURNING name';
+    expect(await statements.bound([{ text, values: [1, "it's $1"] }])).toEqual([{ rows: [{ name: "it's $1" }], count: 1 }]);
+    expect(await statements.bound([{ text, values: [2, 'two'] }])).toEqual([{ rows: [{ name: 'two' }], count: 1 }]);
+    expect(await prepared()).toEqual([text]);
   });
 
-  it('keeps at most 256 texts prepared, deallocating the least recently used', async () => {
-    const { sent, statements } = fakeSession();
-    for (let i = 0; i < 256; i++) await statements.sqlFor(`SELECT $1::int + ${i}`, [i], true);
-    await statements.sqlFor('SELECT $1::int + 0', [0], true); // used again: now the most recent
-    await statements.sqlFor('SELECT $1::int + 256', [256], true);
-    expect(sent.filter((s) => s.startsWith('DEALLOCATE'))).toEqual(['DEALLOCATE helix_s2']);
-    expect(await statements.sqlFor('SELECT $1::int + 0', [7], true)).toBe('EXECUTE helix_s1(7)');
+  it('runs a call\'s statements in one transaction: a failure undoes them all and forgets what it parsed', async () => {
+    const insert = 'INSERT INTO items (id, name) VALUES ($1, $2)';
+    const rename = 'UPDATE items SET name = name || $1 WHERE id = $2 RETURNING name';
+    await expect(
+      statements.bound([
+        { text: insert, values: [1, 'a'] },
+        { text: rename, values: ['!', 1] },
+        { text: insert, values: [1, 'duplicate'] },
+      ]),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect((await pglite.query('SELECT * FROM items')).rows).toEqual([]);
+
+    // the failed call's names are closed with the next one, which parses its texts afresh
+    const results = await statements.bound([
+      { text: insert, values: [1, 'a'] },
+      { text: rename, values: ['!', 1] },
+    ]);
+    expect(results).toEqual([{ rows: [], count: 1 }, { rows: [{ name: 'a!' }], count: 1 }]);
+    expect(await prepared()).toEqual([insert, rename].sort());
+  });
+
+  it('a text that fails to parse leaves no name behind, and the session stays usable', async () => {
+    await expect(statements.bound([{ text: 'SELEC $1', values: [1] }])).rejects.toMatchObject({ code: '42601' });
+    await expect(statements.bound([{ text: 'SELEC $1', values: [1] }])).rejects.toMatchObject({ code: '42601' });
+    expect(await statements.bound([{ text: 'SELECT $1::int + 1 AS n', values: [1] }])).toEqual([{ rows: [{ n: 2 }], count: 1 }]);
+    expect(await prepared()).toEqual(['SELECT $1::int + 1 AS n']);
+  });
+
+  it('keeps at most 256 texts prepared, closing the least recently used', async () => {
+    const text = (i: number) => `SELECT $1::int + ${i} AS n`;
+    for (let i = 0; i < 256; i++) await statements.bound([{ text: text(i), values: [i] }]);
+    await statements.bound([{ text: text(0), values: [0] }]); // used again: now the most recent
+    await statements.bound([{ text: text(256), values: [0] }]);
+    const kept = await prepared();
+    expect(kept).toHaveLength(256);
+    expect(kept).not.toContain(text(1));
+    expect(kept).toContain(text(0));
+  });
+
+  it('sends a text without parameters as a simple query, which may hold several statements', async () => {
+    expect(await statements.simple("INSERT INTO items VALUES (7, 'x'); SELECT name FROM items")).toEqual({ rows: [{ name: 'x' }], count: 1 });
+    expect(await prepared()).toEqual([]);
   });
 });

@@ -1,24 +1,6 @@
 import { openTestDatabase } from '../../test/support/test-prisma';
 import { Prisma } from './prisma.service';
-import { inlineParameters, sqlLiteral, type SqlClient } from './sql-client';
-
-describe('sqlLiteral / inlineParameters', () => {
-  it('writes each kind of value as PostgreSQL reads it back', () => {
-    expect(sqlLiteral(null)).toBe('NULL');
-    expect(sqlLiteral(undefined)).toBe('NULL');
-    expect(sqlLiteral(42)).toBe('42');
-    expect(sqlLiteral(-3)).toBe('(-3)');
-    expect(sqlLiteral(true)).toBe('TRUE');
-    expect(sqlLiteral("it's")).toBe("'it''s'");
-    expect(sqlLiteral(new Date('2026-01-02T03:04:05.006Z'))).toBe("'2026-01-02T03:04:05.006Z'");
-    expect(() => sqlLiteral(Number.NaN)).toThrow(TypeError);
-  });
-
-  it('replaces $10 as a whole, never as $1 followed by 0', () => {
-    const values = Array.from({ length: 10 }, (_, i) => `v${i + 1}`);
-    expect(inlineParameters('SELECT $1, $10', values)).toBe("SELECT 'v1', 'v10'");
-  });
-});
+import type { SqlClient } from './sql-client';
 
 describe('SqlClient (against the test database)', () => {
   let sql: SqlClient;
@@ -37,6 +19,42 @@ describe('SqlClient (against the test database)', () => {
     expect(row).toEqual({ text: hostile, doc: { q: hostile }, at, n: -7 });
     const [tables] = await sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'runs'`;
     expect(tables.n).toBe(1);
+  });
+
+  it('binds values: a $1 in a quoted literal, a dollar-quoted string or a comment is left alone', async () => {
+    type Row = { quoted: string; dollar: string; v: string; n: number };
+    const read = (tx: Pick<SqlClient, '$queryRaw'>, value: string) =>
+      tx.$queryRaw<Row[]>(Prisma.sql`
+        SELECT '$1 '' $2' AS quoted, $$ $1 $tag$ $$ AS dollar, ${value} AS v, ${-1}::int AS n /* $1 */ -- $2
+      `);
+    const expected = (v: string): Row[] => [{ quoted: "$1 ' $2", dollar: ' $1 $tag$ ', v, n: -1 }];
+    // first seen inside a transaction, then outside; the first parameter's type is not written
+    expect(await sql.$transaction((tx) => read(tx, "in'side $1"))).toEqual(expected("in'side $1"));
+    expect(await read(sql, '$2 \\ $$')).toEqual(expected('$2 \\ $$'));
+    // a value that looks like SQL stays a value, in every position
+    const [row] = await sql.$queryRaw<{ a: string; b: string }[]>`SELECT ${"$1'); DROP TABLE runs; --"}::text AS a, ${'$1'}::text AS b`;
+    expect(row).toEqual({ a: "$1'); DROP TABLE runs; --", b: '$1' });
+  });
+
+  it('binds each kind of value the repositories send, at its limits', async () => {
+    const at = new Date('2026-01-02T03:04:05.006Z');
+    const bytes = Buffer.from([0, 1, 0x27, 0x5c, 0xff]);
+    const [row] = await sql.$queryRaw<Record<string, unknown>[]>`
+      SELECT ${2147483647}::int AS max_int, ${-2147483648}::int AS min_int, ${Number.MAX_VALUE}::float8 AS max_double,
+             ${Number.MIN_VALUE}::float8 AS min_double, ${-0.1}::float8 AS negative, ${9007199254740993n}::int8::text AS big,
+             ${true}::boolean AS yes, ${false}::boolean AS no, ${null}::text AS nothing, ${undefined}::int AS undef,
+             ${at}::timestamptz AS at, ${JSON.stringify({ q: "'$1\\" })}::jsonb AS doc, ${['a"b', null, '{}', 'NULL']}::text[] AS list,
+             encode(${bytes}::bytea, 'hex') AS hex`;
+    expect(row).toEqual({
+      max_int: 2147483647, min_int: -2147483648, max_double: Number.MAX_VALUE, min_double: Number.MIN_VALUE, negative: -0.1,
+      big: '9007199254740993', yes: true, no: false, nothing: null, undef: null, at, doc: { q: "'$1\\" },
+      list: ['a"b', null, '{}', 'NULL'], hex: '0001275cff',
+    });
+  });
+
+  it('counts the rows a statement touched or returned, as pg reports them', async () => {
+    expect(await sql.$executeRaw`UPDATE workspaces SET name = name WHERE id = ${'no such workspace'}`).toBe(0);
+    expect(await sql.$executeRaw`SELECT * FROM (VALUES (1), (2)) v(n) WHERE n > ${0}`).toBe(2);
   });
 
   it('commits a transaction as a whole, and rolls it back whole when it throws', async () => {

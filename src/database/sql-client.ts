@@ -1,7 +1,6 @@
-import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { Prisma } from '../generated/prisma/client';
-import { PreparedStatements } from './pglite-statements';
+import { PgliteStatements, type PgliteProtocol, type StatementResult } from './pglite-statements';
 
 /**
  * The two raw-SQL methods the hot paths use. Both the Prisma client (and its transaction client)
@@ -12,10 +11,7 @@ export interface Sql {
   $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
 }
 
-interface Result {
-  rows: unknown[];
-  count: number;
-}
+type Result = StatementResult;
 type Execute = (text: string, values: unknown[]) => Promise<Result>;
 
 function statement(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql {
@@ -39,10 +35,11 @@ function sqlOn(execute: Execute): Sql {
 
 /**
  * Raw SQL straight to the driver, for the statements every run executes many times: PGlite's
- * own `exec` or a `pg` pool, without the ORM's per-call work (docs/decisions/0002-raw-sql-beside-prisma.md).
- * Results come back as the driver
- * parses them (jsonb as objects, timestamps as Date); statements avoid int8/numeric results,
- * which the two drivers return differently.
+ * wire protocol or a `pg` pool, without the ORM's per-call work
+ * (docs/decisions/0002-raw-sql-beside-prisma.md). Values are always bound as parameters, never
+ * written into the SQL text. Results come back as the driver parses them (jsonb as objects,
+ * timestamps as Date); statements avoid int8/numeric results, which the two drivers return
+ * differently.
  */
 export abstract class SqlClient implements Sql {
   abstract $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T>;
@@ -51,8 +48,9 @@ export abstract class SqlClient implements Sql {
   abstract $transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
   /**
    * Runs the statements in order as one transaction and returns each one's rows. On PGlite they
-   * go in one call (one simple query: a single implicit transaction that an error rolls back
-   * whole), for units of work whose statements do not depend on each other's results in code.
+   * go in one call (the extended protocol's implicit transaction up to its sync, which an error
+   * rolls back whole), for units of work whose statements do not depend on each other's results
+   * in code.
    */
   abstract $atomic(statements: Prisma.Sql[]): Promise<unknown[][]>;
 }
@@ -107,27 +105,6 @@ async function inTransaction<T>(execute: Execute, work: (tx: Sql) => Promise<T>)
 }
 
 /**
- * A parameter as an SQL literal. Strings are quoted with embedded quotes doubled, which is the
- * whole escaping PostgreSQL needs while `standard_conforming_strings` is on (checked at open).
- */
-export function sqlLiteral(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new TypeError(`Cannot send ${value} to SQL`);
-    return value < 0 ? `(${value})` : String(value);
-  }
-  if (typeof value === 'bigint') return value < 0n ? `(${value})` : String(value);
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  const text = value instanceof Date ? value.toISOString() : typeof value === 'string' ? value : JSON.stringify(value);
-  return `'${text.replaceAll("'", "''")}'`;
-}
-
-/** The statement with its parameters written in as literals ($10 before $1, so no prefix clash). */
-export function inlineParameters(text: string, values: readonly unknown[]): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => sqlLiteral(values[Number(n) - 1]));
-}
-
-/**
  * PGlite executes a statement synchronously, inside a promise chain: a run's statements, one
  * after the other, never let the event loop poll sockets, so a client's request waited for the
  * whole chain (a stream opened right after its POST was read ~10 ms late). Each statement
@@ -138,29 +115,17 @@ const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate
 /**
  * PGlite is one session shared with Prisma's single pooled connection, so every statement first
  * takes that connection from the pool: it can never land inside a transaction Prisma has open.
- * Statements go through PGlite's simple-query path, prepared once (PreparedStatements) and then
- * executed by name with their parameters written as literals: its extended-protocol `query`
- * makes six calls into the WebAssembly backend per statement (parse, describe, bind, describe,
- * execute, sync) where `exec` makes two, about half the CPU.
+ * Statements with parameters are bound, prepared once and sent with all their protocol messages
+ * in one call (PgliteStatements); those without go as a simple query, as `pg` sends them.
  */
-export async function pgliteSqlClient(pglite: PGlite, pool: pg.Pool): Promise<SqlClient> {
-  const [{ standard_conforming_strings: conforming }] = (
-    await pglite.query<{ standard_conforming_strings: string }>('SHOW standard_conforming_strings')
-  ).rows;
-  const prepared = new PreparedStatements(pglite, inlineParameters, sqlLiteral);
-  const simpleQuery = (mayPrepare: boolean): Execute => async (text, values) => {
-    const sql = await prepared.sqlFor(text, values, mayPrepare);
+export function pgliteSqlClient(pglite: PgliteProtocol, pool: pg.Pool): SqlClient {
+  const statements = new PgliteStatements(pglite);
+  const execute: Execute = async (text, values) => {
     await nextTurnOfTheEventLoop();
-    const results = await pglite.exec(sql);
-    const last = results[results.length - 1];
-    return { rows: last?.rows ?? [], count: last?.affectedRows ?? 0 };
+    if (!values.length) return statements.simple(text);
+    const [result] = await statements.bound([{ text, values }]);
+    return result;
   };
-  const extendedQuery: Execute = async (text, values) => {
-    const result = await pglite.query(text, values);
-    return { rows: result.rows, count: result.affectedRows ?? 0 };
-  };
-  const execute = conforming === 'on' ? simpleQuery(true) : extendedQuery;
-  const executeInTransaction = conforming === 'on' ? simpleQuery(false) : extendedQuery;
   const withConnection = async <T>(work: () => Promise<T>): Promise<T> => {
     const connection = await pool.connect();
     try {
@@ -171,17 +136,12 @@ export async function pgliteSqlClient(pglite: PGlite, pool: pg.Pool): Promise<Sq
   };
   return new DriverSqlClient(
     (text, values) => withConnection(() => execute(text, values)),
-    (work) => withConnection(() => inTransaction(executeInTransaction, work)),
-    conforming === 'on'
-      ? (statements) =>
-          withConnection(async () => {
-            const sql: string[] = [];
-            for (const s of statements) sql.push(await prepared.sqlFor(s.text, s.values, true));
-            await nextTurnOfTheEventLoop();
-            const results = await pglite.exec(sql.join(';\n'));
-            return results.map((result) => result.rows);
-          })
-      : undefined,
+    (work) => withConnection(() => inTransaction(execute, work)),
+    (batch) =>
+      withConnection(async () => {
+        await nextTurnOfTheEventLoop();
+        return (await statements.bound(batch)).map((result) => result.rows);
+      }),
   );
 }
 

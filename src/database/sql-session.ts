@@ -23,8 +23,8 @@ export function pgliteSession(db: PGlite): SqlSession {
   };
 }
 
-export async function postgresSession(connectionString: string): Promise<SqlSession> {
-  const client = new pg.Client({ connectionString });
+export async function postgresSession(connectionString: string, connectTimeoutMs?: number): Promise<SqlSession> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: connectTimeoutMs });
   // a server-side close surfaces on the next query; as an event it must not end the process
   client.on('error', () => undefined);
   await client.connect();
@@ -35,5 +35,26 @@ export async function postgresSession(connectionString: string): Promise<SqlSess
     query: async <T extends object>(sql: string, params?: unknown[]) =>
       (await client.query(sql, params)).rows as T[],
     close: () => client.end(),
+  };
+}
+
+/**
+ * Probes through the application's pool: a connection the server closed (a restart, a failover,
+ * `pg_terminate_backend`) is replaced on the next query, so health follows the database both
+ * ways. A query that does not answer within `timeoutMs` fails instead of holding the probe.
+ */
+export function poolProbe(pool: pg.Pool, timeoutMs: number): Pick<SqlSession, 'query'> {
+  return {
+    query: async <T extends object>(sql: string, params?: unknown[]) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+      });
+      try {
+        return (await Promise.race([pool.query(sql, params), timeout])).rows as T[];
+      } finally {
+        clearTimeout(timer);
+      }
+    },
   };
 }

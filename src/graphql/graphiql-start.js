@@ -1,6 +1,6 @@
 // Starts GraphiQL on the page served at GET /graphql (src/graphql/graphiql.ts). A file of its own,
 // not an inline script, so the page's Content-Security-Policy can say `script-src 'self'`. Plain
-// browser JavaScript (ES2017), run as is: it is not compiled; nest-cli.json copies it to dist/.
+// browser JavaScript (ES2017), run as is: it is not compiled; scripts/build-server.js copies it to dist/.
 (function () {
   'use strict';
   var root = document.getElementById('graphiql');

@@ -33,7 +33,7 @@ const SOURCES = new Map<string, AssetSource>([
   ['react-dom.production.min.js', { file: packageFile('react-dom', 'umd/react-dom.production.min.js'), contentType: JS }],
   ['graphiql.min.js', { file: packageFile('graphiql', 'graphiql.min.js'), contentType: JS }],
   ['graphiql.min.css', { file: packageFile('graphiql', 'graphiql.min.css'), contentType: CSS }],
-  // copied next to the compiled graphiql.js by `nest build` (nest-cli.json assets)
+  // copied next to the compiled graphiql.js by scripts/build-server.js
   ['graphiql-start.js', { file: () => join(__dirname, 'graphiql-start.js'), contentType: JS }],
 ]);
 

@@ -2,7 +2,7 @@
 export { Connection, PAGE_ARGS_COMPLEXITY, pageSize, toConnection } from './connection';
 export type { ConnectionShape } from './connection';
 export { GRAPHIQL_ASSETS_PATH } from './graphiql';
-export { AdminGraphQLModule } from './graphql.module';
+export { AdminGraphQLModule, GRAPHQL_PATH } from './graphql.module';
 export { requestLoader } from './request-loader';
 export { DateScalar, JsonScalar } from './scalars';
 export { TokenUsageFields, asEnum } from './shared-types';

@@ -19,7 +19,7 @@ export class HealthController {
 
   /** Liveness: the process answers. */
   @Get()
-  @ApiOperation({ summary: 'Liveness: the process answers (no auth)' })
+  @ApiOperation({ operationId: 'getHealth', summary: 'Liveness: the process answers (no auth)' })
   @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } } })
   live() {
     return { status: 'ok' };
@@ -31,7 +31,7 @@ export class HealthController {
    * Redis answers (without it, streams of runs on other instances would lag).
    */
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: the database answers and every migration is applied (no auth)' })
+  @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: the database answers and every migration is applied (no auth)' })
   @ApiOkResponse({
     schema: {
       type: 'object',

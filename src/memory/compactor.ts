@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { MessageRecord } from '../conversation';
 import type { ChatMessage, ModelRef } from '../model';
 import { toChatMessage } from './chat-messages';
-import { Summarizer } from './summarizer';
+import { Summarizer, type SummaryMeter } from './summarizer';
 import { type SummaryRecord, SummaryRepository } from './summary.repository';
 import { TokenCounter, type TokenFamily } from './token-counter';
 
@@ -19,6 +19,8 @@ export interface ExtendRequest {
   previous?: SummaryRecord;
   /** the seqs of the messages to summarise: the older part of the caller's window */
   older: number[];
+  /** who pays for the summary's calls */
+  meter?: SummaryMeter;
 }
 
 /** A summary's length limit: a quarter of the prompt limit, between 64 and 1,024 tokens. */
@@ -76,6 +78,7 @@ export class Compactor {
       messages,
       inputBudget: request.limit,
       maxTokens: summaryTokenLimit(request.limit),
+      ...(request.meter && { meter: request.meter }),
     });
     return this.summaries.insert({
       conversationId: request.conversationId,

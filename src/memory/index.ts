@@ -2,5 +2,6 @@
 export { AutoTitleService } from './auto-title/auto-title.service';
 export { MemoryWindow, WARN_AT } from './memory-window';
 export type { BuiltWindow } from './memory-window';
+export type { SummaryMeter } from './summarizer';
 export { MemoryModule } from './memory.module';
 export { TokenCounter } from './token-counter';

@@ -4,7 +4,7 @@ import type { ModelRouter } from '../model/model-router';
 import type { ChatMessage, ModelLimits, ModelRef, ToolSpec } from '../model/model.types';
 import type { AttachmentContents } from '../conversation/file-contents';
 import type { Compactor } from './compactor';
-import { MemoryWindow, promptLimit, SUMMARY_HEADING } from './memory-window';
+import { MemoryWindow, olderForHeadroom, promptLimit, SUMMARY_HEADING } from './memory-window';
 import type { SummaryRecord, SummaryRepository } from './summary.repository';
 import { REPLY_PRIMING, TokenCounter } from './token-counter';
 
@@ -71,5 +71,18 @@ describe('MemoryWindow', () => {
     expect(promptLimit(128_000)).toBe(128_000 - 4096 - 12_800);
     expect(promptLimit(8192, 1000)).toBe(8192 - 1000 - 820);
     expect(promptLimit(8192, 100_000)).toBe(2048); // a misconfigured output limit leaves the prompt a quarter
+  });
+});
+
+describe('what a compaction at COMPACT_AT summarises', () => {
+  const entry = (seq: number, tokens: number, role: 'user' | 'assistant' = seq % 2 ? 'user' : 'assistant') => ({ message: { role, content: `m${seq}` }, seq, tokens });
+
+  it('at least the older half, more until the rest fits the target, never the newest exchange', () => {
+    const even = [1, 2, 3, 4].map((seq) => entry(seq, 100));
+    expect(olderForHeadroom(even, 1000).map((e) => e.seq)).toEqual([1, 2]);
+    // a long exchange among the newer ones: halving would leave the window as full as it was
+    const long = [entry(1, 100), entry(2, 100), entry(3, 100), entry(4, 900), entry(5, 50)];
+    expect(olderForHeadroom(long, 600).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(olderForHeadroom([entry(1, 5000)], 10)).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import type { ChatMessage, ModelRef, ToolSpec } from '../model';
 import { attachmentsOf, type LoadedAttachments, toChatMessage } from './chat-messages';
 import { Compactor } from './compactor';
 import { type SummaryRecord, SummaryRepository } from './summary.repository';
+import type { SummaryMeter } from './summarizer';
 import { REPLY_PRIMING, TokenCounter, type TokenFamily } from './token-counter';
 import { cutMiddle, exchanges, type FittedWindow, fitWindow, type WindowEntry } from './window-fit';
 
@@ -14,6 +15,8 @@ export const RESERVE_FRACTION = 0.1;
 export const WARN_AT = 0.8;
 /** …and at this share the older half of the history is summarised. */
 export const COMPACT_AT = 0.9;
+/** …down to this share at most (with the summary), so that the next turns fit without another. */
+export const COMPACT_TO = 0.6;
 /** Why an earlier image is not shown to a model that cannot see (the model reads it). */
 const UNSEEN_IMAGE = 'the model answering now cannot see images';
 
@@ -48,6 +51,8 @@ export interface WindowRequest {
   tools?: ToolSpec[];
   /** the most tokens the history (summary and messages) may take, below what the model allows (an agent's memory window) */
   historyTokens?: number;
+  /** who pays for a summary written for this window */
+  meter?: SummaryMeter;
 }
 
 export interface BuiltWindow {
@@ -109,7 +114,9 @@ export class MemoryWindow {
     let compacted = false;
     const dropped = layout.window.dropped;
     if (dropped.length > 0 || fixed + layout.tokens >= COMPACT_AT * limit) {
-      const older = dropped.length ? dropped : olderHalf(layout.window.kept);
+      // the summary takes at most a quarter of the room (layout): the rest must fit beside it
+      const target = COMPACT_TO * limit - fixed - Math.floor(room / 4);
+      const older = dropped.length ? dropped : olderForHeadroom(layout.window.kept, target);
       if (older.length) {
         try {
           const made = await this.compactor.extend({
@@ -122,6 +129,7 @@ export class MemoryWindow {
             history: request.history,
             previous: summary,
             older: older.map((entry) => entry.seq),
+            ...(request.meter && { meter: request.meter }),
           });
           if (made) {
             summary = made;
@@ -200,8 +208,26 @@ export class MemoryWindow {
   }
 }
 
-/** The older half of a window's exchanges (never the newest one): what a compaction summarises. */
+/** The older half of a window's exchanges (never the newest one): what a compaction on request summarises. */
 export function olderHalf(kept: WindowEntry[]): WindowEntry[] {
   const groups = exchanges(kept);
   return groups.slice(0, Math.floor(groups.length / 2)).flat();
+}
+
+/**
+ * What a window that reached COMPACT_AT summarises: its older half, and more of its oldest
+ * exchanges (never the newest) until the rest takes at most `target` tokens. Halving alone can
+ * leave a window above COMPACT_AT (a long exchange among the newer ones), and then every turn
+ * after it paid for another summary.
+ */
+export function olderForHeadroom(kept: WindowEntry[], target: number): WindowEntry[] {
+  const groups = exchanges(kept);
+  const half = Math.floor(groups.length / 2);
+  let rest = kept.reduce((total, entry) => total + entry.tokens, 0);
+  let cut = 0;
+  while (cut < groups.length - 1 && (cut < half || rest > target)) {
+    rest -= groups[cut].reduce((total, entry) => total + entry.tokens, 0);
+    cut++;
+  }
+  return groups.slice(0, cut).flat();
 }

@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty } from '@nestjs/swagger';
 import { ApiController, ApiErrors } from '../common';
 import { Auth, type AuthContext, Access } from '../security';
 import { CompactionService } from './compaction.service';
@@ -22,6 +22,7 @@ export class MemoryController {
   @Post(':id/compact')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'compactConversation',
     summary: 'Summarise the older half of a conversation now',
     description:
       'Summarises the older half of the exchanges not yet summarised (extending the previous summary) with the ' +
@@ -29,8 +30,7 @@ export class MemoryController {
       '409 when there are fewer than two exchanges since the last summary.',
   })
   @ApiOkResponse({ type: SummaryResponse })
-  @ApiErrors(404, 409)
-  @ApiResponse({ status: 502, description: 'the model failed to write the summary' })
+  @ApiErrors(404, 409, 502)
   compact(@Auth() auth: AuthContext, @Param('id') id: string) {
     return this.compaction.compact(auth, id);
   }

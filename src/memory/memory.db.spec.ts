@@ -58,10 +58,15 @@ describe('memory (database, scripted model)', () => {
     expect(JSON.stringify(answerCall.messages)).not.toContain('FIRST: lorem');
     expect(answerCall.messages.slice(1).map((m) => m.content.slice(0, 7))).toEqual(['ANSWER1', 'SECOND:', 'ANSWER2', 'THIRD: ']);
     const types = third.events.map((e) => e.type);
-    expect(types.slice(0, 4)).toEqual(['status', 'status', 'context', 'token_warning']);
+    expect(types.slice(0, 5)).toEqual(['status', 'status', 'usage', 'context', 'token_warning']);
     expect(third.events[1].data).toMatchObject({ phase: 'summarizing' });
-    expect(third.events[2].data).toMatchObject({ historyMessages: 4, summarized: true });
-    const warning = third.events[3].data as { percentage: number; estimatedTokens: number; limit: number };
+    // the summary's call is the run's: held against the daily budget, charged, announced
+    const summaryUsage = third.events[2].data as { promptTokens: number; completionTokens: number };
+    expect(summaryUsage).toMatchObject({ promptTokens: 10, completionTokens: 1 });
+    expect(h.budget.reservations.map((r) => r.request.maxOutputTokens)).toContain(summaryCall.request.maxTokens);
+    expect(third.run.usage.promptTokens).toBe(20); // the summary's and the answer's
+    expect(third.events[3].data).toMatchObject({ historyMessages: 4, summarized: true });
+    const warning = third.events[4].data as { percentage: number; estimatedTokens: number; limit: number };
     expect(warning.limit).toBe(1300);
     expect(warning.percentage).toBeGreaterThanOrEqual(80);
     expect(warning.percentage).toBe(Math.round((warning.estimatedTokens / 1300) * 100));
@@ -78,6 +83,29 @@ describe('memory (database, scripted model)', () => {
     // originals intact
     const messages = await h.messagesOf(conversationId);
     expect(messages.map((m) => m.content.slice(0, 6))).toEqual(['FIRST:', 'ANSWER', 'SECOND', 'ANSWER', 'THIRD:', 'third ', 'FOURTH', 'fourth']);
+  });
+
+  it('a summary at 90 % leaves headroom: the next turns need none', async () => {
+    const conversationId = await h.conversation();
+    const turn = async (question: string, ...answers: Parameters<typeof h.model.answer>) => {
+      h.model.reset();
+      h.model.answer(...answers);
+      const posted = await h.post(conversationId, question, { mode: 'direct' });
+      const run = await h.waitForRun(posted.run.id);
+      const context = (await h.eventsOf(run.id)).find((e) => e.type === 'context')?.data;
+      const summaries = h.model.calls.filter((call) => call.messages.at(-1)?.content === SUMMARY_INSTRUCTION).length;
+      return { state: run.state, summaries, context };
+    };
+    expect(await turn('Question one?', { text: ['Answer one.'] })).toMatchObject({ state: 'SUCCEEDED', summaries: 0 });
+    // a long answer among the newer exchanges (~1,100 tokens): the third question takes the
+    // window above 90 % of 1,300, and summarising its older half alone would leave it there
+    await turn('Question two?', { text: [`ANSWER2: ${'lorem ipsum dolor sit amet '.repeat(180)}`.slice(0, 4700)] });
+    const third = await turn('Question three?', { text: ['Summary.'] }, { text: ['Answer three.'] });
+    expect(third).toMatchObject({ state: 'SUCCEEDED', summaries: 1, context: { summarized: true } });
+    for (const question of ['Question four?', 'Question five?']) {
+      const next = await turn(question, { text: ['Another answer.'] });
+      expect(next).toMatchObject({ state: 'SUCCEEDED', summaries: 0, context: { summarized: true } });
+    }
   });
 
   it('a summary that fails leaves the run going with the recent messages', async () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ModelGateway } from '../model';
-import type { ChatMessage, ModelRef } from '../model';
+import type { ChatMessage, ModelRef, ModelResult, Usage } from '../model';
 import { MESSAGE_OVERHEAD, TokenCounter, type TokenFamily } from './token-counter';
 import { cutMiddle } from './window-fit';
 
@@ -20,6 +20,14 @@ const MAX_CHUNKS = 8;
 /** The calls of one summary give up after this long (the run waits for it). */
 const SUMMARY_TIMEOUT_MS = 120_000;
 
+/**
+ * Pays for the calls of a summary: the runtime holds them against the run's daily budget and
+ * charges what they used. `hold` answers undefined when the budget leaves no room (no summary).
+ */
+export interface SummaryMeter {
+  hold(estimatedPromptTokens: number, maxOutputTokens: number): Promise<{ settle(usage: Usage | undefined): Promise<void> } | undefined>;
+}
+
 export interface SummarizeRequest {
   model: ModelRef;
   fallbacks: ModelRef[];
@@ -33,6 +41,8 @@ export interface SummarizeRequest {
   inputBudget: number;
   /** the summary's length limit in tokens */
   maxTokens: number;
+  /** who pays for the calls (absent: nobody is charged, e.g. a compaction asked for over REST) */
+  meter?: SummaryMeter;
 }
 
 /**
@@ -61,21 +71,31 @@ export class Summarizer {
 
   private async call(request: SummarizeRequest, previous: string | undefined, lines: string[]): Promise<string> {
     const transcript = `${previous ? `The summary so far:\n${previous}\n\n` : ''}Messages to add to it:\n\n${lines.join('\n\n')}`;
-    const result = await this.gateway.complete(
-      {
-        model: request.model,
-        fallbacks: request.fallbacks,
-        workspaceId: request.workspaceId,
-        messages: [
-          { role: 'system', content: SUMMARY_SYSTEM_PROMPT },
-          { role: 'user', content: transcript },
-          { role: 'user', content: SUMMARY_INSTRUCTION },
-        ],
-        temperature: SUMMARY_TEMPERATURE,
-        maxTokens: request.maxTokens,
-      },
-      AbortSignal.timeout(SUMMARY_TIMEOUT_MS),
-    );
+    const estimated = this.counter.text(SUMMARY_SYSTEM_PROMPT, request.family) + this.counter.text(transcript, request.family) + this.counter.text(SUMMARY_INSTRUCTION, request.family);
+    const held = await request.meter?.hold(estimated, request.maxTokens);
+    if (request.meter && !held) throw new Error('the daily budget leaves no room for a summary');
+    let result: ModelResult;
+    try {
+      result = await this.gateway.complete(
+        {
+          model: request.model,
+          fallbacks: request.fallbacks,
+          workspaceId: request.workspaceId,
+          messages: [
+            { role: 'system', content: SUMMARY_SYSTEM_PROMPT },
+            { role: 'user', content: transcript },
+            { role: 'user', content: SUMMARY_INSTRUCTION },
+          ],
+          temperature: SUMMARY_TEMPERATURE,
+          maxTokens: request.maxTokens,
+        },
+        AbortSignal.timeout(SUMMARY_TIMEOUT_MS),
+      );
+    } catch (error) {
+      await held?.settle(undefined);
+      throw error;
+    }
+    await held?.settle(result.usage);
     const text = result.text.trim();
     if (!text) throw new Error(`the model returned an empty summary (finish reason ${result.finishReason})`);
     return text;

@@ -11,3 +11,5 @@ export type { RequestView } from './request-view';
 export { SecretRedactor } from './secret-redactor';
 export { ModelListService } from './model-list.service';
 export type { ModelListItem } from './model-list.dto';
+export { ProviderRequests } from './provider-requests';
+export type { ProviderRequest } from './provider-requests';

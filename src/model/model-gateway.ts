@@ -50,7 +50,8 @@ const NO_FALLBACK = new Set(['bad_request', 'aborted']);
  *    without streaming (seed behaviour: some servers break only in streaming mode);
  * 3. then the fallback models are tried in order;
  * 4. nothing is retried once a chunk has reached the caller (tokens cannot be un-sent): the
- *    mapped ModelError is thrown instead.
+ *    mapped ModelError is thrown instead (the runtime may then ask again with `streaming:
+ *    false` and show only what its answer adds).
  *
  * Text, reasoning and tool calls leave storable (storable-chunks.ts): PostgreSQL rejects some
  * strings a provider may send, and every chunk ends up in the event log or a message row.
@@ -101,7 +102,7 @@ export class ModelGateway {
         continue;
       }
       const provider = target.kind === 'offline' ? this.offline : this.openai;
-      let streaming = true;
+      let streaming = request.streaming !== false;
       let retries = 0;
       for (;;) {
         let yielded = false;
@@ -109,7 +110,7 @@ export class ModelGateway {
         const started = new Set<ModelChunk['type']>();
         observer.attempt({ model: target.ref, provider: target.ref.provider, fallbackIndex, attempt: ++attempt, streaming });
         try {
-          for await (const chunk of provider.stream({ target, request, streaming, signal })) {
+          for await (const chunk of provider.stream({ target, request, streaming, signal, headers: observer.headers })) {
             if (first) {
               first = false;
               observer.firstChunk();

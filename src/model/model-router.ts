@@ -123,6 +123,12 @@ export class ModelRouter {
     return { ref: route.ref, contextWindow: route.info.contextWindow, ...(route.maxTokens !== undefined && { maxOutputTokens: route.maxTokens }) };
   }
 
+  /** How `ref` is called in the workspace, without its key (nothing secret is read): what shapes a request's body. */
+  async callShape(ref: ModelRef, workspaceId?: string): Promise<Omit<ModelRoute, 'key'>> {
+    const { key: _key, ...route } = await this.routeOf(ref, workspaceId);
+    return route;
+  }
+
   builtinDefault(): ModelRef {
     return this.config.OPENAI_API_KEY && !this.config.fakeModel ? BUILTIN_OPENAI_MODEL : OFFLINE_MODEL;
   }

@@ -12,7 +12,7 @@ export class ModelController {
   constructor(private readonly models: ModelListService) {}
 
   @Get()
-  @ApiOperation({ summary: "The models this workspace's members may choose, its default first" })
+  @ApiOperation({ operationId: 'listModels', summary: "The models this workspace's members may choose, its default first" })
   @ApiOkResponse({ type: ModelListResponse })
   async list(@Auth() auth: AuthContext): Promise<ModelListResponse> {
     return { items: await this.models.list(auth.workspaceId) };

@@ -8,10 +8,11 @@ import { ModelListService } from './model-list.service';
 import { ModelController } from './model.controller';
 import { MODEL_GATEWAY_OPTIONS, ModelGateway, type ModelGatewayOptions } from './model-gateway';
 import { ModelRouter } from './model-router';
+import { ProviderRequests } from './provider-requests';
 import { SecretRedactor } from './secret-redactor';
 
 /** What other modules use (the model list: the OpenAI-compatible GET /v1/models); the admin API's services stay inside. */
-const exported = [ModelCatalog, ModelConfigRepository, ModelConfigService, ModelRouter, ModelGateway, SecretRedactor, ModelListService];
+const exported = [ModelCatalog, ModelConfigRepository, ModelConfigService, ModelRouter, ModelGateway, SecretRedactor, ModelListService, ProviderRequests];
 const providers = [...exported, ModelConfigAdmin, ModelConfigResolver];
 const controllers = [ModelController];
 

@@ -67,6 +67,8 @@ export interface ModelRequest {
   responseFormat?: ResponseFormat;
   /** the workspace whose ModelConfig rows and secrets apply */
   workspaceId?: string;
+  /** false: ask the provider for the whole answer at once (after a stream broke mid-answer) */
+  streaming?: false;
 }
 
 export interface Usage {
@@ -180,6 +182,8 @@ export class ModelError extends Error {
  * failure and what the gateway does next, the first chunk and the end.
  */
 export interface CallObserver {
+  /** headers every HTTP request of the call carries (the trace context of its span: `traceparent`) */
+  readonly headers?: Record<string, string>;
   attempt(info: { model: ModelRef; provider: string; fallbackIndex: number; attempt: number; streaming: boolean }): void;
   failed(info: { model: ModelRef; code: ModelErrorCode; status?: number; next: 'retrying' | 'non-streaming' | 'fallback' | 'giving up' }): void;
   firstChunk(): void;

@@ -14,4 +14,9 @@ export class SecretRedactor {
   redact<T>(value: T): T {
     return redactSecrets(value, this.router.knownKeys());
   }
+
+  /** The same, with `extra` secret values of the caller's (a workspace's MCP settings) searched for too. */
+  redactWith<T>(value: T, extra: readonly string[]): T {
+    return redactSecrets(value, [...this.router.knownKeys(), ...extra]);
+  }
 }

@@ -56,18 +56,19 @@ export function refusal(
   const isHeld = (amount: string) => amount !== '0' && amount !== '$0.0000';
   const tokensNeeded = ask.promptTokens + ask.minOutput;
   if (limits.tokens !== undefined && status.tokensUsed + status.tokensReserved + tokensNeeded > limits.tokens) {
-    const values = { budget: count(limits.tokens), used: count(status.tokensUsed), needed: count(tokensNeeded), resetsAt };
+    const left = count(status.remainingTokens ?? 0);
+    const values = { budget: count(limits.tokens), left, used: count(status.tokensUsed), needed: count(tokensNeeded), resetsAt };
     const held = count(status.tokensReserved);
     return {
       budget: 'tokens',
-      message: isHeld(held) ? say('budget.tokens_spent_held', { ...values, held }) : say('budget.tokens_spent', values),
+      message: isHeld(held) ? say('budget.tokens_refused_held', { ...values, held }) : say('budget.tokens_refused', values),
     };
   }
   const costNeeded = ask.promptCost + (ask.minOutput * ask.outputPrice) / 1e6;
-  const values = { budget: usd(limits.cost ?? 0), used: usd(status.costUsed), needed: usd(costNeeded), resetsAt };
+  const values = { budget: usd(limits.cost ?? 0), left: usd(status.remainingCost ?? 0), used: usd(status.costUsed), needed: usd(costNeeded), resetsAt };
   const held = usd(status.costReserved);
   return {
     budget: 'cost',
-    message: isHeld(held) ? say('budget.cost_spent_held', { ...values, held }) : say('budget.cost_spent', values),
+    message: isHeld(held) ? say('budget.cost_refused_held', { ...values, held }) : say('budget.cost_refused', values),
   };
 }

@@ -5,6 +5,7 @@
  * hold and its settlement count on, holds left behind by calls that never settled, and holds of
  * several instances at once.
  */
+import { translate } from '../common';
 import type { BudgetRequest, BudgetReservation } from '../runtime/loop/step-hooks';
 import { mediumTest, type MediumTest } from '../../test/support/medium';
 import { type BudgetService, DEFAULT_OUTPUT_RESERVE, HOLD_TTL_MS } from './budget.service';
@@ -57,10 +58,24 @@ describe('BudgetService (database)', () => {
     const second = await ask(ws, { dailyTokenBudget: 1_000 });
     expect(second.allowed).toBe(false);
     if (!second.allowed) {
-      expect(second.reason).toContain("daily token budget of 1,000 tokens is spent: 0 tokens used today (1,000 more held by calls in progress)");
+      expect(second.reason).toContain("more than the 0 left of the workspace's daily token budget of 1,000 (0 used today, 1,000 held by calls in progress)");
       expect(second.reason).toContain('resets at');
     }
     expect(rejected.at(-1)).toBe('tokens');
+  });
+
+  it('a call too big for what is left says how much is left, not that the budget is spent', async () => {
+    const ws = await workspace({ dailyTokenBudget: 100_000 });
+    const refused = await ask(ws, { dailyTokenBudget: 100_000, estimatedPromptTokens: 150_000 });
+    expect(refused.allowed).toBe(false);
+    if (!refused.allowed) {
+      expect(refused.reason).toMatch(/^This call needs at least 1\d\d,\d{3} tokens, more than the 100,000 left of the workspace's daily token budget of 100,000 \(0 used today\)\./);
+      expect(refused.reason).not.toContain('spent');
+      // in Chinese too: more than the 100,000 left, not "used up" (已用完)
+      const zh = translate(refused.reason, 'zh');
+      expect(zh).toMatch(/^本次调用至少需要 1\d\d,\d{3} 个 token，超过了工作空间每日 100,000 个 token 预算的剩余 100,000 个（今天已用 0 个）。/);
+      expect(zh).not.toContain('已用完');
+    }
   });
 
   it('20 concurrent holds never add up to more than the budget', async () => {
@@ -86,7 +101,7 @@ describe('BudgetService (database)', () => {
     expect(next.allowed && next.maxOutputTokens).toBeLessThanOrEqual(794);
     const refused = await ask(ws, { dailyCostBudget: 0.01 });
     expect(refused.allowed).toBe(false);
-    if (!refused.allowed) expect(refused.reason).toContain('daily cost budget of $0.0100 is spent');
+    if (!refused.allowed) expect(refused.reason).toContain("more than the $0.0000 left of the workspace's daily cost budget of $0.0100");
     expect(rejected.at(-1)).toBe('cost');
   });
 

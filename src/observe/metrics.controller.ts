@@ -8,7 +8,7 @@ import { MetricsService } from './metrics.service';
 
 /**
  * Prometheus' scrape target, outside the API prefix (app.factory.ts) and the access log
- * (app.module.ts), like /health. @Public() only skips the API's guard: MetricsGuard decides,
+ * (common/logging/http-logging.ts), like /health. @Public() only skips the API's guard: MetricsGuard decides,
  * with HELIX_METRICS_TOKEN or the API's own rules.
  */
 // probes and scrapes are not rate limited (they come every few seconds, from one address)
@@ -22,6 +22,7 @@ export class MetricsController {
 
   @Get()
   @ApiOperation({
+    operationId: 'getMetrics',
     summary: 'Prometheus metrics (text exposition format)',
     description: 'With HELIX_METRICS_TOKEN set, send it as `Authorization: Bearer`; otherwise an API token, as for the API.',
   })

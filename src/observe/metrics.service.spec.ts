@@ -97,8 +97,9 @@ describe('MetricsService', () => {
   });
 
   it('counts model calls: time to first token, duration, tokens by direction, errors, retries, fallbacks', async () => {
-    metrics.modelCall({ model: 'openai:gpt', provider: 'openai', ttftMs: 120, durationMs: 900, promptTokens: 50, completionTokens: 8 });
-    metrics.modelCall({ model: 'openai:gpt', provider: 'openai', durationMs: 300, promptTokens: 10, completionTokens: 0, errorCode: 'timeout' });
+    metrics.modelCall({ model: 'openai:gpt', provider: 'openai', workspace: 'ws_a', cost: 0.25, ttftMs: 120, durationMs: 900, promptTokens: 50, completionTokens: 8 });
+    metrics.modelCall({ model: 'openai:gpt', provider: 'openai', workspace: 'ws_b', cost: 0.5, durationMs: 300, promptTokens: 10, completionTokens: 0, errorCode: 'timeout' });
+    metrics.modelCall({ model: 'openai:gpt', provider: 'openai', workspace: 'ws_a', cost: 0.125, durationMs: 100, promptTokens: 1, completionTokens: 1 });
     metrics.providerError('openai:gpt', 'rate_limited');
     metrics.retry('openai:gpt');
     metrics.fallback('openai:gpt');
@@ -107,15 +108,35 @@ describe('MetricsService', () => {
     const model = { model: 'openai:gpt' };
     expect(await value('helix_model_time_to_first_token_seconds', model, 'helix_model_time_to_first_token_seconds_count')).toBe(1);
     expect(await value('helix_model_time_to_first_token_seconds', model, 'helix_model_time_to_first_token_seconds_sum')).toBeCloseTo(0.12);
-    expect(await value('helix_model_call_duration_seconds', model, 'helix_model_call_duration_seconds_count')).toBe(2);
-    expect(await value('helix_model_call_duration_seconds', model, 'helix_model_call_duration_seconds_sum')).toBeCloseTo(1.2);
-    expect(await value('helix_model_tokens_total', { ...model, direction: 'prompt' })).toBe(60);
-    expect(await value('helix_model_tokens_total', { ...model, direction: 'completion' })).toBe(8);
+    expect(await value('helix_model_call_duration_seconds', model, 'helix_model_call_duration_seconds_count')).toBe(3);
+    expect(await value('helix_model_call_duration_seconds', model, 'helix_model_call_duration_seconds_sum')).toBeCloseTo(1.3);
+    expect(await value('helix_model_tokens_total', { ...model, direction: 'prompt' })).toBe(61);
+    expect(await value('helix_model_tokens_total', { ...model, direction: 'completion' })).toBe(9);
+    expect(await value('helix_model_cost_usd_total', { ...model, workspace: 'ws_a' })).toBe(0.375);
+    expect(await value('helix_model_cost_usd_total', { ...model, workspace: 'ws_b' })).toBe(0.5);
     expect(await value('helix_model_provider_errors_total', { ...model, code: 'rate_limited' })).toBe(1);
     expect(await value('helix_model_retries_total', model)).toBe(1);
     expect(await value('helix_model_fallbacks_total', model)).toBe(1);
     expect(await value('helix_budget_rejections_total', { budget: 'cost' })).toBe(1);
     expect(await value('helix_budget_rejections_total', { budget: 'tokens' })).toBe(0);
+  });
+
+  it('counts HTTP requests by method, route and status, timing all but event streams; reads the pool', async () => {
+    metrics.httpRequest('GET', '/api/v1/runs/:id', 200, 12);
+    metrics.httpRequest('GET', '/api/v1/runs/:id', 404, 3);
+    metrics.httpRequest('GET', '/api/v1/runs/:id/events', 200);
+    const route = { method: 'GET', route: '/api/v1/runs/:id' };
+    expect(await value('helix_http_requests_total', { ...route, status: '200' })).toBe(1);
+    expect(await value('helix_http_requests_total', { ...route, status: '404' })).toBe(1);
+    expect(await value('helix_http_request_duration_seconds', route, 'helix_http_request_duration_seconds_count')).toBe(2);
+    expect(await value('helix_http_request_duration_seconds', route, 'helix_http_request_duration_seconds_sum')).toBeCloseTo(0.015);
+    expect(await value('helix_http_requests_total', { method: 'GET', route: '/api/v1/runs/:id/events', status: '200' })).toBe(1);
+    expect(await value('helix_http_request_duration_seconds', { method: 'GET', route: '/api/v1/runs/:id/events' }, 'helix_http_request_duration_seconds_count')).toBeUndefined();
+
+    metrics.readPoolFrom(() => ({ total: 4, idle: 3, waiting: 1 }));
+    expect(await value('helix_db_pool_connections')).toBe(4);
+    expect(await value('helix_db_pool_connections_idle')).toBe(3);
+    expect(await value('helix_db_pool_waiting_queries')).toBe(1);
   });
 
   it('caps model and tool names at 200 distinct values, then counts the rest as other', async () => {

@@ -10,6 +10,10 @@ export interface ModelCallFigures {
   /** `provider:modelId` of the model that answered (or last failed) */
   model: string;
   provider: string;
+  /** the workspace whose run made the call */
+  workspace: string;
+  /** what it cost, in USD (the model's configured prices) */
+  cost: number;
   ttftMs?: number;
   durationMs: number;
   promptTokens: number;
@@ -20,11 +24,20 @@ export interface ModelCallFigures {
 /** The runtime's state read at scrape time (RuntimeGauges; a stand-in in unit tests). */
 export type GaugeSource = Pick<RuntimeGauges, 'queueLength' | 'openStreams' | 'approvalsWaiting'>;
 
+/** The database connection pool of this process, read at scrape time. */
+export interface PoolFigures {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 // Bucket bounds in seconds: runs may wait minutes for an approval; a first token takes
 // tens of milliseconds to tens of seconds; a whole call up to a few minutes.
 const RUN_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 3600];
 const TTFT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30];
 const CALL_BUCKETS = [0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320];
+// an API request: milliseconds (a read) to seconds (an upload, a search on a large base)
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 const seconds = (ms: number) => ms / 1000;
 
@@ -60,6 +73,9 @@ export class MetricsService implements OnApplicationBootstrap {
   private readonly models = new LabelCap();
   private readonly tools = new LabelCap();
   private readonly codes = new LabelCap();
+  private readonly workspaces = new LabelCap();
+  private readonly routes = new LabelCap();
+  private pool?: () => PoolFigures;
 
   private readonly runsStarted = this.counter('helix_runs_started_total', 'Runs started, by mode', ['mode']);
   private readonly runsFinished = this.counter('helix_runs_finished_total', 'Runs that reached a terminal state, by state', ['state']);
@@ -88,12 +104,24 @@ export class MetricsService implements OnApplicationBootstrap {
   private readonly toolCalls = this.counter('helix_tool_calls_total', 'Tool calls, by tool and outcome (ok, error, forbidden)', ['tool', 'outcome']);
   private readonly eventsWritten = this.counter('helix_events_written_total', 'Run events persisted to the event log', []);
   private readonly eventsFannedOut = this.counter('helix_events_fanned_out_total', 'Run events written to SSE clients (one per client)', []);
+  private readonly cost = this.counter('helix_model_cost_usd_total', 'What model calls cost (USD, at the configured prices), by workspace and model', ['workspace', 'model']);
+  private readonly httpRequests = this.counter('helix_http_requests_total', 'HTTP requests answered, by method, route (its pattern) and status', ['method', 'route', 'status']);
+  private readonly httpDuration = new Histogram({
+    name: 'helix_http_request_duration_seconds',
+    help: 'From an HTTP request arriving to its response being written, by method and route (event streams not included)',
+    labelNames: ['method', 'route'],
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
+  });
   private readonly budgetRejections = this.counter('helix_budget_rejections_total', 'Model calls refused by a daily budget, by budget (tokens, cost)', ['budget']);
 
   constructor(@Optional() private readonly moduleRef?: ModuleRef) {
     this.gauge('helix_sse_connections_open', 'Event streams open on this process', (source) => source.openStreams());
     this.gauge('helix_executor_queue_length', 'Runs waiting for an execution slot on this process', (source) => source.queueLength());
-    this.gauge('helix_approvals_waiting', 'Tool calls waiting for a decision, in the whole database', (source) => source.approvalsWaiting());
+    this.gauge('helix_approvals_waiting', 'Tool calls waiting for a decision, in the whole database (every instance reports the same)', (source) => source.approvalsWaiting());
+    this.poolGauge('helix_db_pool_connections', "Open connections of this process's database pool", (pool) => pool.total);
+    this.poolGauge('helix_db_pool_connections_idle', 'Open database connections not in use', (pool) => pool.idle);
+    this.poolGauge('helix_db_pool_waiting_queries', 'Queries of this process waiting for a database connection', (pool) => pool.waiting);
     // known label values start at 0, so rate() and alerts see a series before its first event
     for (const mode of RUN_MODES) this.runsStarted.inc({ mode }, 0);
     for (const state of TERMINAL_STATES) this.runsFinished.inc({ state }, 0);
@@ -113,6 +141,18 @@ export class MetricsService implements OnApplicationBootstrap {
 
   readFrom(source: GaugeSource): void {
     this.gauges = source;
+  }
+
+  /** Where the database pool gauges read from (DatabaseHandle.poolFigures). */
+  readPoolFrom(figures: () => PoolFigures): void {
+    this.pool = figures;
+  }
+
+  /** One answered HTTP request; an event stream counts, but its duration is not a request's. */
+  httpRequest(method: string, route: string, status: number, durationMs?: number): void {
+    const labels = { method, route: this.routes.value(route) };
+    this.httpRequests.inc({ ...labels, status: String(status) });
+    if (durationMs !== undefined) this.httpDuration.observe(labels, seconds(durationMs));
   }
 
   /** The exposition text and its content type, for GET /metrics. */
@@ -148,6 +188,7 @@ export class MetricsService implements OnApplicationBootstrap {
     this.callDuration.observe({ model }, seconds(figures.durationMs));
     if (figures.promptTokens) this.tokens.inc({ model, direction: 'prompt' }, figures.promptTokens);
     if (figures.completionTokens) this.tokens.inc({ model, direction: 'completion' }, figures.completionTokens);
+    if (figures.cost) this.cost.inc({ workspace: this.workspaces.value(figures.workspace), model }, figures.cost);
   }
 
   /** One failed attempt (a call retried or handed to a fallback counts each of its failures). */
@@ -173,6 +214,19 @@ export class MetricsService implements OnApplicationBootstrap {
 
   private histogram<L extends string>(name: string, help: string, label: L, buckets: number[]): Histogram<L> {
     return new Histogram({ name, help, labelNames: [label], buckets, registers: [this.registry] });
+  }
+
+  private poolGauge(name: string, help: string, read: (pool: PoolFigures) => number): void {
+    const figures = () => this.pool?.();
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect(this: Gauge) {
+        const pool = figures();
+        if (pool) this.set(read(pool));
+      },
+    });
   }
 
   /** A gauge set from the runtime's state when scraped; left unset when there is no runtime. */

@@ -69,7 +69,7 @@ describe('ModelCallSpan', () => {
     expect(metrics.counted).toEqual([
       'error openai:primary rate_limited', 'retry openai:primary', 'error openai:primary provider_unavailable', 'fallback openai:primary',
     ]);
-    expect(metrics.calls).toEqual([{ model: 'openai:backup', provider: 'openai', ttftMs: expect.any(Number), durationMs: expect.any(Number), promptTokens: 30, completionTokens: 7 }]);
+    expect(metrics.calls).toEqual([{ model: 'openai:backup', provider: 'openai', workspace: 'ws', cost: 0.25, ttftMs: expect.any(Number), durationMs: expect.any(Number), promptTokens: 30, completionTokens: 7 }]);
   });
 
   it('a failed call is an error span with its code; a call its run never took is cancelled', () => {

@@ -10,6 +10,8 @@ export interface ModelCallSink {
   redact: <T>(value: T) => T;
   metrics: Pick<MetricsService, 'modelCall' | 'providerError' | 'retry' | 'fallback'>;
   newId: () => string;
+  /** the W3C trace context of a span, when traces are exported (outgoing requests carry it) */
+  traceparent?: (runId: string, spanId: string) => string;
 }
 
 const statusOf = (outcome: SpanOutcome): SpanStatus =>
@@ -44,6 +46,7 @@ export class ModelCallSpan implements StepSpan {
     this.model = request.model;
     this.provider = request.model.provider;
     this.observer = {
+      ...(sink.traceparent && { headers: { traceparent: sink.traceparent(input.run.id, this.id) } }),
       attempt: (info) => {
         this.attempts = info.attempt;
         this.fallbackIndex = info.fallbackIndex;
@@ -104,6 +107,8 @@ export class ModelCallSpan implements StepSpan {
     this.sink.metrics.modelCall({
       model,
       provider: this.provider,
+      workspace: this.input.workspaceId,
+      cost: usage.cost,
       ...(this.ttftMs !== undefined && { ttftMs: this.ttftMs }),
       durationMs,
       promptTokens: usage.promptTokens,

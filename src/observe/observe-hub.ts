@@ -22,4 +22,8 @@ export class ObserveHub extends RunObserver {
     this.metrics.record(signal);
     this.traces.record(signal);
   }
+
+  toolTraceparent(runId: string, callId: string): string | undefined {
+    return this.traces.toolTraceparent(runId, callId);
+  }
 }

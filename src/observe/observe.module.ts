@@ -7,6 +7,7 @@ import { BudgetService } from './budget.service';
 import { MetricsController } from './metrics.controller';
 import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';
+import { OtelExport } from './otel/otel-export';
 import { ObserveHub } from './observe-hub';
 import { SpanWriter } from './span-writer';
 import { TraceReader } from './trace-reader';
@@ -31,6 +32,7 @@ import { UsageRepository } from './usage.repository';
     UsageLedger,
     BudgetService,
     TraceRepository,
+    OtelExport,
     SpanWriter,
     TraceService,
     TraceReader,
@@ -45,6 +47,6 @@ import { UsageRepository } from './usage.repository';
     { provide: StepTracer, useExisting: TraceService },
     { provide: RunObserver, useClass: ObserveHub },
   ],
-  exports: [BudgetGate, StepTracer, RunObserver, BudgetService, TraceService, TraceReader, TraceRetention, MetricsService],
+  exports: [BudgetGate, StepTracer, RunObserver, BudgetService, TraceService, TraceReader, TraceRetention, MetricsService, OtelExport],
 })
 export class ObserveModule {}

@@ -7,7 +7,7 @@ import type { FinishReason, ToolCall, RequestView } from '../model';
  * children of the step. Run and step span ids are derived from the run id (and step number), so
  * a child can name its parent before (or without) the parent being written.
  */
-export type SpanKind = 'run' | 'step' | 'model' | 'tool';
+export type SpanKind = 'run' | 'step' | 'model' | 'tool' | 'retrieval';
 
 /**
  * A span's status, least to most severe: two writes of one span keep the worse (in memory and
@@ -19,6 +19,8 @@ export type SpanStatus = (typeof SPAN_STATUSES)[number];
 export const runSpanId = (runId: string) => runId;
 export const stepSpanId = (runId: string, step: number) => `${runId}.step.${step}`;
 export const toolSpanId = (runId: string, callId: string) => `${runId}.tool.${callId}`;
+/** a run's prefetch: searched once, by its first step */
+export const retrievalSpanId = (runId: string) => `${runId}.retrieval`;
 
 export interface RunSpanAttributes {
   workspaceId?: string;
@@ -75,6 +77,18 @@ export interface ToolSpanAttributes {
   ok: boolean;
 }
 
+/** The knowledge-base prefetch of a run (kb_search calls are tool spans). */
+export interface RetrievalSpanAttributes {
+  step: number;
+  knowledgeBaseIds: string[];
+  /** what was searched: the question, or its standalone rewrite */
+  query: string;
+  rewritten: boolean;
+  /** passages put in the prompt */
+  hits: number;
+  error?: string;
+}
+
 interface SpanBase {
   id: string;
   traceId: string;
@@ -93,6 +107,7 @@ export type SpanRecord = SpanBase &
     | { kind: 'step'; attributes: StepSpanAttributes }
     | { kind: 'model'; attributes: ModelSpanAttributes }
     | { kind: 'tool'; attributes: ToolSpanAttributes }
+    | { kind: 'retrieval'; attributes: RetrievalSpanAttributes }
   );
 
 /** A span in a tree: its children in start order. */

@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { OtelExport } from './otel/otel-export';
 import { mergeSpans, type SpanRecord } from './span-rows';
 import { TraceRepository } from './trace.repository';
 
@@ -34,9 +35,13 @@ export class SpanWriter implements BeforeApplicationShutdown, OnApplicationShutd
   /** the clock that ages spans waiting for their run (tests move it) */
   now: () => number = Date.now;
 
-  constructor(private readonly spans: TraceRepository) {}
+  constructor(
+    private readonly spans: TraceRepository,
+    @Optional() private readonly otel?: OtelExport,
+  ) {}
 
   write(span: SpanRecord): void {
+    this.otel?.span(span);
     const queued = this.pending.get(span.id);
     if (!queued && this.pending.size >= MAX_QUEUED_SPANS) {
       if (this.dropped++ % 1000 === 0) this.logger.warn(`Trace spans are being dropped: ${MAX_QUEUED_SPANS} are waiting to be written`);

@@ -3,6 +3,7 @@
  * behind and combined in the table, a run's span tree, the traces list filtered and paged, and
  * the retention job that drops old model requests.
  */
+import { OtelExport } from './otel/otel-export';
 import { WorkspaceRepository } from '../workspace/workspace.repository';
 import type { AppConfig } from '../config/app-config';
 import { openTestDatabase } from '../../test/support/test-prisma';
@@ -32,7 +33,7 @@ describe('traces (database)', () => {
     db = await openTestDatabase();
     const repository = new TraceRepository(db.sql);
     writer = new SpanWriter(repository);
-    traces = new TraceService(writer, noMetrics, noRedaction);
+    traces = new TraceService(writer, noMetrics, noRedaction, new OtelExport({} as AppConfig));
     reader = new TraceReader(repository, writer);
     retention = new TraceRetention(repository, { HELIX_TRACE_RETENTION_DAYS: 7 } as AppConfig);
     for (const ws of ['ws_a', 'ws_b']) {

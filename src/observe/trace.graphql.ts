@@ -6,7 +6,7 @@ import { Connection, asEnum, JsonScalar } from '../graphql';
 import { RunModelFilterInput, TERMINAL_STATES } from '../runtime';
 import { SPAN_STATUSES, type SpanKind, type SpanStatus } from './span-rows';
 
-const SPAN_KINDS: readonly SpanKind[] = ['run', 'step', 'model', 'tool'];
+const SPAN_KINDS: readonly SpanKind[] = ['run', 'step', 'model', 'tool', 'retrieval'];
 /** A trace's state: its run's final state, or RUNNING while the run has not ended. */
 export const TRACE_STATES = ['RUNNING', ...TERMINAL_STATES] as const;
 export type TraceState = (typeof TRACE_STATES)[number];

@@ -6,7 +6,9 @@ import type { RunSignal } from '../runtime';
 import { type StepInput, type StepSpan, StepTracer } from '../runtime';
 import { MetricsService } from './metrics.service';
 import { ModelCallSpan, type ModelCallSink } from './model-call-span';
-import { runSpanId, type SpanStatus, stepSpanId, toolSpanId } from './span-rows';
+import { traceparentOf } from './otel/otel-ids';
+import { OtelExport } from './otel/otel-export';
+import { retrievalSpanId, runSpanId, type SpanStatus, stepSpanId, toolSpanId } from './span-rows';
 import { SpanWriter } from './span-writer';
 
 const RUN_STATUS: Record<string, SpanStatus> = { SUCCEEDED: 'ok', CANCELLED: 'cancelled', FAILED: 'error', BUDGET_EXCEEDED: 'error' };
@@ -24,9 +26,22 @@ export class TraceService extends StepTracer {
     private readonly writer: SpanWriter,
     metrics: MetricsService,
     redactor: SecretRedactor,
+    otel: OtelExport,
   ) {
     super();
-    this.sink = { write: (span) => writer.write(span), redact: (value) => redactor.redact(value), metrics, newId: () => newId('span') };
+    this.sink = {
+      write: (span) => writer.write(span),
+      redact: (value) => redactor.redact(value),
+      metrics,
+      newId: () => newId('span'),
+      // only when traces are exported: a provider's own tracing then joins the run's trace
+      ...(otel.enabled && { traceparent: traceparentOf }),
+    };
+  }
+
+  /** The trace context of a tool call's span, when traces are exported (RunObserver.toolTraceparent). */
+  toolTraceparent(runId: string, callId: string): string | undefined {
+    return this.sink.traceparent?.(runId, toolSpanId(runId, callId));
   }
 
   start(input: StepInput, request: ModelRequest, estimatedTokens: number): StepSpan {
@@ -55,18 +70,28 @@ export class TraceService extends StepTracer {
         });
         return;
       case 'tool.call': {
-        const endedAt = new Date(signal.startedAt.getTime() + signal.durationMs);
-        const base = { traceId: signal.runId, runId: signal.runId, startedAt: signal.startedAt, endedAt, durationMs: signal.durationMs };
-        const stepId = stepSpanId(signal.runId, signal.step);
         // a failed tool call is an answer the model reads, not a failed step
-        this.writer.write({ ...base, id: stepId, parentId: runSpanId(signal.runId), name: `step ${signal.step}`, kind: 'step', status: 'ok', attributes: { step: signal.step } });
+        const { base, stepId } = this.stepChild(signal);
         this.writer.write({
           ...base, id: toolSpanId(signal.runId, signal.callId), parentId: stepId, name: `execute_tool ${signal.name}`, kind: 'tool',
           status: signal.ok ? 'ok' : 'error',
           attributes: {
             step: signal.step, callId: signal.callId, name: signal.name, decision: signal.decision,
             ...(signal.approvalWaitMs !== undefined && { approvalWaitMs: signal.approvalWaitMs }),
+            ...(signal.risk && { risk: signal.risk, riskReason: signal.riskReason ?? '' }),
             durationMs: signal.durationMs, ok: signal.ok,
+          },
+        });
+        return;
+      }
+      case 'retrieval': {
+        const { base, stepId } = this.stepChild(signal);
+        this.writer.write({
+          ...base, id: retrievalSpanId(signal.runId), parentId: stepId, name: 'retrieval', kind: 'retrieval',
+          status: signal.error ? 'error' : 'ok',
+          attributes: {
+            step: signal.step, knowledgeBaseIds: signal.knowledgeBaseIds, query: this.sink.redact(signal.query),
+            rewritten: signal.rewritten, hits: signal.hits, ...(signal.error && { error: signal.error }),
           },
         });
         return;
@@ -74,5 +99,17 @@ export class TraceService extends StepTracer {
       default:
         return;
     }
+  }
+
+  /**
+   * Writes the step span a child span (a tool call, the prefetch) spans, `ok` (the child's own
+   * status tells how it went); returns the child's timing and its parent's id.
+   */
+  private stepChild(signal: { runId: string; step: number; startedAt: Date; durationMs: number }) {
+    const endedAt = new Date(signal.startedAt.getTime() + signal.durationMs);
+    const base = { traceId: signal.runId, runId: signal.runId, startedAt: signal.startedAt, endedAt, durationMs: signal.durationMs };
+    const stepId = stepSpanId(signal.runId, signal.step);
+    this.writer.write({ ...base, id: stepId, parentId: runSpanId(signal.runId), name: `step ${signal.step}`, kind: 'step', status: 'ok', attributes: { step: signal.step } });
+    return { base, stepId };
   }
 }

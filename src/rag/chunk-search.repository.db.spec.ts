@@ -51,7 +51,7 @@ describe('hybrid ranking (database)', () => {
   const find = (kb: string, lexical: string | null, vector: string | null, more: Partial<ChunkSearch> = {}) =>
     search.search({
       knowledgeBaseIds: [kb],
-      lexicalQuery: lexical === null ? '' : lexicalQuery(lexical),
+      lexical: lexical === null ? [] : [{ knowledgeBaseIds: [kb], config: 'simple', query: lexicalQuery(lexical) }],
       vector: vector === null ? undefined : { literal: hashedVector(vector), model: HASHED_MODEL },
       candidates: 20,
       k: 20,
@@ -62,7 +62,7 @@ describe('hybrid ranking (database)', () => {
     expect(RRF_K).toBe(60);
   });
 
-  it('full text alone: 1 / (60 + rank) by ts_rank, chunks without a query word left out', async () => {
+  it('full text alone: 1 / (60 + rank) by BM25, chunks without a query word left out', async () => {
     const kb = await knowledgeBase({ many: 'solar solar solar panel', one: 'solar power and many other words here', none: 'wind turbines' });
     expect(ranked(await find(kb, 'solar panel', null))).toEqual(closeTo([
       { id: chunk(kb, 'many'), score: rrf(1) },
@@ -148,7 +148,7 @@ describe('hybrid ranking (database)', () => {
     vectorIt('compares only vectors of the query\'s embedding model', async () => {
       const kb = await knowledgeBase({ a: 'beta' });
       expect((await find(kb, null, 'beta')).map((row) => row.id)).toEqual([chunk(kb, 'a')]);
-      const otherModel = await search.search({ knowledgeBaseIds: [kb], lexicalQuery: '', vector: { literal: hashedVector('beta'), model: 'openai:text-embedding-3-small' }, candidates: 20, k: 20 });
+      const otherModel = await search.search({ knowledgeBaseIds: [kb], lexical: [], vector: { literal: hashedVector('beta'), model: 'openai:text-embedding-3-small' }, candidates: 20, k: 20 });
       expect(otherModel).toEqual([]);
     });
   });
@@ -158,7 +158,8 @@ describe('hybrid ranking (database)', () => {
     const other = await knowledgeBase({ a: 'geothermal heat' });
     await t.document(kb, 'geothermal heat pumps', { id: `${kb}_en`, metadata: { lang: 'en', year: 2024 } });
     await t.document(kb, 'geothermal heat', { id: `${kb}_de`, metadata: { lang: 'de' } });
-    const run = (more: Partial<ChunkSearch>) => search.search({ knowledgeBaseIds: [kb], lexicalQuery: lexicalQuery('geothermal'), candidates: 20, k: 20, ...more });
+    const run = (more: Partial<ChunkSearch>) =>
+      search.search({ knowledgeBaseIds: [kb], lexical: [{ knowledgeBaseIds: more.knowledgeBaseIds ?? [kb], config: 'simple', query: 'geothermal' }], candidates: 20, k: 20, ...more });
     expect((await run({})).map((row) => row.id).sort()).toEqual([`chk_${kb}_de`, `chk_${kb}_en`]);
     expect((await run({ knowledgeBaseIds: [kb, kb] })).map((row) => row.id).sort()).toEqual([`chk_${kb}_de`, `chk_${kb}_en`]);
     expect((await run({ filter: { lang: 'en' } })).map((row) => row.id)).toEqual([`chk_${kb}_en`]);

@@ -1,19 +1,35 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient } from '../database';
+import type { TextSearchConfig } from './lexical';
 import type { MetadataFilter } from './retrieval.types';
 
 /** The reciprocal-rank-fusion constant: a hit at rank r in a list adds 1 / (RRF_K + r). */
 export const RRF_K = 60;
 
-export interface ChunkSearch {
+/** BM25's term-frequency saturation and length normalisation (the usual values). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+/** The full-text query for knowledge bases of one language (lexical.ts). */
+export interface LexicalSearch {
   knowledgeBaseIds: string[];
-  /** a websearch_to_tsquery('simple', …) query (lexical.ts); empty: no lexical list */
-  lexicalQuery: string;
+  config: TextSearchConfig;
+  /** lexicalQuery(…) of the query, for websearch_to_tsquery(config, …); empty: no match */
+  query: string;
+}
+
+export interface ChunkSearch {
+  /** every knowledge base searched (the vector list's scope) */
+  knowledgeBaseIds: string[];
+  /** one per language among the knowledge bases; none: no lexical list */
+  lexical: LexicalSearch[];
   /** the query's vector and its model; absent: no vector list */
   vector?: { literal: string; model: string };
   filter?: MetadataFilter;
   /** candidates taken from each list */
   candidates: number;
+  /** up to this many chunks in the knowledge bases, an exact vector scan (default EXACT_VECTOR_SCAN_MAX) */
+  exactVectorScanMax?: number;
   k: number;
 }
 
@@ -29,40 +45,74 @@ export interface ChunkSearchRow {
 }
 
 /**
- * Hybrid search as one statement, the same on PGlite and PostgreSQL: the top chunks by full-text
- * rank and (when a query vector is given) by cosine distance, each numbered, fused by reciprocal
- * rank. Only chunks of ready documents whose metadata contains `filter` are in either.
+ * Hybrid search as one statement, the same on PGlite and PostgreSQL: the top chunks by BM25 and
+ * (when a query vector is given) by cosine distance, each numbered, fused by reciprocal rank.
+ * Only chunks of ready documents whose metadata contains `filter` are in either.
+ *
+ * BM25 in SQL: each query term's chunks come from the GIN index alone (no tsvector is read);
+ * from a term's document frequency and the knowledge bases' chunk count and total length (the
+ * statistics DocumentRepository keeps: knowledge_base_terms, knowledge_bases.indexed_*) and a
+ * chunk's token count, each matching chunk gets a floor (its terms at tf = 1) and a bound (their
+ * saturation, idf·(k1 + 1) each) of its score. Only a shortlist whose bounds reach the
+ * `candidates`-th best floor is scored exactly, its terms' frequencies read from each chunk's
+ * tsvector (the number of a term's positions; the query's terms are marked with weight A and
+ * filtered out of it, which reads only those lexemes): reading every matching chunk's tsvector
+ * was most of a search's time when a query's words are common.
  */
 @Injectable()
 export class ChunkSearchRepository {
   constructor(private readonly sql: SqlClient) {}
 
   async search(search: ChunkSearch): Promise<ChunkSearchRow[]> {
-    // chunks of documents still being ingested (or that failed) are not searched
-    const scope = Prisma.sql`c.knowledge_base_id IN (${Prisma.join(search.knowledgeBaseIds)})
-      AND EXISTS (SELECT 1 FROM documents d WHERE d.id = c.document_id AND d.status = 'ready'
-        ${search.filter ? Prisma.sql`AND d.metadata @> ${JSON.stringify(search.filter)}::jsonb` : Prisma.empty})`;
+    const statement = this.statement(search);
+    if (!statement) return [];
+    const [, rows] = await this.sql.$atomic([SEARCH_SETTINGS, statement]);
+    return rows as ChunkSearchRow[];
+  }
+
+  /** The plan of search(…) as the database ran it: EXPLAIN (ANALYZE, BUFFERS, SETTINGS), one line per row (bench:rag --explain). */
+  async explain(search: ChunkSearch): Promise<string> {
+    const statement = this.statement(search);
+    if (!statement) return '(no list to search)';
+    const [, rows] = await this.sql.$atomic([SEARCH_SETTINGS, Prisma.sql`EXPLAIN (ANALYZE, BUFFERS, SETTINGS) ${statement}`]);
+    return (rows as { 'QUERY PLAN': string }[]).map((row) => row['QUERY PLAN']).join('\n');
+  }
+
+  private statement(search: ChunkSearch): Prisma.Sql | undefined {
+    const metadata = search.filter ? Prisma.sql`AND d.metadata @> ${JSON.stringify(search.filter)}::jsonb` : Prisma.empty;
     const lists: Prisma.Sql[] = [];
-    if (search.lexicalQuery) {
+    const lexical = search.lexical.filter((group) => group.query && group.knowledgeBaseIds.length);
+    if (lexical.length) {
+      const scored = lexical.map((group) => Prisma.sql`SELECT id, score FROM ${this.bm25(group, metadata, search.candidates)} AS bm25`);
       lists.push(Prisma.sql`
-        SELECT id, ROW_NUMBER() OVER (ORDER BY rank DESC, id) AS position FROM (
-          SELECT c.id, ts_rank(c.tsv, q) AS rank
-          FROM chunks c, websearch_to_tsquery('simple', ${search.lexicalQuery}) q
-          WHERE ${scope} AND c.tsv @@ q
-          ORDER BY rank DESC, c.id LIMIT ${search.candidates}) lexical`);
+        SELECT id, ROW_NUMBER() OVER (ORDER BY score DESC, id) AS position FROM (
+          ${Prisma.join(scored, ' UNION ALL ')}
+          ORDER BY score DESC, id LIMIT ${search.candidates}) lexical`);
     }
     if (search.vector) {
+      const vector = Prisma.sql`${search.vector.literal}::vector`;
+      const ids = Prisma.join(search.knowledgeBaseIds);
+      const small = Prisma.sql`(SELECT coalesce(sum(indexed_chunks), 0) FROM knowledge_bases WHERE id IN (${ids})) <= ${search.exactVectorScanMax ?? EXACT_VECTOR_SCAN_MAX}`;
+      const nearest = (exact: boolean) => Prisma.sql`(
+          SELECT c.id, c.embedding <=> ${vector} AS distance
+          FROM chunks c
+          WHERE c.embedding_model = ${search.vector!.model} AND ${exact ? Prisma.sql`c.knowledge_base_id IN (${ids}) AND ${small}` : Prisma.sql`NOT ${small}`}
+            AND (SELECT d.status = 'ready' AND d.knowledge_base_id IN (${ids}) ${metadata} FROM documents d WHERE d.id = c.document_id)
+          ORDER BY c.embedding <=> ${vector} LIMIT ${search.candidates})`;
+      // Small knowledge bases: every chunk's distance, through the knowledge-base index (exact).
+      // Larger ones: the HNSW index drives the scan, with the knowledge-base, readiness and
+      // metadata conditions as one per-row subquery on the document (never a join or a condition
+      // on another index of chunks, which the planner would rather scan and sort by exact distance,
+      // 1,536 dimensions per chunk), and the iterative scan (SEARCH_SETTINGS) walks on until
+      // `candidates` rows pass them.
       lists.push(Prisma.sql`
         SELECT id, ROW_NUMBER() OVER (ORDER BY distance, id) AS position FROM (
-          SELECT c.id, c.embedding <=> ${search.vector.literal}::vector AS distance
-          FROM chunks c
-          WHERE ${scope} AND c.embedding_model = ${search.vector.model} AND c.embedding IS NOT NULL
-            -- no positive similarity is no match (offline hashed vectors of texts without a shared word)
-            AND c.embedding <=> ${search.vector.literal}::vector < 1
-          ORDER BY c.embedding <=> ${search.vector.literal}::vector LIMIT ${search.candidates}) nearest`);
+          ${nearest(true)} UNION ALL ${nearest(false)}) nearest
+        -- no positive similarity is no match (offline hashed vectors of texts without a shared word)
+        WHERE distance < 1`);
     }
-    if (!lists.length) return [];
-    return this.sql.$queryRaw<ChunkSearchRow[]>`
+    if (!lists.length) return undefined;
+    return Prisma.sql`
       WITH ranked AS (${Prisma.join(lists, ' UNION ALL ')}),
       fused AS (SELECT id, SUM(1.0 / (${RRF_K} + position))::float8 AS score FROM ranked GROUP BY id)
       SELECT c.id, c.document_id, c.knowledge_base_id, d.title, d.source, c.heading_path, c.text, f.score
@@ -70,4 +120,75 @@ export class ChunkSearchRepository {
       ORDER BY f.score DESC, c.id
       LIMIT ${search.k}`;
   }
+
+  /**
+   * The `candidates` best chunks of one language's knowledge bases by BM25:
+   * Σ over query terms t in the chunk of idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·len/avglen)),
+   * idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)).
+   */
+  private bm25(group: LexicalSearch, metadata: Prisma.Sql, candidates: number): Prisma.Sql {
+    const ids = Prisma.join(group.knowledgeBaseIds);
+    // constants, written into the statement
+    const [k1, k1plus1, b] = [BM25_K1, BM25_K1 + 1, BM25_B].map((value) => Prisma.raw(value.toFixed(4)));
+    // the query's terms as the configuration indexes them (stemmed, without stop words)
+    const words = group.query.split(' or ').join(' ');
+    return Prisma.sql`(
+      WITH terms AS MATERIALIZED (SELECT tsvector_to_array(to_tsvector(${group.config}::regconfig, ${words})) AS terms),
+      corpus AS MATERIALIZED (SELECT greatest(sum(indexed_chunks), 1)::float8 AS n,
+                        greatest(sum(indexed_tokens)::float8 / greatest(sum(indexed_chunks), 1), 1) AS avglen
+                 FROM knowledge_bases WHERE id IN (${ids})),
+      idf AS MATERIALIZED (
+        SELECT t.term, ln(1 + (corpus.n - df.df + 0.5) / (df.df + 0.5)) AS idf,
+               -- the lexeme as a tsquery of itself (quoted, not normalised again)
+               ('''' || replace(replace(t.term, '\', '\\'), '''', '''''') || '''')::tsquery AS lexeme
+        FROM terms, corpus, unnest(terms.terms) AS t(term),
+             LATERAL (SELECT coalesce(sum(kt.df), 0)::float8 AS df FROM knowledge_base_terms kt
+                      WHERE kt.knowledge_base_id IN (${ids}) AND kt.term = t.term) df),
+      ready AS MATERIALIZED (SELECT d.id FROM documents d WHERE d.knowledge_base_id IN (${ids}) AND d.status = 'ready' ${metadata}),
+      -- each term's chunks straight from the GIN index: no tsvector is read
+      -- (OFFSET 0 keeps the subquery apart, so the term's lexeme is an index condition)
+      matches AS MATERIALIZED (
+        SELECT c.id, c.token_count, idf.idf
+        FROM idf CROSS JOIN LATERAL (SELECT c.id, c.token_count, c.document_id FROM chunks c WHERE c.tsv @@ idf.lexeme OFFSET 0) c
+        WHERE c.document_id IN (SELECT id FROM ready)),
+      -- a chunk's BM25 lies between its terms' scores at tf = 1 (floor) and idf·(k1 + 1) each (bound)
+      bounds AS MATERIALIZED (
+        SELECT m.id, SUM(m.idf) * ${k1plus1} / (1 + ${k1} * (1 - ${b} + ${b} * m.token_count / corpus.avglen)) AS floor,
+               SUM(m.idf) * ${k1plus1} AS bound
+        FROM matches m, corpus GROUP BY m.id, m.token_count, corpus.avglen),
+      threshold AS (SELECT coalesce(min(floor), 0) AS floor FROM (SELECT floor FROM bounds ORDER BY floor DESC LIMIT ${candidates}) best),
+      shortlist AS MATERIALIZED (
+        SELECT bounds.id FROM bounds, threshold WHERE bounds.bound >= threshold.floor
+        ORDER BY bounds.floor DESC, bounds.id LIMIT ${candidates * SHORTLIST_FACTOR})
+      SELECT c.id, SUM(idf.idf * cardinality(hit.positions) * ${k1plus1}
+               / (cardinality(hit.positions) + ${k1} * (1 - ${b} + ${b} * c.token_count / corpus.avglen)))::float8 AS score
+      FROM shortlist s JOIN chunks c ON c.id = s.id CROSS JOIN terms CROSS JOIN corpus
+           CROSS JOIN LATERAL unnest(ts_filter(setweight(c.tsv, 'A', terms.terms), '{a}')) AS hit
+           JOIN idf ON idf.term = hit.lexeme
+      GROUP BY c.id
+      ORDER BY score DESC, c.id LIMIT ${candidates})`;
+  }
 }
+
+/**
+ * Up to this many chunks in the knowledge bases searched, the vector list compares the query with
+ * every one (at most a few tens of milliseconds on the embedded database); above, it reads the
+ * HNSW index, which is approximate: vectors that share no dimension, as the offline embeddings of
+ * texts without a common word, leave its graph poorly connected, and small sets lose the most.
+ */
+export const EXACT_VECTOR_SCAN_MAX = 2_000;
+
+/**
+ * How many chunks per lexical candidate BM25 scores exactly (reading their tsvectors), picked by
+ * their score floor among those whose bound reaches the `candidates`-th best floor. When no more
+ * than that many reach it, the list is exact; otherwise the ones with the highest floors are scored.
+ */
+export const SHORTLIST_FACTOR = 5;
+
+/**
+ * For the search's transaction: an HNSW scan with conditions walks on until it has its LIMIT of
+ * rows that pass them (pgvector ≥ 0.8), and no plan reads every chunk where an index can answer
+ * (without the embedded database's statistics, or with PostgreSQL's for a common word, the planner
+ * would rather read every chunk's tsvector than the GIN index's posting lists).
+ */
+const SEARCH_SETTINGS = Prisma.sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('enable_seqscan', 'off', true)`;

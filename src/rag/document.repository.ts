@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient } from '../database';
+import type { TextSearchConfig } from './lexical';
 import { DOCUMENT_STATUSES, type DocumentRecord, type DocumentStatus, isForeignKeyViolation, type NewChunk } from './rag.records';
 
 interface DocumentRow {
@@ -91,9 +92,26 @@ export class DocumentRepository {
     return rows.map(toRecord);
   }
 
-  /** Deletes it and its chunks (the foreign key cascades). Whether it existed. */
+  /**
+   * Deletes it and its chunks (the foreign key cascades), and takes a ready document's chunks out
+   * of its knowledge base's term statistics in the same statement (every part of it reads the
+   * chunks as they were before). Whether it existed.
+   */
   async delete(knowledgeBaseId: string, id: string): Promise<boolean> {
-    return (await this.sql.$executeRaw`DELETE FROM documents WHERE id = ${id} AND knowledge_base_id = ${knowledgeBaseId}`) > 0;
+    const [row] = await this.sql.$queryRaw<{ deleted: number }[]>`
+      WITH gone AS (
+        DELETE FROM documents WHERE id = ${id} AND knowledge_base_id = ${knowledgeBaseId} RETURNING id, status),
+      counted AS (SELECT c.tsv, c.token_count FROM chunks c JOIN gone g ON g.id = c.document_id AND g.status = 'ready'),
+      terms AS (
+        UPDATE knowledge_base_terms kt SET df = kt.df - s.n
+        FROM (SELECT t.term, count(*)::int AS n FROM counted, unnest(tsvector_to_array(counted.tsv)) AS t(term) GROUP BY t.term) s
+        WHERE kt.knowledge_base_id = ${knowledgeBaseId} AND kt.term = s.term),
+      totals AS (
+        UPDATE knowledge_bases kb SET indexed_chunks = kb.indexed_chunks - s.n, indexed_tokens = kb.indexed_tokens - s.tokens
+        FROM (SELECT count(*)::int AS n, coalesce(sum(token_count), 0)::bigint AS tokens FROM counted) s
+        WHERE kb.id = ${knowledgeBaseId} AND s.n > 0)
+      SELECT count(*)::int AS deleted FROM gone`;
+    return row.deleted > 0;
   }
 
   /** Whether the document still exists (was not deleted meanwhile). */
@@ -112,13 +130,13 @@ export class DocumentRepository {
    * document is marked ready. A document deleted meanwhile makes the foreign key refuse them:
    * DocumentGoneError, and nothing is written.
    */
-  async insertChunks(doc: { id: string; knowledgeBaseId: string }, chunks: NewChunk[], embeddingModel: string | null): Promise<void> {
+  async insertChunks(doc: { id: string; knowledgeBaseId: string; config: TextSearchConfig }, chunks: NewChunk[], embeddingModel: string | null): Promise<void> {
     const withVector = chunks.some((c) => c.embedding !== undefined);
     await this.sql.$executeRaw`
       INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, tsv
                           ${withVector ? Prisma.sql`, embedding, embedding_model` : Prisma.empty})
       SELECT r.id, ${doc.knowledgeBaseId}, ${doc.id}, r.ordinal, r.text, r."tokenCount",
-             ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector('simple', r.lexical)
+             ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector(${doc.config}::regconfig, r.lexical)
              ${withVector ? Prisma.sql`, r.embedding::vector, ${embeddingModel}::text` : Prisma.empty}
       FROM jsonb_to_recordset(${JSON.stringify(chunks)}::jsonb) AS r(id text, ordinal int, text text, lexical text, "tokenCount" int,
              "headingPath" jsonb, "charStart" int, "charEnd" int, embedding text)`.catch((error: unknown) => {
@@ -126,12 +144,29 @@ export class DocumentRepository {
     });
   }
 
-  /** Makes the document's chunks searchable. DocumentGoneError when it was deleted meanwhile. */
+  /**
+   * Makes the document's chunks searchable and adds them to its knowledge base's term statistics
+   * (BM25's document frequencies, chunk count and total length), in one statement. Terms are
+   * upserted in their order, so two documents becoming ready at once do not deadlock on them.
+   * DocumentGoneError when it was deleted meanwhile.
+   */
   async markReady(doc: { id: string; chunkCount: number; charCount: number }): Promise<void> {
-    const updated = await this.sql.$executeRaw`
-      UPDATE documents SET status = 'ready', error = NULL, chunk_count = ${doc.chunkCount}, char_count = ${doc.charCount}, updated_at = now()
-      WHERE id = ${doc.id}`;
-    if (updated === 0) throw new DocumentGoneError(doc.id);
+    const [row] = await this.sql.$queryRaw<{ updated: number }[]>`
+      WITH ready AS (
+        UPDATE documents SET status = 'ready', error = NULL, chunk_count = ${doc.chunkCount}, char_count = ${doc.charCount}, updated_at = now()
+        WHERE id = ${doc.id} AND status <> 'ready' RETURNING id, knowledge_base_id),
+      counted AS (SELECT r.knowledge_base_id, c.tsv, c.token_count FROM chunks c JOIN ready r ON r.id = c.document_id),
+      terms AS (
+        INSERT INTO knowledge_base_terms (knowledge_base_id, term, df)
+        SELECT counted.knowledge_base_id, t.term, count(*)::int FROM counted, unnest(tsvector_to_array(counted.tsv)) AS t(term)
+        GROUP BY counted.knowledge_base_id, t.term ORDER BY t.term
+        ON CONFLICT (knowledge_base_id, term) DO UPDATE SET df = knowledge_base_terms.df + excluded.df),
+      totals AS (
+        UPDATE knowledge_bases kb SET indexed_chunks = kb.indexed_chunks + s.n, indexed_tokens = kb.indexed_tokens + s.tokens
+        FROM (SELECT knowledge_base_id, count(*)::int AS n, sum(token_count)::bigint AS tokens FROM counted GROUP BY knowledge_base_id) s
+        WHERE kb.id = s.knowledge_base_id)
+      SELECT count(*)::int AS updated FROM ready`;
+    if (row.updated === 0) throw new DocumentGoneError(doc.id);
   }
 
   /** Removes the chunks of documents whose ingestion failed or was interrupted. */

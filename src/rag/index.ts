@@ -4,4 +4,4 @@ export { renderPassages, sourceOf } from './passages';
 export { RagModule } from './rag.module';
 export { RetrievalService } from './retrieval.service';
 export type { SearchHit } from './retrieval.types';
-export { readPdfText } from './pdf-text';
+export { readPdfText } from './text-extraction';

@@ -1,13 +1,14 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { newId } from '../common';
-import { VectorSupport } from '../database';
+import { DatabaseHandle, VectorSupport } from '../database';
 import { chunkText, normaliseText } from './chunker';
 import { DocumentGoneError, DocumentRepository } from './document.repository';
 import { Embedder } from './embedder';
 import { JobContext, JobFailure } from './job-runner';
 import { JobRepository } from './job.repository';
-import { lexicalText } from './lexical';
+import { KnowledgeBaseRepository } from './knowledge-base.repository';
+import { lexicalText, textSearchConfig } from './lexical';
 import { isUniqueViolation, type NewChunk } from './rag.records';
 import { ExtractionError, extractText, type Format } from './text-extraction';
 import { countTokens } from './token-count';
@@ -21,10 +22,11 @@ export const INGEST_JOB = 'ingest_document';
 const INTERRUPTED = 'interrupted: Helix stopped before the document was ingested; add it again';
 
 /**
- * Chunks stored per statement. Each is short (PGlite is one session: the chat path's statements
- * wait for it), and search ignores the chunks until the document is marked ready.
+ * Chunks stored per statement. On the embedded database each is short (PGlite is one session:
+ * the chat path's statements wait for it); PostgreSQL takes a whole document of 20 KB in one.
+ * Search ignores the chunks until the document is marked ready.
  */
-const STORE_BATCH = 8;
+export const STORE_BATCH = { embedded: 8, postgres: 64 } as const;
 
 /** What a document's text comes from: the JSON body, or an uploaded file still to extract. */
 export type IngestInput = { kind: 'text'; text: string } | { kind: 'file'; format: Format; data: Buffer };
@@ -51,9 +53,12 @@ export class IngestionService implements OnModuleInit {
 
   constructor(
     private readonly documents: DocumentRepository,
+    private readonly knowledgeBases: KnowledgeBaseRepository,
     private readonly jobs: JobRepository,
     private readonly embedder: Embedder,
     private readonly vector: VectorSupport,
+    /** its kind sizes the chunk batches (absent in SQL-only tests: the embedded size) */
+    private readonly database?: DatabaseHandle,
   ) {}
 
   /** Ingestion jobs a crash interrupted fail, and so do their documents (their chunks go). */
@@ -90,7 +95,7 @@ export class IngestionService implements OnModuleInit {
     if (!(await this.documents.setStatus(documentId, 'processing'))) throw new DocumentGoneError(documentId);
     let raw: string;
     try {
-      raw = input.kind === 'text' ? input.text : await extractText(input.format, input.data);
+      raw = input.kind === 'text' ? input.text : await extractText(input.format, input.data, context.signal);
     } catch (error) {
       throw new JobFailure(error instanceof ExtractionError ? error.message : `the file could not be read: ${String(error)}`);
     }
@@ -104,12 +109,15 @@ export class IngestionService implements OnModuleInit {
     }
     await context.progress(0.1);
 
+    // a knowledge base deleted meanwhile has taken the document with it
+    const language = await this.knowledgeBases.languageOf(target.knowledgeBaseId);
+    if (!language) throw new DocumentGoneError(documentId);
     const pieces = chunkText(text, { targetTokens: CHUNK_TOKENS, overlapTokens: OVERLAP_TOKENS, countTokens });
     const chunks: NewChunk[] = pieces.map((piece, ordinal) => ({
       id: newId('chk'),
       ordinal,
       text: piece.text,
-      lexical: lexicalText(piece.text),
+      lexical: lexicalText(piece.text, language),
       tokenCount: piece.tokenCount,
       headingPath: piece.headingPath,
       charStart: piece.charStart,
@@ -119,10 +127,11 @@ export class IngestionService implements OnModuleInit {
 
     const embedding = await this.embed(target.workspaceId, chunks, context);
     // stored in short statements: from 0.8 to 1
-    for (let i = 0; i < chunks.length; i += STORE_BATCH) {
+    const batch = STORE_BATCH[this.database?.kind ?? 'embedded'];
+    for (let i = 0; i < chunks.length; i += batch) {
       if (context.signal.aborted) throw new JobFailure(INTERRUPTED);
-      await this.documents.insertChunks({ id: documentId, knowledgeBaseId: target.knowledgeBaseId }, chunks.slice(i, i + STORE_BATCH), embedding.model);
-      await context.progress(Math.min(0.99, 0.8 + (0.2 * (i + STORE_BATCH)) / chunks.length));
+      await this.documents.insertChunks({ id: documentId, knowledgeBaseId: target.knowledgeBaseId, config: textSearchConfig(language) }, chunks.slice(i, i + batch), embedding.model);
+      await context.progress(Math.min(0.99, 0.8 + (0.2 * (i + batch)) / chunks.length));
     }
     await this.documents.markReady({ id: documentId, chunkCount: chunks.length, charCount: text.length });
     return {

@@ -1,13 +1,14 @@
 import { BeforeApplicationShutdown, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import type { AuthContext } from '../security';
 import { newId, say } from '../common';
+import { DatabaseHandle } from '../database';
 import { JobRepository } from './job.repository';
 import type { JobRecord } from './rag.records';
 
 /** What a job's work gets: its abort signal (shutdown) and a way to report progress. */
 export interface JobContext {
   signal: AbortSignal;
-  /** 0..1; written to the job row */
+  /** 0..1; written to the job row (at most every PROGRESS_INTERVAL_MS) */
   progress(value: number): Promise<void>;
 }
 
@@ -24,11 +25,22 @@ export class JobFailure extends Error {
 
 type Work = (context: JobContext) => Promise<Record<string, unknown>>;
 
-/** Jobs run at the same time; ingestion is CPU-heavy (PDF parsing, chunking) next to the chat path. */
-const CONCURRENCY = 2;
+/**
+ * Jobs run at the same time. The embedded database runs every statement on this process's one
+ * thread, so more jobs only queue there (and delay the chat path); PostgreSQL runs each
+ * connection's statements in its own server process, so a job's inserts and index upkeep
+ * overlap another's chunking and embedding.
+ */
+export const JOB_CONCURRENCY = { embedded: 2, postgres: 4 } as const;
 
 /**
- * Runs background jobs in this process, at most CONCURRENCY at a time, in the order submitted,
+ * A job's progress is written at most this often (and at its end): a row update per embedding
+ * batch and per chunk batch was a tenth of an ingestion's statements.
+ */
+export const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * Runs background jobs in this process, at most JOB_CONCURRENCY at a time, in the order submitted,
  * recording state, progress, result and error in `jobs`. A job's input lives in memory: one
  * that a stop interrupts fails (here at shutdown, or at the next start-up for a crash).
  */
@@ -38,8 +50,14 @@ export class JobRunner implements BeforeApplicationShutdown {
   private readonly queue: Array<{ id: string; work: Work }> = [];
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private stopping = false;
+  private readonly concurrency: number;
 
-  constructor(private readonly jobs: JobRepository) {}
+  constructor(
+    private readonly jobs: JobRepository,
+    database: DatabaseHandle,
+  ) {
+    this.concurrency = JOB_CONCURRENCY[database.kind];
+  }
 
   /** Records a queued job and runs `work` in the background. */
   async submit(workspaceId: string, kind: string, result: Record<string, unknown>, work: Work): Promise<JobRecord> {
@@ -73,7 +91,7 @@ export class JobRunner implements BeforeApplicationShutdown {
   }
 
   private pump(): void {
-    while (!this.stopping && this.running.size < CONCURRENCY && this.queue.length) {
+    while (!this.stopping && this.running.size < this.concurrency && this.queue.length) {
       const next = this.queue.shift()!;
       const abort = new AbortController();
       const done = this.run(next.id, next.work, abort.signal).finally(() => {
@@ -87,7 +105,14 @@ export class JobRunner implements BeforeApplicationShutdown {
   private async run(id: string, work: Work, signal: AbortSignal): Promise<void> {
     try {
       await this.jobs.start(id);
-      const result = await work({ signal, progress: (value) => this.jobs.progress(id, Math.max(0, Math.min(1, value))) });
+      let written = Date.now();
+      const progress = async (value: number) => {
+        const now = Date.now();
+        if (now - written < PROGRESS_INTERVAL_MS) return;
+        written = now;
+        await this.jobs.progress(id, Math.max(0, Math.min(1, value)));
+      };
+      const result = await work({ signal, progress });
       await this.jobs.finish(id, { state: 'succeeded', result });
     } catch (error) {
       const failure = error instanceof JobFailure ? error : undefined;

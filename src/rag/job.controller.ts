@@ -13,7 +13,7 @@ export class JobController {
 
   @Get(':id')
   @Access('job')
-  @ApiOperation({ summary: 'A background job (document ingestion): state, progress, result or error' })
+  @ApiOperation({ operationId: 'getJob', summary: 'A background job (document ingestion): state, progress, result or error' })
   @ApiOkResponse({ type: JobResponse })
   @ApiErrors(404)
   async get(@Auth() auth: AuthContext, @Param('id') id: string) {

@@ -16,7 +16,7 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiAcceptedResponse, ApiBody, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, getSchemaPath, ApiExtraModels } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { validationExceptionFactory, ApiController, ApiErrors, say } from '../common';
+import { validationExceptionFactory, ApiController, ApiErrors, multipartVariant, say } from '../common';
 import { Access, Auth, type AuthContext } from '../security';
 import { DocumentService } from './document.service';
 import { KnowledgeBaseService } from './knowledge-base.service';
@@ -35,7 +35,7 @@ import {
 import { toDocumentView, toJobView, toKnowledgeBaseView } from './rag.view';
 import { RetrievalService } from './retrieval.service';
 import type { SearchResult } from './retrieval.types';
-import { FORMATS, formatOf } from './text-extraction';
+import { FORMATS, formatOf, isBinary } from './text-extraction';
 
 /** Largest upload; bigger files are refused with 413. */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
@@ -79,7 +79,7 @@ export class KnowledgeBaseController {
   ) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a knowledge base' })
+  @ApiOperation({ operationId: 'createKnowledgeBase', summary: 'Create a knowledge base' })
   @ApiCreatedResponse({ type: KnowledgeBaseResponse })
   @ApiErrors(400, 409)
   async create(@Auth() auth: AuthContext, @Body() dto: CreateKnowledgeBaseDto) {
@@ -87,7 +87,7 @@ export class KnowledgeBaseController {
   }
 
   @Get()
-  @ApiOperation({ summary: "The workspace's knowledge bases" })
+  @ApiOperation({ operationId: 'listKnowledgeBases', summary: "The workspace's knowledge bases" })
   @ApiOkResponse({ type: KnowledgeBaseListResponse })
   async list(@Auth() auth: AuthContext) {
     return { items: (await this.knowledgeBases.list(auth)).map(toKnowledgeBaseView) };
@@ -95,7 +95,7 @@ export class KnowledgeBaseController {
 
   @Get(':id')
   @Access('knowledgeBase')
-  @ApiOperation({ summary: 'Read a knowledge base' })
+  @ApiOperation({ operationId: 'getKnowledgeBase', summary: 'Read a knowledge base' })
   @ApiOkResponse({ type: KnowledgeBaseResponse })
   @ApiErrors(404)
   async get(@Auth() auth: AuthContext, @Param('id') id: string) {
@@ -105,7 +105,7 @@ export class KnowledgeBaseController {
   @Delete(':id')
   @Access('knowledgeBase')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a knowledge base with its documents and chunks' })
+  @ApiOperation({ operationId: 'deleteKnowledgeBase', summary: 'Delete a knowledge base with its documents and chunks' })
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiErrors(404)
   async remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<void> {
@@ -117,6 +117,7 @@ export class KnowledgeBaseController {
   @HttpCode(202)
   @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
   @ApiOperation({
+    operationId: 'addDocument',
     summary: 'Add a document: JSON text, or a multipart upload (`file`: .txt, .md, .html, .pdf up to 20 MB)',
     description: 'Answers at once with the ingestion job (GET /jobs/{id}). Content already in the knowledge base adds nothing: the job is finished and its result names the existing document with `duplicate: true`.',
   })
@@ -125,12 +126,12 @@ export class KnowledgeBaseController {
     schema: {
       oneOf: [
         { $ref: getSchemaPath(AddTextDocumentDto) },
-        { allOf: [{ $ref: getSchemaPath(UploadDocumentFieldsDto) }, { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } }] },
+        multipartVariant({ allOf: [{ $ref: getSchemaPath(UploadDocumentFieldsDto) }, { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } }] }),
       ],
     },
   })
   @ApiAcceptedResponse({ type: JobResponse })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 413, 415)
   async addDocument(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: unknown, @UploadedFile() file?: UploadedDocument) {
     if (!file) {
       const dto = await validated(AddTextDocumentDto, body);
@@ -139,13 +140,15 @@ export class KnowledgeBaseController {
     const fields = await validated(UploadDocumentFieldsDto, parseMetadataField((body ?? {}) as Record<string, unknown>));
     const format = formatOf(file.originalname, file.mimetype);
     if (!format) throw new UnsupportedMediaTypeException(say('rag.unsupported_file', { name: file.originalname, supported: SUPPORTED }));
+    // a NUL byte is binary content, which no text column takes: refused here rather than failing the job
+    if (format !== 'pdf' && isBinary(file.buffer)) throw new UnsupportedMediaTypeException(say('rag.binary_file', { name: file.originalname, format }));
     const title = fields.title ?? file.originalname;
     return toJobView(await this.documents.add(auth, id, { ...fields, title }, { kind: 'file', fileName: file.originalname, format, data: file.buffer }));
   }
 
   @Get(':id/documents')
   @Access('knowledgeBase')
-  @ApiOperation({ summary: "A knowledge base's documents, newest first" })
+  @ApiOperation({ operationId: 'listDocuments', summary: "A knowledge base's documents, newest first" })
   @ApiOkResponse({ type: DocumentPageResponse })
   @ApiErrors(400, 404)
   async listDocuments(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: ListDocumentsQuery) {
@@ -157,7 +160,7 @@ export class KnowledgeBaseController {
   @Access('knowledgeBase')
   @Access('document', 'docId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a document and its chunks' })
+  @ApiOperation({ operationId: 'deleteDocument', summary: 'Delete a document and its chunks' })
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiErrors(404)
   async removeDocument(@Auth() auth: AuthContext, @Param('id') id: string, @Param('docId') docId: string): Promise<void> {
@@ -167,7 +170,7 @@ export class KnowledgeBaseController {
   @Post(':id/search')
   @Access('knowledgeBase')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Hybrid search (full text and vectors, fused by reciprocal rank)' })
+  @ApiOperation({ operationId: 'searchKnowledgeBase', summary: 'Hybrid search (full text and vectors, fused by reciprocal rank)' })
   @ApiOkResponse({ type: SearchResponse })
   @ApiErrors(400, 404)
   search(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: SearchDto): Promise<SearchResult> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient } from '../database';
+import { isLanguage, type Language } from './lexical';
 import type { KnowledgeBaseRecord } from './rag.records';
 
 interface KnowledgeBaseRow {
@@ -7,12 +8,13 @@ interface KnowledgeBaseRow {
   workspace_id: string;
   name: string;
   description: string | null;
+  language: string;
   document_count: number;
   created_at: Date | string;
   updated_at: Date | string;
 }
 
-const COLUMNS = Prisma.sql`kb.id, kb.workspace_id, kb.name, kb.description, kb.created_at, kb.updated_at,
+const COLUMNS = Prisma.sql`kb.id, kb.workspace_id, kb.name, kb.description, kb.language, kb.created_at, kb.updated_at,
   (SELECT count(*)::int FROM documents d WHERE d.knowledge_base_id = kb.id) AS document_count`;
 
 function toRecord(row: KnowledgeBaseRow): KnowledgeBaseRecord {
@@ -21,6 +23,8 @@ function toRecord(row: KnowledgeBaseRow): KnowledgeBaseRecord {
     workspaceId: row.workspace_id,
     name: row.name,
     description: row.description,
+    // a value written by a later version reads as the stock configuration
+    language: isLanguage(row.language) ? row.language : 'simple',
     documentCount: row.document_count,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
@@ -33,10 +37,10 @@ export class KnowledgeBaseRepository {
   constructor(private readonly sql: SqlClient) {}
 
   /** Throws a unique violation when the workspace already has a knowledge base of that name. */
-  async create(kb: { id: string; workspaceId: string; name: string; description: string | null }): Promise<KnowledgeBaseRecord> {
+  async create(kb: { id: string; workspaceId: string; name: string; description: string | null; language: Language }): Promise<KnowledgeBaseRecord> {
     await this.sql.$executeRaw`
-      INSERT INTO knowledge_bases (id, workspace_id, name, description, updated_at)
-      VALUES (${kb.id}, ${kb.workspaceId}, ${kb.name}, ${kb.description}, now())`;
+      INSERT INTO knowledge_bases (id, workspace_id, name, description, language, updated_at)
+      VALUES (${kb.id}, ${kb.workspaceId}, ${kb.name}, ${kb.description}, ${kb.language}, now())`;
     return (await this.find(kb.workspaceId, kb.id))!;
   }
 
@@ -64,6 +68,20 @@ export class KnowledgeBaseRepository {
     const rows = await this.sql.$queryRaw<{ id: string }[]>`
       SELECT id FROM knowledge_bases WHERE workspace_id = ${workspaceId} AND id IN (${Prisma.join(ids)})`;
     return new Set(rows.map((row) => row.id));
+  }
+
+  /** The language of each of `ids` that is a knowledge base of the workspace. */
+  async languages(workspaceId: string, ids: string[]): Promise<Map<string, Language>> {
+    if (!ids.length) return new Map();
+    const rows = await this.sql.$queryRaw<{ id: string; language: string }[]>`
+      SELECT id, language FROM knowledge_bases WHERE workspace_id = ${workspaceId} AND id IN (${Prisma.join(ids)})`;
+    return new Map(rows.map((row) => [row.id, isLanguage(row.language) ? row.language : 'simple']));
+  }
+
+  /** The language of a knowledge base (ingestion's lookup); undefined when it is gone. */
+  async languageOf(id: string): Promise<Language | undefined> {
+    const [row] = await this.sql.$queryRaw<{ language: string }[]>`SELECT language FROM knowledge_bases WHERE id = ${id}`;
+    return row && (isLanguage(row.language) ? row.language : 'simple');
   }
 
   /** Deletes it with its documents and chunks (foreign keys cascade). Whether it existed. */

@@ -2,6 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { newId, say } from '../common';
 import type { AuthContext } from '../security';
 import { KnowledgeBaseRepository } from './knowledge-base.repository';
+import type { Language } from './lexical';
 import { isUniqueViolation, type KnowledgeBaseRecord } from './rag.records';
 
 /** Knowledge bases of the caller's workspace. */
@@ -9,9 +10,15 @@ import { isUniqueViolation, type KnowledgeBaseRecord } from './rag.records';
 export class KnowledgeBaseService {
   constructor(private readonly knowledgeBases: KnowledgeBaseRepository) {}
 
-  async create(auth: AuthContext, input: { name: string; description?: string }): Promise<KnowledgeBaseRecord> {
+  async create(auth: AuthContext, input: { name: string; description?: string; language?: Language }): Promise<KnowledgeBaseRecord> {
     try {
-      return await this.knowledgeBases.create({ id: newId('kb'), workspaceId: auth.workspaceId, name: input.name, description: input.description ?? null });
+      return await this.knowledgeBases.create({
+        id: newId('kb'),
+        workspaceId: auth.workspaceId,
+        name: input.name,
+        description: input.description ?? null,
+        language: input.language ?? 'auto',
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictException(say('knowledge_base.name_taken', { name: input.name }));
       throw error;
@@ -32,6 +39,11 @@ export class KnowledgeBaseService {
   /** Which of `ids` are knowledge bases of the workspace. */
   existing(workspaceId: string, ids: string[]): Promise<Set<string>> {
     return this.knowledgeBases.existing(workspaceId, ids);
+  }
+
+  /** The language of each of `ids` that is a knowledge base of the workspace (others are left out). */
+  languages(workspaceId: string, ids: string[]): Promise<Map<string, Language>> {
+    return this.knowledgeBases.languages(workspaceId, ids);
   }
 
   /** 404 naming the first of `ids` that is not a knowledge base of the caller's workspace. */

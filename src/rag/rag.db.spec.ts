@@ -6,10 +6,11 @@
 import { HASHED_MODEL as MODEL, hashedVector as vector, mediumTest, type MediumTest } from '../../test/support/medium';
 import { ChunkSearchRepository, RRF_K } from './chunk-search.repository';
 import { DocumentGoneError, DocumentRepository } from './document.repository';
-import { IngestionService } from './ingestion.service';
+import { contentChecksum, IngestionService, STORE_BATCH } from './ingestion.service';
 import { JobRepository } from './job.repository';
+import { KnowledgeBaseRepository } from './knowledge-base.repository';
 import { lexicalQuery } from './lexical';
-import type { NewChunk } from './rag.records';
+import { isUniqueViolation, type NewChunk } from './rag.records';
 
 describe('rag SQL (database)', () => {
   let t: MediumTest;
@@ -37,17 +38,18 @@ describe('rag SQL (database)', () => {
   const run = (parts: { lexical?: boolean; vector?: boolean }) =>
     search.search({
       knowledgeBaseIds: [kb],
-      lexicalQuery: parts.lexical === false ? '' : lexicalQuery(query),
+      lexical: parts.lexical === false ? [] : [{ knowledgeBaseIds: [kb], config: 'simple', query: lexicalQuery(query) }],
       vector: parts.vector === false || !t.vector.enabled ? undefined : { literal: vector(query), model: MODEL },
       candidates: 20,
       k: 10,
     });
 
   it('fuses full-text and vector ranks by reciprocal rank where their tops differ', async () => {
-    const filler = Array.from({ length: 40 }, (_, i) => `filler${i}`).join(' ');
-    // many mentions among many other words: first by full-text rank, third by cosine
+    // one other word, repeated: it weighs on the cosine more than on the length
+    const filler = 'lorem lorem lorem lorem';
+    // many mentions among other words: first by BM25 (term frequency), third by cosine
     await addDoc('doc_long', `solar panel maintenance ${filler} solar panel maintenance solar panel maintenance`);
-    // exactly the query: second by full-text rank, first by cosine
+    // exactly the query: second by BM25 (each word once, but short), first by cosine
     await addDoc('doc_exact', 'Solar panel maintenance.');
     // two of the three words
     await addDoc('doc_partial', 'solar panel');
@@ -71,7 +73,7 @@ describe('rag SQL (database)', () => {
     await documents.insert({ id: 'doc_gone', knowledgeBaseId: kb, title: 'g', source: 'text', mimeType: 'text/plain', checksum: 'gone', metadata: {} });
     await documents.delete(kb, 'doc_gone');
     const chunk: NewChunk = { id: 'chk_gone', ordinal: 0, text: 'ghost text', lexical: 'ghost text', tokenCount: 2, headingPath: ['A'], charStart: 0, charEnd: 10 };
-    await expect(documents.insertChunks({ id: 'doc_gone', knowledgeBaseId: kb }, [chunk], null)).rejects.toBeInstanceOf(DocumentGoneError);
+    await expect(documents.insertChunks({ id: 'doc_gone', knowledgeBaseId: kb, config: 'simple' }, [chunk], null)).rejects.toBeInstanceOf(DocumentGoneError);
     await expect(documents.markReady({ id: 'doc_gone', chunkCount: 1, charCount: 10 })).rejects.toBeInstanceOf(DocumentGoneError);
     const [{ n }] = await t.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_gone'`;
     expect(n).toBe(0);
@@ -81,8 +83,8 @@ describe('rag SQL (database)', () => {
     await documents.insert({ id: 'doc_busy', knowledgeBaseId: kb, title: 'b', source: 'text', mimeType: 'text/plain', checksum: 'busy', metadata: {} });
     await documents.setStatus('doc_busy', 'processing');
     const chunk: NewChunk = { id: 'chk_busy', ordinal: 0, text: 'half ingested platypus', lexical: 'half ingested platypus', tokenCount: 3, headingPath: [], charStart: 0, charEnd: 22 };
-    await documents.insertChunks({ id: 'doc_busy', knowledgeBaseId: kb }, [chunk], null);
-    const find = () => search.search({ knowledgeBaseIds: [kb], lexicalQuery: 'platypus', candidates: 20, k: 5 });
+    await documents.insertChunks({ id: 'doc_busy', knowledgeBaseId: kb, config: 'simple' }, [chunk], null);
+    const find = () => search.search({ knowledgeBaseIds: [kb], lexical: [{ knowledgeBaseIds: [kb], config: 'simple', query: 'platypus' }], candidates: 20, k: 5 });
     expect(await find()).toEqual([]);
     await documents.markReady({ id: 'doc_busy', chunkCount: 1, charCount: 22 });
     expect((await find()).map((r) => r.id)).toEqual(['chk_busy']);
@@ -91,7 +93,7 @@ describe('rag SQL (database)', () => {
   it('stores heading paths and offsets as given', async () => {
     await documents.insert({ id: 'doc_pos', knowledgeBaseId: kb, title: 'p', source: 'text', mimeType: 'text/plain', checksum: 'pos', metadata: {} });
     const chunk: NewChunk = { id: 'chk_pos', ordinal: 0, text: "it's \"quoted\"", lexical: 'x', tokenCount: 3, headingPath: ['Top', "O'Brien"], charStart: 5, charEnd: 18 };
-    await documents.insertChunks({ id: 'doc_pos', knowledgeBaseId: kb }, [chunk], null);
+    await documents.insertChunks({ id: 'doc_pos', knowledgeBaseId: kb, config: 'simple' }, [chunk], null);
     await documents.markReady({ id: 'doc_pos', chunkCount: 1, charCount: 18 });
     const rows = await t.sql.$queryRaw<{ heading_path: string[]; char_start: number; char_end: number; text: string }[]>`
       SELECT heading_path, char_start, char_end, text FROM chunks WHERE id = 'chk_pos'`;
@@ -99,17 +101,55 @@ describe('rag SQL (database)', () => {
     expect(await documents.find(kb, 'doc_pos')).toMatchObject({ status: 'ready', chunkCount: 1, charCount: 18 });
   });
 
+  it('stores a batch of chunks in one statement, vectors included, and counts them once ready', async () => {
+    await documents.insert({ id: 'doc_batch', knowledgeBaseId: kb, title: 'b', source: 'text', mimeType: 'text/plain', checksum: 'batch', metadata: {} });
+    const chunks: NewChunk[] = Array.from({ length: STORE_BATCH.postgres }, (_, i) => ({
+      id: `chk_batch_${i}`, ordinal: i, text: `Batch chunk ${i} about walruses.`, lexical: `batch chunk ${i} about walruses`,
+      tokenCount: 6, headingPath: [`Part ${i}`], charStart: i * 30, charEnd: i * 30 + 29,
+      ...(t.vector.enabled && { embedding: vector(`walrus ${i}`) }),
+    }));
+    const [before] = await t.sql.$queryRaw<{ indexed_chunks: number }[]>`SELECT indexed_chunks FROM knowledge_bases WHERE id = ${kb}`;
+    const statements = jest.spyOn(t.sql, '$executeRaw');
+    await documents.insertChunks({ id: 'doc_batch', knowledgeBaseId: kb, config: 'simple' }, chunks, t.vector.enabled ? MODEL : null);
+    expect(statements).toHaveBeenCalledTimes(1);
+    statements.mockRestore();
+    await documents.markReady({ id: 'doc_batch', chunkCount: chunks.length, charCount: 2000 });
+    const rows = await t.sql.$queryRaw<{ ordinal: number; heading_path: string[] }[]>`
+      SELECT ordinal, heading_path FROM chunks WHERE document_id = 'doc_batch' ORDER BY ordinal`;
+    expect(rows.map((r) => r.ordinal)).toEqual(chunks.map((c) => c.ordinal));
+    expect(rows[63].heading_path).toEqual(['Part 63']);
+    if (t.vector.enabled) {
+      const [vectors] = await t.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_batch' AND embedding_model = ${MODEL}`;
+      expect(vectors.n).toBe(64);
+    }
+    const [after] = await t.sql.$queryRaw<{ indexed_chunks: number }[]>`SELECT indexed_chunks FROM knowledge_bases WHERE id = ${kb}`;
+    expect(Number(after.indexed_chunks) - Number(before.indexed_chunks)).toBe(64);
+  });
+
+  it('finds a document by its content hash and refuses a second one with the same hash', async () => {
+    const hash = contentChecksum('The same text twice.');
+    await documents.insert({ id: 'doc_hash', knowledgeBaseId: kb, title: 'h', source: 'text', mimeType: 'text/plain', checksum: hash, metadata: {} });
+    expect(await documents.findByChecksum(kb, hash)).toMatchObject({ id: 'doc_hash' });
+    const twice = documents.insert({ id: 'doc_hash2', knowledgeBaseId: kb, title: 'h2', source: 'text', mimeType: 'text/plain', checksum: hash, metadata: {} });
+    expect(await twice.then(() => 'stored', (error: unknown) => isUniqueViolation(error))).toBe(true);
+    // an upload's hash is set after extraction: the same unique index refuses it
+    await documents.insert({ id: 'doc_upload', knowledgeBaseId: kb, title: 'u', source: 'u.txt', mimeType: 'text/plain', checksum: null, metadata: {} });
+    expect(await documents.setChecksum('doc_upload', hash).then(() => 'set', (error: unknown) => isUniqueViolation(error))).toBe(true);
+    // rows without a hash never match each other
+    await documents.insert({ id: 'doc_upload2', knowledgeBaseId: kb, title: 'u2', source: 'u.txt', mimeType: 'text/plain', checksum: null, metadata: {} });
+  });
+
   it('fails jobs (and their documents) that a stop left queued or running, and drops their chunks', async () => {
     await documents.insert({ id: 'doc_crash', knowledgeBaseId: kb, title: 'c', source: 'text', mimeType: 'text/plain', checksum: 'crash', metadata: {} });
     await documents.setStatus('doc_crash', 'processing');
     const partial: NewChunk = { id: 'chk_crash', ordinal: 0, text: 'partial', lexical: 'partial', tokenCount: 1, headingPath: [], charStart: 0, charEnd: 7 };
-    await documents.insertChunks({ id: 'doc_crash', knowledgeBaseId: kb }, [partial], null);
+    await documents.insertChunks({ id: 'doc_crash', knowledgeBaseId: kb, config: 'simple' }, [partial], null);
     const running = await jobs.insert({ id: 'job_crash', workspaceId: WS, kind: 'ingest_document', result: { documentId: 'doc_crash' } });
     await jobs.start(running.id);
     const queued = await jobs.insert({ id: 'job_queued', workspaceId: WS, kind: 'ingest_document', result: {} });
     const done = await jobs.insert({ id: 'job_done', workspaceId: WS, kind: 'ingest_document', result: {}, state: 'succeeded' });
 
-    const ingestion = new IngestionService(documents, jobs, undefined as never, t.vector);
+    const ingestion = new IngestionService(documents, t.repo(KnowledgeBaseRepository), jobs, undefined as never, t.vector);
     await ingestion.onModuleInit();
     expect(await jobs.find(WS, running.id)).toMatchObject({ state: 'failed', error: expect.stringMatching(/^interrupted/) });
     expect(await jobs.find(WS, queued.id)).toMatchObject({ state: 'failed' });

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  IsIn,
   IsInt,
   IsNotEmpty,
   IsObject,
@@ -13,6 +14,7 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText, PageQuery, say } from '../common';
+import { LANGUAGES, type Language } from './lexical';
 import { MAX_K } from './retrieval.service';
 
 /** Longest document text accepted as JSON (an upload is limited by its file size instead). */
@@ -48,6 +50,16 @@ export class CreateKnowledgeBaseDto {
   @IsStorableText()
   @MaxLength(2000)
   description?: string;
+
+  @ApiPropertyOptional({
+    enum: LANGUAGES,
+    default: 'auto',
+    description:
+      'how words are indexed and searched: `english` stems English words and drops stop words, `chinese` segments Chinese text into words, `auto` does both, `simple` matches words as written (Chinese as character pairs). Fixed at creation.',
+  })
+  @IsOptional()
+  @IsIn(LANGUAGES)
+  language?: Language;
 }
 
 /** Fields of a document besides its title and content. */
@@ -124,6 +136,7 @@ export class KnowledgeBaseResponse {
   @ApiProperty({ example: 'kb_01jc9x…' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ type: String, nullable: true }) description!: string | null;
+  @ApiProperty({ enum: LANGUAGES, description: 'how words are indexed and searched' }) language!: Language;
   @ApiProperty({ type: 'integer' }) documentCount!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;

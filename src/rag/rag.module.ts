@@ -1,11 +1,15 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AccessService } from '../security';
 import { WorkspaceModule } from '../workspace';
 import { ModelModule } from '../model';
+import { ChunkController } from './chunk.controller';
+import { ChunkRepository } from './chunk.repository';
 import { ChunkSearchRepository } from './chunk-search.repository';
+import { ChunkService } from './chunk.service';
 import { DocumentRepository } from './document.repository';
 import { DocumentService } from './document.service';
 import { Embedder } from './embedder';
+import { closeExtractionPool } from './extraction-pool';
 import { IngestionService } from './ingestion.service';
 import { JobController } from './job.controller';
 import { JobRunner } from './job-runner';
@@ -25,11 +29,13 @@ export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './r
  */
 @Module({
   imports: [ModelModule, WorkspaceModule],
-  controllers: [KnowledgeBaseController, JobController],
+  controllers: [KnowledgeBaseController, ChunkController, JobController],
   providers: [
     KnowledgeBaseRepository,
     DocumentRepository,
     ChunkSearchRepository,
+    ChunkRepository,
+    ChunkService,
     JobRepository,
     KnowledgeBaseService,
     DocumentService,
@@ -40,18 +46,25 @@ export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './r
   ],
   exports: [RetrievalService],
 })
-export class RagModule implements OnModuleInit {
+export class RagModule implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly access: AccessService,
     private readonly knowledgeBases: KnowledgeBaseRepository,
     private readonly documents: DocumentRepository,
     private readonly jobs: JobRepository,
+    private readonly chunks: ChunkRepository,
   ) {}
 
-  /** Every route naming a knowledge base, document or job is checked against its workspace (security/access.ts). */
+  /** Every route naming a knowledge base, document, chunk or job is checked against its workspace (security/access.ts). */
   onModuleInit(): void {
     this.access.register('knowledgeBase', (id) => this.knowledgeBases.workspaceOf(id));
     this.access.register('document', (id) => this.documents.workspaceOf(id));
+    this.access.register('chunk', (id) => this.chunks.workspaceOf(id));
     this.access.register('job', (id) => this.jobs.workspaceOf(id));
+  }
+
+  /** The workers reading uploads and PDF attachments end with the application. */
+  onModuleDestroy(): Promise<void> {
+    return closeExtractionPool();
   }
 }

@@ -1,3 +1,5 @@
+import type { Language } from './lexical';
+
 type JsonRecord = Record<string, unknown>;
 
 export interface KnowledgeBaseRecord {
@@ -5,6 +7,8 @@ export interface KnowledgeBaseRecord {
   workspaceId: string;
   name: string;
   description: string | null;
+  /** how its words are indexed (lexical.ts) */
+  language: Language;
   documentCount: number;
   createdAt: Date;
   updatedAt: Date;
@@ -50,7 +54,7 @@ export interface NewChunk {
   id: string;
   ordinal: number;
   text: string;
-  /** what to_tsvector indexes (lexical.ts) */
+  /** what to_tsvector indexes: lexicalText(text, the knowledge base's language) */
   lexical: string;
   tokenCount: number;
   headingPath: string[];

@@ -1,9 +1,11 @@
+import type { Language } from './lexical';
 import type { DocumentRecord, JobRecord, KnowledgeBaseRecord } from './rag.records';
 
 export interface KnowledgeBaseView {
   id: string;
   name: string;
   description: string | null;
+  language: Language;
   documentCount: number;
   createdAt: string;
   updatedAt: string;
@@ -30,6 +32,7 @@ export function toKnowledgeBaseView(kb: KnowledgeBaseRecord): KnowledgeBaseView 
     id: kb.id,
     name: kb.name,
     description: kb.description,
+    language: kb.language,
     documentCount: kb.documentCount,
     createdAt: kb.createdAt.toISOString(),
     updatedAt: kb.updatedAt.toISOString(),

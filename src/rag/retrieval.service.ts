@@ -1,10 +1,10 @@
 import { BadRequestException, Injectable, Logger } from '@nestjs/common';
 import { VectorSupport } from '../database';
 import type { AuthContext } from '../security';
-import { ChunkSearchRepository } from './chunk-search.repository';
+import { ChunkSearchRepository, type LexicalSearch } from './chunk-search.repository';
 import { Embedder } from './embedder';
 import { KnowledgeBaseService } from './knowledge-base.service';
-import { lexicalQuery, queryTerms } from './lexical';
+import { type Language, lexicalQuery, queryTerms, textSearchConfig } from './lexical';
 import type { SearchRequest, SearchResult } from './retrieval.types';
 import { snippetOf } from './snippet';
 import { say } from '../common';
@@ -40,8 +40,7 @@ export class RetrievalService {
    * (or never the workspace's) are skipped, so a stale setting never fails a run.
    */
   async searchForRun(workspaceId: string, request: SearchRequest): Promise<SearchResult> {
-    const found = await this.knowledgeBases.existing(workspaceId, [...new Set(request.knowledgeBaseIds)]);
-    return this.searchIn(workspaceId, { ...request, knowledgeBaseIds: [...found] });
+    return this.searchIn(workspaceId, { ...request, knowledgeBaseIds: [...new Set(request.knowledgeBaseIds)] });
   }
 
   private async searchIn(workspaceId: string, request: SearchRequest): Promise<SearchResult> {
@@ -49,19 +48,21 @@ export class RetrievalService {
     const query = request.query.trim();
     if (!query) throw new BadRequestException(say('validation.not_empty', { field: 'query' }));
     if (!Number.isInteger(request.k) || request.k < 1 || request.k > MAX_K) throw new BadRequestException(say('validation.integer_range', { field: 'k', min: 1, max: MAX_K }));
-    if (!ids.length) return { items: [], degraded: false };
+    // the knowledge bases of the workspace among `ids` (a run's stale setting may name others)
+    const languages = ids.length ? await this.knowledgeBases.languages(workspaceId, ids) : new Map<string, Language>();
+    if (!languages.size) return { items: [], degraded: false };
 
     const vector = await this.queryVector(workspaceId, query);
     const rows = await this.chunks.search({
-      knowledgeBaseIds: ids,
-      lexicalQuery: lexicalQuery(query),
+      knowledgeBaseIds: [...languages.keys()],
+      lexical: lexicalSearches(query, languages),
       vector: 'literal' in vector ? vector : undefined,
       filter: request.filter && Object.keys(request.filter).length ? request.filter : undefined,
       // 40: what an HNSW scan returns by default (hnsw.ef_search); never fewer than asked for
       candidates: Math.max(40, request.k),
       k: request.k,
     });
-    const terms = queryTerms(query);
+    const terms = [...new Set([...languages.values()].flatMap((language) => queryTerms(query, language)))];
     const items = rows.map((row) => ({
       id: row.id,
       documentId: row.document_id,
@@ -88,4 +89,15 @@ export class RetrievalService {
       return { degradedReason: `the query could not be embedded: ${reason}` };
     }
   }
+}
+
+/** One full-text query per language among the knowledge bases searched. */
+function lexicalSearches(query: string, languages: Map<string, Language>): LexicalSearch[] {
+  const byLanguage = new Map<Language, string[]>();
+  for (const [id, language] of languages) byLanguage.set(language, [...(byLanguage.get(language) ?? []), id]);
+  return [...byLanguage].map(([language, knowledgeBaseIds]) => ({
+    knowledgeBaseIds,
+    config: textSearchConfig(language),
+    query: lexicalQuery(query, language),
+  }));
 }

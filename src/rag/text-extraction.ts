@@ -1,6 +1,5 @@
 import { extname } from 'node:path';
-import { convert } from 'html-to-text';
-import { readPdfText } from './pdf-text';
+import { extractInWorker } from './extraction-pool';
 
 /** The uploaded file formats, by extension, with the MIME types that name them. */
 export const FORMATS = {
@@ -24,45 +23,24 @@ export function formatOf(fileName: string, mimeType: string): Format | undefined
 /** Why a file's text could not be extracted: the job's error. */
 export class ExtractionError extends Error {}
 
-/** HTML headings become Markdown headings, so chunks keep their heading path. */
-const headingSelectors = [1, 2, 3, 4, 5, 6].map((level) => ({
-  selector: `h${level}`,
-  format: 'markdownHeading',
-  options: { level },
-}));
-
-function htmlToText(html: string): string {
-  return convert(html, {
-    wordwrap: false,
-    selectors: [
-      ...headingSelectors,
-      { selector: 'a', options: { ignoreHref: true } },
-      { selector: 'img', format: 'skip' },
-      { selector: 'script', format: 'skip' },
-      { selector: 'style', format: 'skip' },
-    ],
-    formatters: {
-      markdownHeading: (elem, walk, builder, options) => {
-        builder.openBlock({ leadingLineBreaks: 2 });
-        builder.addLiteral(`${'#'.repeat(Number((options as { level?: number }).level ?? 1))} `);
-        walk(elem.children, builder);
-        builder.closeBlock({ trailingLineBreaks: 2 });
-      },
-    },
-  });
+/**
+ * The text of an uploaded file, read off the event loop (extraction-pool.ts) with time, memory
+ * and HTML depth bounded. Throws ExtractionError saying why when there is none.
+ */
+export async function extractText(format: Format, data: Buffer, signal?: AbortSignal): Promise<string> {
+  const answer = await extractInWorker(format, data, { signal });
+  if (!answer.ok) throw new ExtractionError(format === 'pdf' ? `the PDF could not be read: ${answer.error}` : answer.error);
+  return answer.text;
 }
 
-async function pdfToText(data: Buffer): Promise<string> {
-  try {
-    return await readPdfText(data);
-  } catch (error) {
-    throw new ExtractionError(`the PDF could not be read: ${error instanceof Error ? error.message : String(error)}`);
-  }
+/** The text of a PDF (an attachment's too); rejects with pdf.js's reason when it cannot be read. */
+export async function readPdfText(data: Buffer, timeoutMs?: number): Promise<string> {
+  const answer = await extractInWorker('pdf', data, { timeoutMs });
+  if (!answer.ok) throw new Error(answer.error);
+  return answer.text;
 }
 
-/** The text of an uploaded file. Throws ExtractionError saying why when there is none. */
-export async function extractText(format: Format, data: Buffer): Promise<string> {
-  if (format === 'pdf') return pdfToText(data);
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(data).replace(/^\uFEFF/, '');
-  return format === 'html' ? htmlToText(text) : text;
+/** Whether an upload said to be text holds binary data (a NUL byte: no text format has one). */
+export function isBinary(data: Buffer): boolean {
+  return data.includes(0);
 }

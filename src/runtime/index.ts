@@ -21,3 +21,4 @@ export type { FrameFormat } from './events/sse-writer';
 export type { RunEvent, RunEventPayloads, RunEventType } from './store/run-events';
 export type { RunState } from './store/run-fsm';
 export { ConversationMoved } from './loop/run-starter';
+export { runEventComponents } from './store/run-event-schemas';

@@ -8,6 +8,8 @@ import { RagModule } from '../rag';
 import { ToolModule } from '../tool';
 import { AgentLoop } from './loop/agent-loop';
 import { AnswerStep } from './loop/answer-step';
+import { PlanSteps } from './loop/plan-steps';
+import { RiskAnalyzer } from './loop/risk-analyzer';
 import { AutoTitler } from './loop/auto-titler';
 import { ApprovalRepository } from './store/approval.repository';
 import { MemoryContextBuilder } from './loop/context-window';
@@ -41,6 +43,10 @@ import { StepReplay } from './loop/step-replay';
 import { TitleStep } from './loop/title-step';
 import { OutputGate } from './loop/output-gate';
 import { ToolStep } from './loop/tool-step';
+import { SubrunRepository } from './store/subrun.repository';
+import { SubrunStep } from './loop/subrun-step';
+import { SubrunLauncher } from './loop/subrun-port';
+import { RunSubrunLauncher } from './loop/subrun-launcher';
 
 /** Posting messages, runs and their state machine, the agent loop, the event log and SSE. */
 @Module({
@@ -71,9 +77,15 @@ import { ToolStep } from './loop/tool-step';
     StepDebug,
     StepReplay,
     ToolStep,
+    // sub-runs (the `delegate` tool): started through a token the step resolves when a call comes (subrun-port.ts)
+    SubrunRepository,
+    SubrunStep,
+    { provide: SubrunLauncher, useClass: RunSubrunLauncher },
     TitleStep,
     OutputGate,
     AnswerStep,
+    PlanSteps,
+    RiskAnalyzer,
     AgentLoop,
     RunLeases,
     RunExecutor,

@@ -16,6 +16,7 @@ export const RESOURCE_NOT_FOUND = {
   approval: 'approval.not_found',
   knowledgeBase: 'knowledge_base.not_found',
   document: 'document.not_found',
+  chunk: 'chunk.not_found',
   job: 'job.not_found',
   file: 'file.not_found',
 } as const satisfies Record<string, TextKey>;

@@ -8,6 +8,7 @@ import { ApiKeyRepository } from './api-key.repository';
 import { ALLOWS_STREAM_TOKEN, type AuthContext, bootstrapAuth, type RequestWithAuth, requestOf } from './auth-context';
 import { IS_PUBLIC, say } from '../common';
 import { StreamTokenService } from './stream-token.service';
+import { AuthFailureLimiter } from './limits/auth-failures';
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
@@ -17,6 +18,11 @@ export const LAST_USED_INTERVAL_MS = 60_000;
 /** The token of an `Authorization: Bearer <token>` header. */
 export function bearerToken(request: Request): string | undefined {
   return request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}
+
+/** The client's address: the socket's, or X-Forwarded-For's as HELIX_TRUST_PROXY lets Express believe it. */
+export function clientAddress(request: Request): string {
+  return request.ip ?? request.socket?.remoteAddress ?? 'unknown';
 }
 
 function presentedToken(request: Request): string | undefined {
@@ -44,6 +50,7 @@ export class ApiKeyGuard implements CanActivate {
     config: AppConfig,
     private readonly apiKeys: ApiKeyRepository,
     private readonly streamTokens: StreamTokenService,
+    private readonly failures: AuthFailureLimiter,
   ) {
     if (config.HELIX_API_TOKEN) this.bootstrapHash = sha256(config.HELIX_API_TOKEN);
   }
@@ -60,8 +67,9 @@ export class ApiKeyGuard implements CanActivate {
     const streamToken = typeof request.query.token === 'string' ? request.query.token : undefined;
     const runId = typeof request.params?.id === 'string' ? request.params.id : undefined;
     if (streamToken && runId && !presentedToken(request) && this.reflector.get<boolean>(ALLOWS_STREAM_TOKEN, context.getHandler())) {
+      this.failures.check(clientAddress(request));
       const grant = this.streamTokens.verify(runId, streamToken);
-      if (!grant) throw new UnauthorizedException(say('auth.invalid_stream_token'));
+      if (!grant) this.refuse(request, 'auth.invalid_stream_token');
       request.auth = { kind: 'stream', workspaceId: grant.workspaceId, runId: grant.runId, role: 'member' };
       return true;
     }
@@ -79,21 +87,29 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
-  /** Who presents the request's API token; 401 without a valid one (when a token is configured). */
+  /**
+   * Who presents the request's API token; 401 without a valid one (when a token is configured),
+   * 429 once its address has failed too often (AuthFailureLimiter).
+   */
   async authenticate(request: Request): Promise<AuthContext> {
     if (!this.bootstrapHash) return bootstrapAuth('open');
+    this.failures.check(clientAddress(request));
     const token = presentedToken(request);
-    if (!token) {
-      throw new UnauthorizedException(say('auth.missing_token'));
-    }
+    if (!token) this.refuse(request, 'auth.missing_token');
     // digests of equal length, compared in constant time; keys are found by their digest alone
     const hash = sha256(token);
     if (timingSafeEqual(hash, this.bootstrapHash)) return bootstrapAuth('token');
     const key = await this.apiKeys.findByHash(hash.toString('hex'));
-    if (!key || key.revokedAt) throw new UnauthorizedException(say('auth.invalid_token'));
-    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw new UnauthorizedException(say('auth.key_expired'));
+    if (!key || key.revokedAt) this.refuse(request, 'auth.invalid_token');
+    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) this.refuse(request, 'auth.key_expired');
     this.noteUse(key.id);
     return { kind: 'key', workspaceId: key.workspaceId, role: key.role, keyId: key.id };
+  }
+
+  /** A 401, counted against the request's address. */
+  private refuse(request: Request, text: 'auth.missing_token' | 'auth.invalid_token' | 'auth.key_expired' | 'auth.invalid_stream_token'): never {
+    this.failures.fail(clientAddress(request));
+    throw new UnauthorizedException(say(text));
   }
 
   /** Records the key's use, at most once a minute, without holding up the request. */

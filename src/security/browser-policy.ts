@@ -44,7 +44,7 @@ export function applyBrowserPolicy(app: INestApplication, config: AppConfig): vo
     const origin = request.headers.origin;
     const preflight = request.method === 'OPTIONS' && origin !== undefined && request.headers['access-control-request-method'] !== undefined;
     if (!preflight || allowed.has(origin)) return next();
-    response.status(403).json({ statusCode: 403, error: 'Forbidden', message: translate(say('http.cors_forbidden'), requestLanguage(request)) });
+    response.status(403).json({ statusCode: 403, error: 'Forbidden', message: translate(say('http.cors_forbidden'), requestLanguage(request)), code: 'origin_forbidden' });
   });
   app.enableCors({
     origin: (origin: string | undefined, callback: (error: Error | null, allow?: boolean) => void) => callback(null, origin !== undefined && allowed.has(origin)),

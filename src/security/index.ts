@@ -6,6 +6,7 @@ export { AllowStreamToken, Auth, DEFAULT_WORKSPACE_ID, isBootstrap } from './aut
 export type { AuthContext } from './auth-context';
 export { applyBrowserPolicy } from './browser-policy';
 export { ConfigHistory } from './config-history';
+export { graphqlGate } from './graphql-gate';
 export { LimitsModule } from './limits/limits.module';
 export { StreamLimiter } from './limits/stream-limiter';
 export { rotateSecrets } from './secret-rotation';

@@ -13,6 +13,7 @@ import { SecretAdmin } from './secret-admin.service';
 import { SecretRepository } from './secret.repository';
 import { SecretService } from './secret.service';
 import { StreamTokenService } from './stream-token.service';
+import { AuthFailureLimiter } from './limits/auth-failures';
 
 /**
  * Cross-cutting: authentication of every route and GraphQL operation, secrets at rest, stream
@@ -22,6 +23,7 @@ import { StreamTokenService } from './stream-token.service';
 @Module({
   providers: [
     ApiKeyGuard,
+    AuthFailureLimiter,
     { provide: APP_GUARD, useExisting: ApiKeyGuard },
     // after authentication (global guards run in the order they are provided)
     AccessService,

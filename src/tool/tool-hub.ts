@@ -127,10 +127,15 @@ export class ToolHub implements OnModuleInit {
    * change applies to the next call.
    */
   async policy(scope: ToolScope, tool: ToolDefinition | undefined, name: string): Promise<ToolPolicyMode> {
+    return (await this.policyOf(scope, tool, name)).mode;
+  }
+
+  /** The policy, and whether a rule (a person's choice) set it rather than the confirmation default. */
+  async policyOf(scope: ToolScope, tool: ToolDefinition | undefined, name: string): Promise<{ mode: ToolPolicyMode; ruled: boolean }> {
     const rules = await this.policies.rulesFor(scope.workspaceId, scope.conversationId, name);
     const rule = rules.find((r) => r.conversationId === scope.conversationId) ?? agentPolicy(scope.settings.toolPolicies, name) ?? rules.find((r) => r.conversationId === null);
-    if (rule) return typeof rule === 'string' ? rule : rule.mode;
-    return this.defaultPolicy(tool, scope.settings.confirmationPolicy);
+    if (rule) return { mode: typeof rule === 'string' ? rule : rule.mode, ruled: true };
+    return { mode: this.defaultPolicy(tool, scope.settings.confirmationPolicy), ruled: false };
   }
 
   /** Runs a call: unknown tool, bad JSON, schema violation, throw, time-out and cancel all end as `ok: false`. */

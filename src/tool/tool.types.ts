@@ -1,6 +1,7 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { EffectiveSettings } from '../workspace';
 import type { Citation } from '../rag';
+import type { TaskItem } from '../workdir';
 
 export type ToolPolicyMode = 'always' | 'confirm' | 'forbid';
 /** The workspace setting `confirmationPolicy`: which calls no rule covers wait for approval. */
@@ -9,8 +10,11 @@ export type ToolRisk = 'low' | 'high';
 /** A JSON Schema (draft-07 as ajv reads it) describing a tool's arguments object. */
 export type JsonSchema = Record<string, unknown>;
 
-/** A call's outcome; a knowledge search also returns the passages it gave the model. */
-export type ToolResult = { ok: true; output: string; sources?: Citation[] } | { ok: false; error: string };
+/**
+ * A call's outcome; a knowledge search also returns the passages it gave the model, and
+ * task_tracker the to-do list it changed (the runtime announces it as a `tasks` event).
+ */
+export type ToolResult = { ok: true; output: string; sources?: Citation[]; tasks?: TaskItem[] } | { ok: false; error: string };
 
 /** A passage as a search found it, before it has a citation number. */
 export type SourceDraft = Omit<Citation, 'n'>;
@@ -36,6 +40,8 @@ export interface ToolContext extends ToolScope {
   citations?: CitationLedger;
   /** aborted when the run is cancelled or the call's time limit passes: stop work and return */
   signal: AbortSignal;
+  /** the call's trace context for the requests it sends (only when traces are exported) */
+  traceparent?: string;
 }
 
 /**
@@ -55,8 +61,8 @@ export interface ToolDefinition {
   readonly defaultPolicy?: ToolPolicyMode;
   /** whether the scope is offered this tool at all (default: always); `kb_search` needs agentic retrieval */
   offeredTo?(scope: ToolScope): boolean;
-  /** a call the runtime answers itself instead of running the tool (ask_user: the user's reply) */
-  readonly control?: 'ask_user';
+  /** a call the runtime answers itself instead of running the tool (ask_user: the user's reply; delegate: a sub-run's answer) */
+  readonly control?: 'ask_user' | 'delegate';
   run(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
 }
 

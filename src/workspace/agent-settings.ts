@@ -33,6 +33,33 @@ export interface AgentSettings {
   memoryWindowTokens?: number;
   /** the mode of a message that names none */
   defaultMode?: AgentMode;
+  /** when the loop counts as stuck (each 0 turns its rule off; unset: STUCK_DEFAULTS) */
+  stuck?: StuckLimits;
+  /** a model rates each tool call's risk; under the `risky` confirmation policy a high rating waits for approval */
+  riskAnalysis?: boolean;
+}
+
+/**
+ * When a run is stuck and ends (error code `stuck`) before spending its steps: the same tool
+ * calls (names and arguments) in `repeatedCalls` answers in a row, the same failed tool result
+ * `repeatedErrors` times in a row, the same answer text `repeatedAnswers` times in a row.
+ */
+export interface StuckLimits {
+  repeatedCalls: number;
+  repeatedErrors: number;
+  repeatedAnswers: number;
+}
+
+export const STUCK_DEFAULTS: StuckLimits = { repeatedCalls: 3, repeatedErrors: 3, repeatedAnswers: 2 };
+export const MAX_STUCK_LIMIT = 100;
+
+function readStuck(value: unknown): StuckLimits | undefined {
+  if (!isRecord(value)) return undefined;
+  const limit = (field: keyof StuckLimits) => {
+    const n = integer(value[field]);
+    return n !== undefined && n >= 0 && n <= MAX_STUCK_LIMIT ? n : STUCK_DEFAULTS[field];
+  };
+  return { repeatedCalls: limit('repeatedCalls'), repeatedErrors: limit('repeatedErrors'), repeatedAnswers: limit('repeatedAnswers') };
 }
 
 /**
@@ -97,5 +124,7 @@ export function readAgentSettings(json: Record<string, unknown>): AgentSettings 
     skills: readSkills(json.skills),
     memoryWindowTokens: positiveInt(json.memoryWindowTokens),
     defaultMode: oneOf(AGENT_MODES, json.defaultMode),
+    stuck: readStuck(json.stuck),
+    riskAnalysis: typeof json.riskAnalysis === 'boolean' ? json.riskAnalysis : undefined,
   });
 }

@@ -13,14 +13,14 @@ export class AgentController {
   constructor(private readonly agents: AgentService) {}
 
   @Get()
-  @ApiOperation({ summary: "The workspace's agents, `default` (its own settings) first" })
+  @ApiOperation({ operationId: 'listAgents', summary: "The workspace's agents, `default` (its own settings) first" })
   @ApiOkResponse({ type: AgentListResponse })
   async list(@Auth() auth: AuthContext): Promise<AgentListResponse> {
     return { items: (await this.agents.list(auth)).map(toAgentView) };
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Read an agent' })
+  @ApiOperation({ operationId: 'getAgent', summary: 'Read an agent' })
   @ApiOkResponse({ type: AgentView })
   @ApiErrors(404)
   async get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<AgentView> {
@@ -28,7 +28,7 @@ export class AgentController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create an agent (admin)', description: 'Unset fields come from the workspace settings, as for the default agent. Versioned as `agent:<id>`.' })
+  @ApiOperation({ operationId: 'createAgent', summary: 'Create an agent (admin)', description: 'Unset fields come from the workspace settings, as for the default agent. Versioned as `agent:<id>`.' })
   @ApiCreatedResponse({ type: AgentView })
   @ApiErrors(400, 403, 409)
   async create(@Auth() auth: AuthContext, @Body() dto: CreateAgentDto): Promise<AgentView> {
@@ -37,6 +37,7 @@ export class AgentController {
 
   @Patch(':id')
   @ApiOperation({
+    operationId: 'updateAgent',
     summary: 'Change an agent (admin)',
     description: 'Omitted fields stay, null clears one. Changing `default` changes the workspace settings and its `system` prompt; it cannot be renamed.',
   })
@@ -48,7 +49,7 @@ export class AgentController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete an agent (admin)', description: 'Its conversations go on with the default agent; its runs keep its id. `default` cannot be deleted (409).' })
+  @ApiOperation({ operationId: 'deleteAgent', summary: 'Delete an agent (admin)', description: 'Its conversations go on with the default agent; its runs keep its id. `default` cannot be deleted (409).' })
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiErrors(403, 404, 409)
   async remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<void> {

@@ -1,13 +1,14 @@
+import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { isRecord, IsStorableText } from '../common';
 import { asEnum, JsonScalar } from '../graphql';
 import { ResponseFormatDto, ResponseFormatField, SamplingDto } from './agent-settings.fields';
-import { AGENT_MODES, AGENT_TOOL_POLICIES, type AgentMode, type AgentToolPolicy, MAX_AGENT_TOOLS, MAX_SKILLS } from './agent-settings';
+import { AGENT_MODES, AGENT_TOOL_POLICIES, type AgentMode, type AgentToolPolicy, MAX_AGENT_TOOLS, MAX_SKILLS, MAX_STUCK_LIMIT, STUCK_DEFAULTS } from './agent-settings';
 import type { RetrievalMode } from './settings';
-import { KnowledgeBaseIdsSetting, MaxStepsSetting, ModelRefDto, ModelRefSetting, RetrievalSetting } from './settings.fields';
+import { KnowledgeBaseIdsSetting, KnowledgeBasesSetting, KnowledgeSourceDto, MaxStepsSetting, ModelRefDto, ModelRefSetting, QueryRewriteSetting, RetrievalSetting } from './settings.fields';
 import { MAX_PROMPT_LENGTH } from './workspace.graphql';
 
 /** An agent's name: what `/v1` clients put in `model` too, so no spaces or slashes. */
@@ -108,6 +109,12 @@ export abstract class AgentFieldsDto {
   @KnowledgeBaseIdsSetting()
   knowledgeBaseIds?: string[] | null;
 
+  @KnowledgeBasesSetting()
+  knowledgeBases?: KnowledgeSourceDto[] | null;
+
+  @QueryRewriteSetting()
+  queryRewrite?: boolean | null;
+
   @MaxStepsSetting()
   maxSteps?: number | null;
 
@@ -137,6 +144,45 @@ export abstract class AgentFieldsDto {
   @Min(MIN_MEMORY_WINDOW)
   @Max(MAX_MEMORY_WINDOW)
   memoryWindowTokens?: number | null;
+
+  @Field(() => StuckLimitsDto, { nullable: true, description: 'when its runs count as stuck; null: the defaults (3 calls, 3 errors, 2 answers)' })
+  @ApiPropertyOptional({ type: () => StuckLimitsDto, nullable: true, description: 'when its runs count as stuck (the same calls, errors or answer text in a row); null: the defaults' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => StuckLimitsDto)
+  stuck?: StuckLimitsDto | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'a model rates each tool call (low, medium, high); under the risky confirmation policy a high rating waits for approval' })
+  @ApiPropertyOptional({ type: 'boolean', nullable: true, description: "a model rates each tool call's risk (charged to the run); under the `risky` confirmation policy a call rated high waits for approval even when its tool is not high-risk; default off" })
+  @IsOptional()
+  @IsBoolean()
+  riskAnalysis?: boolean | null;
+}
+
+/** One limit of StuckLimitsDto: how many `what` in a row end a run as stuck. */
+function StuckLimit(what: string, rule: keyof typeof STUCK_DEFAULTS): PropertyDecorator {
+  const description = `${what} in a row end the run as stuck (code \`stuck\`); 0: never`;
+  return applyDecorators(
+    Field(() => Int, { description }),
+    ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_STUCK_LIMIT, default: STUCK_DEFAULTS[rule], description }),
+    IsInt(),
+    Min(0),
+    Max(MAX_STUCK_LIMIT),
+  );
+}
+
+@ObjectType('StuckLimits', { description: 'When a run counts as stuck and ends before spending its steps (0 turns a rule off).' })
+@InputType('StuckLimitsInput')
+export class StuckLimitsDto {
+  @StuckLimit('answers calling the same tools with the same arguments', 'repeatedCalls')
+  repeatedCalls!: number;
+
+  @StuckLimit('identical failed tool results', 'repeatedErrors')
+  repeatedErrors!: number;
+
+  @StuckLimit('answers with the same text', 'repeatedAnswers')
+  repeatedAnswers!: number;
 }
 
 const NAME_DESCRIPTION = 'unique in the workspace; letters, digits, `_`, `.`, `-`; `default` is the workspace’s own agent';

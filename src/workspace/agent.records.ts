@@ -14,6 +14,8 @@ export interface AgentConfig extends AgentSettings {
   maxSteps?: number;
   retrieval?: WorkspaceSettings['retrieval'];
   knowledgeBaseIds?: string[];
+  knowledgeBases?: WorkspaceSettings['knowledgeBases'];
+  queryRewrite?: boolean;
 }
 
 /** The name and id of the agent every workspace has: its own settings and `system` prompt. */
@@ -58,6 +60,8 @@ export function readAgentConfig(value: unknown): AgentConfig {
     maxSteps: settings.maxSteps,
     retrieval: settings.retrieval,
     knowledgeBaseIds: settings.knowledgeBaseIds,
+    knowledgeBases: settings.knowledgeBases,
+    queryRewrite: settings.queryRewrite,
   });
 }
 

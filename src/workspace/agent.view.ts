@@ -6,11 +6,11 @@ import type { ResponseFormat, SamplingParams } from '../model';
 import { AGENT_MODES, AGENT_TOOL_POLICIES, type AgentMode, type AgentToolPolicy } from './agent-settings';
 import { samplingOf, toResponseFormat } from './agent-settings.fields';
 import type { AgentFieldsDto } from './agent.fields';
-import { AgentModeEnum, SkillDto } from './agent.fields';
+import { AgentModeEnum, SkillDto, StuckLimitsDto } from './agent.fields';
 import type { AgentRecord } from './agent.records';
 import type { AgentPatch } from './agent.service';
 import { RETRIEVAL_MODES, type RetrievalMode } from './settings';
-import { ModelRefDto, RetrievalModeEnum } from './settings.fields';
+import { KnowledgeSourceDto, ModelRefDto, RetrievalModeEnum } from './settings.fields';
 
 /** An agent as REST and GraphQL show it; unset fields come from the workspace's settings. */
 @ObjectType('Agent', { description: 'A named agent profile; `default` is the workspace’s own settings and system prompt.' })
@@ -63,6 +63,14 @@ export class AgentView {
   @ApiPropertyOptional({ type: [String], nullable: true })
   knowledgeBaseIds!: string[] | null;
 
+  @Field(() => [KnowledgeSourceDto], { nullable: true })
+  @ApiPropertyOptional({ type: () => [KnowledgeSourceDto], nullable: true, description: 'knowledge bases each with its own mode' })
+  knowledgeBases!: KnowledgeSourceDto[] | null;
+
+  @Field(() => Boolean, { nullable: true })
+  @ApiPropertyOptional({ type: 'boolean', nullable: true, description: 'whether questions are rewritten into standalone queries before retrieval' })
+  queryRewrite!: boolean | null;
+
   @Field(() => Int, { nullable: true })
   @ApiPropertyOptional({ type: 'integer', nullable: true })
   maxSteps!: number | null;
@@ -82,6 +90,14 @@ export class AgentView {
   @Field(() => Int, { nullable: true })
   @ApiPropertyOptional({ type: 'integer', nullable: true })
   memoryWindowTokens!: number | null;
+
+  @Field(() => StuckLimitsDto, { nullable: true, description: 'null: the defaults' })
+  @ApiPropertyOptional({ type: () => StuckLimitsDto, nullable: true, description: 'when its runs count as stuck; null: the defaults' })
+  stuck!: StuckLimitsDto | null;
+
+  @Field(() => Boolean)
+  @ApiProperty({ description: 'whether a model rates the risk of its tool calls' })
+  riskAnalysis!: boolean;
 
   @Field(() => GraphQLISODateTime)
   @ApiProperty()
@@ -112,11 +128,15 @@ export function toAgentView(agent: AgentRecord): AgentView {
     toolPolicies: config.toolPolicies ?? null,
     retrieval: config.retrieval ?? null,
     knowledgeBaseIds: config.knowledgeBaseIds ?? null,
+    knowledgeBases: config.knowledgeBases ?? null,
+    queryRewrite: config.queryRewrite ?? null,
     maxSteps: config.maxSteps ?? null,
     mode: config.defaultMode ?? null,
     responseFormat: config.responseFormat ?? null,
     skills: config.skills ?? [],
     memoryWindowTokens: config.memoryWindowTokens ?? null,
+    stuck: config.stuck ?? null,
+    riskAnalysis: config.riskAnalysis ?? false,
     createdAt: agent.createdAt,
     updatedAt: agent.updatedAt,
   };
@@ -124,12 +144,13 @@ export function toAgentView(agent: AgentRecord): AgentView {
 
 /** A REST or GraphQL body as the change it asks for, under the stored names (`model` → defaultModel). */
 export function agentPatchOf(dto: AgentFieldsDto & { name?: string }): AgentPatch {
-  const { model, mode, skills, sampling, responseFormat, ...rest } = dto;
+  const { model, mode, skills, sampling, responseFormat, stuck, ...rest } = dto;
   return definedOnly({
     ...rest,
     defaultModel: model,
     defaultMode: mode,
     skills: skills && skills.map(({ name, instructions }) => ({ name, instructions })),
+    stuck: stuck && { repeatedCalls: stuck.repeatedCalls, repeatedErrors: stuck.repeatedErrors, repeatedAnswers: stuck.repeatedAnswers },
     // an empty sampling object sets nothing: it clears the agent's defaults
     sampling: sampling === null || sampling === undefined ? sampling : (samplingOf(sampling) ?? null),
     responseFormat: responseFormat === null || responseFormat === undefined ? responseFormat : toResponseFormat(responseFormat),

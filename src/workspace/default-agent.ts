@@ -7,8 +7,8 @@ export const DEFAULT_AGENT_DESCRIPTION = "The workspace's own settings and syste
 
 /** The workspace settings an agent profile can set (AgentConfig's keys but the prompt). */
 const CONFIG_KEYS = [
-  'defaultModel', 'fallbackModels', 'maxSteps', 'retrieval', 'knowledgeBaseIds',
-  'sampling', 'responseFormat', 'tools', 'toolPolicies', 'skills', 'memoryWindowTokens', 'defaultMode',
+  'defaultModel', 'fallbackModels', 'maxSteps', 'retrieval', 'knowledgeBaseIds', 'knowledgeBases', 'queryRewrite',
+  'sampling', 'responseFormat', 'tools', 'toolPolicies', 'skills', 'memoryWindowTokens', 'defaultMode', 'stuck', 'riskAnalysis',
 ] as const satisfies readonly (keyof AgentConfig & keyof WorkspaceRecord['settings'])[];
 
 /** The workspace as its default agent: its settings' agent fields and its `system` prompt, at the settings' version. */

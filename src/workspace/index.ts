@@ -1,6 +1,6 @@
 /** The public face of src/workspace: what other modules may import from it. */
-export { AGENT_MODES, AGENT_TOOL_POLICIES, MAX_STOP_SEQUENCES, toolAllowed, readAgentSettings, readResponseFormat, readSampling } from './agent-settings';
-export type { AgentMode, AgentSettings, AgentToolPolicy, Skill } from './agent-settings';
+export { AGENT_MODES, AGENT_TOOL_POLICIES, MAX_STOP_SEQUENCES, STUCK_DEFAULTS, toolAllowed, readAgentSettings, readResponseFormat, readSampling } from './agent-settings';
+export type { AgentMode, AgentSettings, AgentToolPolicy, Skill, StuckLimits } from './agent-settings';
 export {
   MAX_TEMPERATURE,
   MaxTokensField,
@@ -16,10 +16,12 @@ export {
   toResponseFormat,
 } from './agent-settings.fields';
 export { SECRET_REF, configHash } from './mcp-config';
+export { refusedMcpUrl } from './mcp-url-guard';
+export { openMcpValue } from './mcp-secrets';
 export type { McpServerConfig } from './mcp-config';
-export { ConfirmationPolicySetting, DebugSetting, KnowledgeBaseIdsSetting, MaxStepsSetting, ModelRefDto, MultitaskSetting, RetrievalSetting } from './settings.fields';
-export { effectiveSettings, readConversationSettings, readModelRef, readWorkspaceSettings } from './settings';
-export type { ConfirmationPolicy, ConversationSettings, EffectiveSettings, MultitaskPolicy, RetrievalMode, WorkspaceSettings } from './settings';
+export { ConfirmationPolicySetting, DebugSetting, KnowledgeBaseIdsSetting, KnowledgeBasesSetting, KnowledgeSourceDto, QueryRewriteSetting, MaxStepsSetting, ModelRefDto, MultitaskSetting, RetrievalSetting } from './settings.fields';
+export { effectiveSettings, knowledgeBasesIn, knowledgeSources, readConversationSettings, readModelRef, readWorkspaceSettings } from './settings';
+export type { ConfirmationPolicy, ConversationSettings, EffectiveSettings, KnowledgeSource, MultitaskPolicy, RetrievalMode, SourceMode, WorkspaceSettings } from './settings';
 export { WorkspaceType } from './workspace.graphql';
 export { WorkspaceModule } from './workspace.module';
 export type { WorkspaceRecord } from './workspace.repository';

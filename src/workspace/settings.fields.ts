@@ -24,9 +24,14 @@ import {
   CONFIRMATION_POLICIES,
   KNOWLEDGE_BASE_ID,
   MAX_KNOWLEDGE_BASES,
+  MAX_SHELL_URL_LENGTH,
+  MAX_SHELL_URLS,
   MAX_STEPS_LIMIT,
   MULTITASK_POLICIES,
   RETRIEVAL_MODES,
+  SHELL_URL_PATTERN,
+  SOURCE_MODES,
+  type SourceMode,
 } from './settings';
 
 /**
@@ -45,6 +50,11 @@ registerEnumType(ConfirmationPolicyEnum, {
   description: 'which tool calls wait for approval: `risky` (high-risk tools), `always` (every call), `never`',
 });
 registerEnumType(MultitaskPolicyEnum, { name: 'MultitaskPolicy', description: 'what a message posted while a run is live does' });
+export const SourceModeEnum = asEnum(SOURCE_MODES);
+registerEnumType(SourceModeEnum, {
+  name: 'SourceMode',
+  description: 'how runs use one knowledge base: `prefetch` into the prompt, `search` with `kb_search`, `off`',
+});
 registerEnumType(RetrievalModeEnum, { name: 'RetrievalMode', description: 'how knowledge bases are used by runs' });
 
 const PROVIDER = /^[a-z0-9_-]{1,64}$/i;
@@ -145,18 +155,51 @@ export const KnowledgeBaseIdsSetting = (note?: string): PropertyDecorator => {
   );
 };
 
-export const DebugSetting = (note?: string): PropertyDecorator => {
+/** A knowledge base with its mode: REST body and response, GraphQL `KnowledgeSource` and `KnowledgeSourceInput`. */
+@ObjectType('KnowledgeSource', { description: 'A knowledge base and how runs use it.' })
+@InputType('KnowledgeSourceInput')
+export class KnowledgeSourceDto {
+  @Field()
+  @ApiProperty({ description: 'a knowledge base of the workspace', example: 'kb_123' })
+  @IsString()
+  @Matches(KNOWLEDGE_BASE_ID, { message: 'id must be a knowledge base id' })
+  id!: string;
+
+  @Field(() => SourceModeEnum)
+  @ApiProperty({ enum: SOURCE_MODES, description: '`prefetch`: its best passages go into the prompt; `search`: the model searches it with `kb_search`; `off`: not used' })
+  @IsIn(SOURCE_MODES)
+  mode!: SourceMode;
+}
+
+export const KnowledgeBasesSetting = (note?: string): PropertyDecorator => {
   const description = describe(
-    'adds `debug` run events showing what each model call was sent and answered and what each tool returned, secrets redacted',
+    'knowledge bases each with its own mode (`prefetch`, `search`, `off`); an id also in knowledgeBaseIds takes the mode given here',
     note,
   );
   return applyDecorators(
-    Field(() => Boolean, { nullable: true, description }),
-    ApiPropertyOptional({ type: 'boolean', description }),
+    Field(() => [KnowledgeSourceDto], { nullable: true, description }),
+    ApiPropertyOptional({ type: () => [KnowledgeSourceDto], maxItems: MAX_KNOWLEDGE_BASES, description }),
     IsOptional(),
-    IsBoolean(),
+    IsArray(),
+    ArrayMaxSize(MAX_KNOWLEDGE_BASES),
+    ValidateNested({ each: true }),
+    Type(() => KnowledgeSourceDto),
   );
 };
+
+/** An on/off setting: its GraphQL field, OpenAPI property and validation. */
+const booleanSetting = (description: string): PropertyDecorator =>
+  applyDecorators(Field(() => Boolean, { nullable: true, description }), ApiPropertyOptional({ type: 'boolean', description }), IsOptional(), IsBoolean());
+
+export const QueryRewriteSetting = (note?: string): PropertyDecorator =>
+  booleanSetting(
+    describe('before prefetching, a model call (charged to the run) rewrites a follow-up question and the recent history into a standalone search query; default false', note),
+  );
+
+export const DebugSetting = (note?: string): PropertyDecorator =>
+  booleanSetting(
+    describe('adds `debug` run events showing what each model call was sent and answered and what each tool returned, secrets redacted', note),
+  );
 
 export const DailyTokenBudgetSetting = (): PropertyDecorator => {
   const description = 'tokens a day (UTC) the workspace may spend; null: unlimited';
@@ -192,5 +235,21 @@ export const HttpFetchAllowedHostsSetting = (): PropertyDecorator => {
     IsString({ each: true }),
     MaxLength(MAX_HOST_PATTERN_LENGTH, { each: true }),
     Matches(HOST_PATTERN, { each: true, message: 'each of httpFetchAllowedHosts must be a host name, `host:port`, `*.domain` or `[IPv6]:port`' }),
+  );
+};
+
+export const ShellAllowedUrlsSetting = (): PropertyDecorator => {
+  const description =
+    'URL prefixes (`https://api.example.com/v1/`) that the `shell` tool\'s curl may GET or HEAD; scheme, host and port must match exactly. ' +
+    'Unset or empty: the shell has no network at all';
+  return applyDecorators(
+    Field(() => [String], { nullable: true, description }),
+    ApiPropertyOptional({ type: [String], maxItems: MAX_SHELL_URLS, description }),
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(MAX_SHELL_URLS),
+    IsString({ each: true }),
+    MaxLength(MAX_SHELL_URL_LENGTH, { each: true }),
+    Matches(SHELL_URL_PATTERN, { each: true, message: 'each of shellAllowedUrls must be an http:// or https:// URL prefix with a host' }),
   );
 };

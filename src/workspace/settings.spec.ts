@@ -1,5 +1,5 @@
 import { MAX_ALLOWED_HOSTS } from '../common/host-pattern';
-import { effectiveSettings, MAX_KNOWLEDGE_BASES, readConversationSettings, readWorkspaceSettings } from './settings';
+import { effectiveSettings, knowledgeBasesIn, knowledgeSources, MAX_KNOWLEDGE_BASES, readConversationSettings, readWorkspaceSettings } from './settings';
 
 describe('reading stored settings', () => {
   it('keeps the known keys with values of the right type, drops the rest', () => {
@@ -43,6 +43,11 @@ describe('reading stored settings', () => {
     const many = Array.from({ length: 150 }, (_, i) => `h${i}.example`);
     expect(readWorkspaceSettings({ httpFetchAllowedHosts: many }).httpFetchAllowedHosts).toHaveLength(MAX_ALLOWED_HOSTS);
   });
+
+  it('shellAllowedUrls keeps http(s) URL prefixes with a host only', () => {
+    const urls = ['https://api.example.com/v1/', 'http://10.0.0.1:8080', 'ftp://x', 'https://', 'https://a b', 7];
+    expect(readWorkspaceSettings({ shellAllowedUrls: urls }).shellAllowedUrls).toEqual(['https://api.example.com/v1/', 'http://10.0.0.1:8080']);
+  });
 });
 
 describe("effective settings: the workspace with a conversation's overrides", () => {
@@ -67,5 +72,22 @@ describe("effective settings: the workspace with a conversation's overrides", ()
     effectiveSettings(workspace, conversation);
     expect(workspace).toEqual({ maxSteps: 4, prompts: { system: 's' } });
     expect(conversation).toEqual({ settings: { debug: false } });
+  });
+});
+
+describe('knowledge sources', () => {
+  it('entries keep their own mode; bare ids take the mode `retrieval` gives them; the stored JSON is read, not trusted', () => {
+    const settings = readConversationSettings({
+      retrieval: 'agentic',
+      knowledgeBaseIds: ['kb_a', 'kb_b'],
+      knowledgeBases: [{ id: 'kb_b', mode: 'prefetch' }, { id: 'kb_c', mode: 'off' }, { id: 'kb_c', mode: 'search' }, { id: 'kb_d', mode: 'sometimes' }, 'kb_e'],
+      queryRewrite: true,
+    });
+    expect(settings.knowledgeBases).toEqual([{ id: 'kb_b', mode: 'prefetch' }, { id: 'kb_c', mode: 'off' }]);
+    expect(settings.queryRewrite).toBe(true);
+    expect(knowledgeSources(settings)).toEqual([{ id: 'kb_b', mode: 'prefetch' }, { id: 'kb_c', mode: 'off' }, { id: 'kb_a', mode: 'search' }]);
+    expect(knowledgeBasesIn(settings, 'search')).toEqual(['kb_a']);
+    expect(knowledgeBasesIn({ knowledgeBaseIds: ['kb_a'] }, 'off')).toEqual(['kb_a']);
+    expect(knowledgeBasesIn({ retrieval: 'classic', knowledgeBaseIds: ['kb_a'] }, 'prefetch')).toEqual(['kb_a']);
   });
 });

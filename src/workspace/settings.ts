@@ -15,6 +15,17 @@ export type MultitaskPolicy = (typeof MULTITASK_POLICIES)[number];
 /** `classic`: prefetched into the prompt; `agentic`: the model searches with `kb_search`; `off`: neither */
 export const RETRIEVAL_MODES = ['classic', 'agentic', 'off'] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+/**
+ * How one knowledge base of `knowledgeBases` is used: `prefetch` (its best passages go into the
+ * prompt before the answer steps), `search` (the model searches it with `kb_search`), `off`.
+ */
+export const SOURCE_MODES = ['prefetch', 'search', 'off'] as const;
+export type SourceMode = (typeof SOURCE_MODES)[number];
+/** A knowledge base with the way runs use it. */
+export interface KnowledgeSource {
+  id: string;
+  mode: SourceMode;
+}
 export const CONFIRMATION_POLICIES = ['always', 'risky', 'never'] as const;
 export type ConfirmationPolicy = (typeof CONFIRMATION_POLICIES)[number];
 
@@ -26,6 +37,10 @@ export interface ConversationSettings {
   retrieval?: RetrievalMode;
   /** the knowledge bases retrieval searches (replaces the workspace's list) */
   knowledgeBaseIds?: string[];
+  /** knowledge bases each with its own mode (replaces the workspace's list) */
+  knowledgeBases?: KnowledgeSource[];
+  /** whether a model call rewrites the question into a standalone query before retrieval */
+  queryRewrite?: boolean;
   systemPrompt?: string;
   /** `debug` run events: what each model call was sent and answered (overrides the workspace's) */
   debug?: boolean;
@@ -43,11 +58,17 @@ export interface WorkspaceSettings extends AgentSettings {
   retrieval?: RetrievalMode;
   /** the knowledge bases retrieval searches */
   knowledgeBaseIds?: string[];
+  /** knowledge bases each with its own mode */
+  knowledgeBases?: KnowledgeSource[];
+  /** whether a model call rewrites the question into a standalone query before retrieval */
+  queryRewrite?: boolean;
   debug?: boolean;
   /** named prompts, versioned by the admin API's updatePrompt: `system` is every conversation's system prompt */
   prompts?: Record<string, string>;
   /** hosts http_fetch may reach even on private addresses (`host`, `host:port`, `*.domain`) */
   httpFetchAllowedHosts?: string[];
+  /** URL prefixes the `shell` tool's curl may GET (none: the shell has no network, not even curl) */
+  shellAllowedUrls?: string[];
   /** MCP servers whose tools the workspace's runs may call, as `mcp.<server>.<tool>` */
   mcpServers?: McpServerConfig[];
   /** the model that embeds the workspace's knowledge-base chunks and queries (default: DEFAULT_EMBEDDING_MODEL) */
@@ -84,6 +105,17 @@ function readHostPatterns(value: unknown): string[] | undefined {
   return value.filter(isHostPattern).slice(0, MAX_ALLOWED_HOSTS);
 }
 
+/** How many URL prefixes `shellAllowedUrls` may list, and how long each may be. */
+export const MAX_SHELL_URLS = 50;
+export const MAX_SHELL_URL_LENGTH = 2000;
+/** An http(s) URL prefix with a host: just-bash matches scheme, host and port exactly, then the path prefix. */
+export const SHELL_URL_PATTERN = /^https?:\/\/[^\s/?#]+(\/\S*)?$/;
+
+function readUrlPrefixes(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.filter((url): url is string => typeof url === 'string' && url.length <= MAX_SHELL_URL_LENGTH && SHELL_URL_PATTERN.test(url)).slice(0, MAX_SHELL_URLS);
+}
+
 /** The most model calls a run may be allowed. */
 export const MAX_STEPS_LIMIT = 1000;
 
@@ -97,6 +129,36 @@ function readKnowledgeBaseIds(value: unknown): string[] | undefined {
   return [...new Set(ids)].slice(0, MAX_KNOWLEDGE_BASES);
 }
 
+function readKnowledgeSources(value: unknown): KnowledgeSource[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const seen = new Set<string>();
+  const sources: KnowledgeSource[] = [];
+  for (const entry of value) {
+    if (!isRecord(entry) || typeof entry.id !== 'string' || !KNOWLEDGE_BASE_ID.test(entry.id) || seen.has(entry.id)) continue;
+    const mode = oneOf(SOURCE_MODES, entry.mode);
+    if (!mode) continue;
+    seen.add(entry.id);
+    sources.push({ id: entry.id, mode });
+  }
+  return sources.slice(0, MAX_KNOWLEDGE_BASES);
+}
+
+/**
+ * Every knowledge base runs with these settings use, with its mode: the entries of
+ * `knowledgeBases` with their own mode, then the ids of `knowledgeBaseIds` not among them with
+ * the mode `retrieval` gives bare ids (`classic` → prefetch, `agentic` → search, `off` or unset → off).
+ */
+export function knowledgeSources(settings: Pick<EffectiveSettings, 'retrieval' | 'knowledgeBaseIds' | 'knowledgeBases'>): KnowledgeSource[] {
+  const bare: SourceMode = settings.retrieval === 'classic' ? 'prefetch' : settings.retrieval === 'agentic' ? 'search' : 'off';
+  const sources = [...(settings.knowledgeBases ?? [])];
+  const listed = new Set(sources.map((source) => source.id));
+  for (const id of settings.knowledgeBaseIds ?? []) if (!listed.has(id)) sources.push({ id, mode: bare });
+  return sources;
+}
+
+/** The ids of the knowledge bases used in `mode`. */
+export const knowledgeBasesIn = (settings: Pick<EffectiveSettings, 'retrieval' | 'knowledgeBaseIds' | 'knowledgeBases'>, mode: SourceMode): string[] =>
+  knowledgeSources(settings).filter((source) => source.mode === mode).map((source) => source.id);
 
 export function readModelRef(value: unknown): ModelRef | null {
   if (!isRecord(value) || typeof value.provider !== 'string' || typeof value.modelId !== 'string') return null;
@@ -112,6 +174,8 @@ export function readConversationSettings(value: unknown): ConversationSettings {
     maxSteps: positiveInt(json.maxSteps),
     retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
     knowledgeBaseIds: readKnowledgeBaseIds(json.knowledgeBaseIds),
+    knowledgeBases: readKnowledgeSources(json.knowledgeBases),
+    queryRewrite: typeof json.queryRewrite === 'boolean' ? json.queryRewrite : undefined,
     systemPrompt: typeof json.systemPrompt === 'string' ? json.systemPrompt : undefined,
     debug: typeof json.debug === 'boolean' ? json.debug : undefined,
   });
@@ -132,9 +196,12 @@ export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
     multitask: oneOf(MULTITASK_POLICIES, json.multitask),
     retrieval: oneOf(RETRIEVAL_MODES, json.retrieval),
     knowledgeBaseIds: readKnowledgeBaseIds(json.knowledgeBaseIds),
+    knowledgeBases: readKnowledgeSources(json.knowledgeBases),
+    queryRewrite: typeof json.queryRewrite === 'boolean' ? json.queryRewrite : undefined,
     debug: typeof json.debug === 'boolean' ? json.debug : undefined,
     prompts: readPrompts(json.prompts),
     httpFetchAllowedHosts: readHostPatterns(json.httpFetchAllowedHosts),
+    shellAllowedUrls: readUrlPrefixes(json.shellAllowedUrls),
     mcpServers: readMcpServers(json.mcpServers),
     embeddingModel: readModelRef(json.embeddingModel) ?? undefined,
     ...readAgentSettings(json),

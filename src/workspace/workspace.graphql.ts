@@ -9,8 +9,12 @@ import {
   DailyTokenBudgetSetting,
   DebugSetting,
   HttpFetchAllowedHostsSetting,
+  ShellAllowedUrlsSetting,
   KnowledgeBaseIdsSetting,
+  KnowledgeBasesSetting,
+  KnowledgeSourceDto,
   MaxStepsSetting,
+  QueryRewriteSetting,
   ModelRefDto,
   ModelRefSetting,
   MultitaskSetting,
@@ -51,11 +55,20 @@ export class WorkspaceSettingsType {
   @KnowledgeBaseIdsSetting()
   knowledgeBaseIds?: string[];
 
+  @KnowledgeBasesSetting()
+  knowledgeBases?: KnowledgeSourceDto[];
+
+  @QueryRewriteSetting()
+  queryRewrite?: boolean;
+
   @DebugSetting()
   debug?: boolean;
 
   @HttpFetchAllowedHostsSetting()
   httpFetchAllowedHosts?: string[];
+
+  @ShellAllowedUrlsSetting()
+  shellAllowedUrls?: string[];
 
   @Field(() => [McpServerType], { description: 'MCP servers whose tools runs may call as `mcp.<server>.<tool>` (env and header values are not shown)' })
   mcpServers!: McpServerType[];
@@ -124,11 +137,20 @@ export class WorkspaceSettingsInput {
   @KnowledgeBaseIdsSetting()
   knowledgeBaseIds?: string[] | null;
 
+  @KnowledgeBasesSetting()
+  knowledgeBases?: KnowledgeSourceDto[] | null;
+
+  @QueryRewriteSetting()
+  queryRewrite?: boolean | null;
+
   @DebugSetting()
   debug?: boolean | null;
 
   @HttpFetchAllowedHostsSetting()
   httpFetchAllowedHosts?: string[] | null;
+
+  @ShellAllowedUrlsSetting()
+  shellAllowedUrls?: string[] | null;
 
   @Field(() => [McpServerInput], { nullable: true, description: 'replaces the whole list; values of env and headers may be `secret:<NAME>`' })
   @IsOptional()

@@ -1,16 +1,21 @@
-import { ForbiddenException } from '@nestjs/common';
+import { BadRequestException, ForbiddenException } from '@nestjs/common';
 import { Args, ID, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { Auth, type AuthContext, isBootstrap } from '../security';
+import { Auth, type AuthContext, isBootstrap, SecretService } from '../security';
 import { PromptType, WorkspaceSettingsInput, WorkspaceSettingsType, WorkspaceType } from './workspace.graphql';
 import type { WorkspaceRecord } from './workspace.repository';
 import { newStdioServers } from './mcp-config';
+import { refusedMcpUrl } from './mcp-url-guard';
+import { sealMcpServer } from './mcp-secrets';
 import { mcpServerConfig, mcpServerView } from './mcp.graphql';
 import { WorkspaceService } from './workspace.service';
 
 /** Admin GraphQL: workspaces, their settings and prompts. */
 @Resolver(() => WorkspaceType)
 export class WorkspaceResolver {
-  constructor(private readonly service: WorkspaceService) {}
+  constructor(
+    private readonly service: WorkspaceService,
+    private readonly secrets: SecretService,
+  ) {}
 
   @Query(() => WorkspaceType, { description: "A workspace (the caller's by default)." })
   workspace(@Auth() auth: AuthContext, @Args('id', { type: () => ID, nullable: true }) id?: string): Promise<WorkspaceRecord> {
@@ -35,13 +40,24 @@ export class WorkspaceResolver {
   ): Promise<WorkspaceRecord> {
     const { mcpServers, ...rest } = input;
     const servers = mcpServers && mcpServers.map(mcpServerConfig);
-    if (servers && !isBootstrap(auth)) {
-      const added = newStdioServers(servers, (await this.service.get(auth, id)).settings.mcpServers);
+    const current = servers ? (await this.service.get(auth, id)).settings : undefined;
+    if (servers && current) {
+      // the allow-list as it will be after this change
+      const allowed = rest.httpFetchAllowedHosts !== undefined ? (rest.httpFetchAllowedHosts ?? undefined) : current.httpFetchAllowedHosts;
+      for (const [index, server] of servers.entries()) {
+        const refused = await refusedMcpUrl(server, allowed);
+        if (refused) throw new BadRequestException(`mcpServers[${index}].url: ${refused}`);
+      }
+    }
+    if (servers && current && !isBootstrap(auth)) {
+      const added = newStdioServers(servers, current.mcpServers);
       if (added.length) {
         throw new ForbiddenException(`Only the bootstrap admin may add or change stdio MCP servers (they run a command on the Helix host): ${added.join(', ')}`);
       }
     }
-    return this.service.updateSettings(auth, id, { ...rest, ...(servers !== undefined && { mcpServers: servers }) });
+    // env and header values are written encrypted: never in plain text in the settings, their history or the audit log
+    const sealed = servers && servers.map((server) => sealMcpServer(server, (plain) => this.secrets.encrypt(plain)));
+    return this.service.updateSettings(auth, id, { ...rest, ...(sealed !== undefined && { mcpServers: sealed }) });
   }
 
   @Mutation(() => WorkspaceType, { description: 'Sets a named prompt (a new version of it); `system` is the system prompt of every conversation.' })

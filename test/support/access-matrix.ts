@@ -17,6 +17,8 @@ export interface Fixture {
   modelConfigId: string;
   knowledgeBaseId: string;
   documentId: string;
+  /** the first chunk of that document */
+  chunkId: string;
   /** the ingestion job of that document */
   jobId: string;
   agentId: string;
@@ -32,7 +34,7 @@ export interface OwnFixture {
 }
 
 export interface RestCase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** the OpenAPI path template this row covers, e.g. `/api/v1/runs/{id}` */
   route: string;
   /** the URL actually called */
@@ -72,12 +74,25 @@ export const REST_CASES: RestCase[] = [
   { method: 'GET', route: `${API}/conversations/{id}/messages`, path: (a) => `${API}/conversations/${a.conversationId}/messages`, status: 404 },
   { method: 'POST', route: `${API}/conversations/{id}/messages`, path: (a) => `${API}/conversations/${a.conversationId}/messages`, body: { text: 'hello' }, status: 404 },
   { method: 'GET', route: `${API}/conversations/{id}/runs/latest`, path: (a) => `${API}/conversations/${a.conversationId}/runs/latest`, status: 404 },
+  { method: 'GET', route: `${API}/conversations/{id}/files`, path: (a) => `${API}/conversations/${a.conversationId}/files`, status: 404 },
+  { method: 'GET', route: `${API}/conversations/{id}/files/{path}`, path: (a) => `${API}/conversations/${a.conversationId}/files/notes.txt`, status: 404 },
+  { method: 'GET', route: `${API}/conversations/{id}/export`, path: (a) => `${API}/conversations/${a.conversationId}/export?format=json`, status: 404 },
+  {
+    method: 'POST',
+    route: `${API}/conversations/import`,
+    path: () => `${API}/conversations/import`,
+    body: { format: 'helix.trajectory', version: 1, conversation: { title: 'B imports' }, messages: [] },
+    status: 201,
+  },
   { method: 'POST', route: `${API}/conversations/{id}/compact`, path: (a) => `${API}/conversations/${a.conversationId}/compact`, status: 404 },
   { method: 'GET', route: `${API}/runs/{id}`, path: (a) => `${API}/runs/${a.runId}`, status: 404 },
+  { method: 'GET', route: `${API}/runs/{id}/children`, path: (a) => `${API}/runs/${a.runId}/children`, status: 404 },
+  { method: 'GET', route: `${API}/runs/{id}/export`, path: (a) => `${API}/runs/${a.runId}/export?format=curl`, status: 404 },
   { method: 'GET', route: `${API}/runs/{id}/events`, path: (a) => `${API}/runs/${a.runId}/events`, accept: 'text/event-stream', status: 404, note: 'SSE' },
   { method: 'GET', route: `${API}/runs/{id}/events`, path: (a) => `${API}/runs/${a.runId}/events?after=0`, accept: 'application/json', status: 404, note: 'JSON page' },
   { method: 'POST', route: `${API}/runs/{id}/cancel`, path: (a) => `${API}/runs/${a.runId}/cancel`, status: 404 },
   { method: 'POST', route: `${API}/runs/{id}/resume`, path: (a) => `${API}/runs/${a.runId}/resume`, body: { approve: true }, status: 404 },
+  { method: 'PUT', route: `${API}/runs/{id}/plan`, path: (a) => `${API}/runs/${a.runId}/plan`, body: { steps: [] }, status: 404 },
   {
     method: 'POST',
     route: `${API}/runs/{id}/approvals/{approvalId}`,
@@ -134,6 +149,50 @@ export const REST_CASES: RestCase[] = [
     path: (a, b) => `${API}/knowledge-bases/${b.knowledgeBaseId}/documents/${a.documentId}`,
     status: 404,
     note: "B's own knowledge base, A's document",
+  },
+  {
+    method: 'GET',
+    route: `${API}/knowledge-bases/{id}/documents/{docId}/chunks`,
+    path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}/documents/${a.documentId}/chunks`,
+    status: 404,
+  },
+  {
+    method: 'GET',
+    route: `${API}/knowledge-bases/{id}/documents/{docId}/chunks`,
+    path: (a, b) => `${API}/knowledge-bases/${b.knowledgeBaseId}/documents/${a.documentId}/chunks`,
+    status: 404,
+    note: "B's own knowledge base, A's document",
+  },
+  { method: 'GET', route: `${API}/knowledge-bases/{id}/chunks/{chunkId}`, path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}/chunks/${a.chunkId}`, status: 404 },
+  {
+    method: 'GET',
+    route: `${API}/knowledge-bases/{id}/chunks/{chunkId}`,
+    path: (a, b) => `${API}/knowledge-bases/${b.knowledgeBaseId}/chunks/${a.chunkId}`,
+    status: 404,
+    note: "B's own knowledge base, A's chunk",
+  },
+  {
+    method: 'PATCH',
+    route: `${API}/knowledge-bases/{id}/chunks/{chunkId}`,
+    path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}/chunks/${a.chunkId}`,
+    body: { text: 'planted by B' },
+    status: 404,
+  },
+  {
+    method: 'PATCH',
+    route: `${API}/knowledge-bases/{id}/chunks/{chunkId}`,
+    path: (a, b) => `${API}/knowledge-bases/${b.knowledgeBaseId}/chunks/${a.chunkId}`,
+    body: { text: 'planted by B' },
+    status: 404,
+    note: "B's own knowledge base, A's chunk",
+  },
+  { method: 'DELETE', route: `${API}/knowledge-bases/{id}/chunks/{chunkId}`, path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}/chunks/${a.chunkId}`, status: 404 },
+  {
+    method: 'DELETE',
+    route: `${API}/knowledge-bases/{id}/chunks/{chunkId}`,
+    path: (a, b) => `${API}/knowledge-bases/${b.knowledgeBaseId}/chunks/${a.chunkId}`,
+    status: 404,
+    note: "B's own knowledge base, A's chunk",
   },
   {
     method: 'POST',
@@ -193,6 +252,7 @@ export const GRAPHQL_CASES: GraphqlCase[] = [
   { field: 'runs', query: (a) => `{ runs(first: 100, filter: { conversationId: "${a.conversationId}" }) { edges { node { id goal } } } }`, outcome: 'ok' },
   { field: 'run', query: (a) => `{ run(id: "${a.runId}") { id goal } }`, outcome: 'NOT_FOUND' },
   { field: 'cancelRun', query: (a) => `mutation { cancelRun(id: "${a.runId}") { id state } }`, outcome: 'NOT_FOUND' },
+  { field: 'editRunPlan', query: (a) => `mutation { editRunPlan(id: "${a.runId}", plan: { steps: [] }) { id } }`, outcome: 'NOT_FOUND' },
   { field: 'apiKeys', query: (a) => `{ apiKeys(workspaceId: "${a.workspaceId}") { id prefix } }`, outcome: 'NOT_FOUND' },
   { field: 'createApiKey', query: (a) => `mutation { createApiKey(name: "x", role: admin, workspaceId: "${a.workspaceId}") { key } }`, outcome: 'NOT_FOUND' },
   { field: 'revokeApiKey', query: (a) => `mutation { revokeApiKey(id: "${a.apiKeyId}") { id revokedAt } }`, outcome: 'NOT_FOUND' },

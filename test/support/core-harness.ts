@@ -48,7 +48,7 @@ import {
   type TitlePrompt,
 } from '../../src/runtime/loop/step-hooks';
 import { createTestDatabase, type TestDatabase } from './test-database';
-import { GENEROUS_LIMITS } from './limits';
+import { GENEROUS_LIMITS, STARTUP_TIMEOUT_MS } from './limits';
 
 // ---- the scripted model ----------------------------------------------------------------------
 
@@ -357,7 +357,7 @@ export function useCore(env: Record<string, string> = {}): CoreHarness {
   const ref = {} as { current?: CoreHarness };
   beforeAll(async () => {
     ref.current = await startCore(env);
-  });
+  }, STARTUP_TIMEOUT_MS);
   beforeEach(() => ref.current?.reset());
   afterAll(async () => {
     await ref.current?.close();

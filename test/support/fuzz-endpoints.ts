@@ -32,6 +32,8 @@ export interface FuzzFixtures {
   /** a knowledge base the fuzzer may delete */
   scratchKnowledgeBase: string;
   document: string;
+  /** a chunk of that document */
+  chunk: string;
   job: string;
 }
 
@@ -62,6 +64,19 @@ export const FUZZ_ENDPOINTS: FuzzEndpoint[] = [
   { method: 'GET', path: '/conversations/:conversation/runs/latest' },
   { method: 'POST', path: '/conversations/:conversation/fork', body: { fromMessageId: ':message' } },
   { method: 'POST', path: '/conversations/:conversation/compact' },
+  { method: 'GET', path: '/conversations/:conversation/export', query: { format: 'markdown' } },
+  {
+    method: 'POST',
+    path: '/conversations/import',
+    body: {
+      format: 'helix.trajectory', version: 1, conversation: { title: 'imported' },
+      messages: [
+        { role: 'user', content: 'hi', parts: { kind: 'user' } },
+        { role: 'assistant', content: '', parts: { kind: 'answer', step: 1, toolCalls: [{ id: 'call_1', name: 'calculator', arguments: '{}' }] } },
+        { role: 'tool', content: '2', parts: { kind: 'tool_result', name: 'calculator', ok: true }, toolCallId: 'call_1' },
+      ],
+    },
+  },
   { method: 'POST', path: '/knowledge-bases', body: { name: 'a knowledge base', description: 'about things' } },
   { method: 'GET', path: '/knowledge-bases' },
   { method: 'GET', path: '/models' },
@@ -73,11 +88,16 @@ export const FUZZ_ENDPOINTS: FuzzEndpoint[] = [
     body: { title: 'a document', text: '# Heading\n\nSome text.', source: 'notes.md', metadata: { lang: 'en', year: 2026 } },
   },
   { method: 'GET', path: '/knowledge-bases/:knowledgeBase/documents', query: { limit: '10' } },
+  { method: 'GET', path: '/knowledge-bases/:knowledgeBase/documents/:document/chunks', query: { limit: '10' } },
+  { method: 'GET', path: '/knowledge-bases/:knowledgeBase/chunks/:chunk' },
+  { method: 'PATCH', path: '/knowledge-bases/:knowledgeBase/chunks/:chunk', body: { text: 'Edited text to find.' } },
+  { method: 'DELETE', path: '/knowledge-bases/:knowledgeBase/chunks/:chunk' },
   { method: 'DELETE', path: '/knowledge-bases/:knowledgeBase/documents/:document' },
   { method: 'POST', path: '/knowledge-bases/:knowledgeBase/search', body: { query: 'some text', k: 3, filter: { lang: 'en' } } },
   { method: 'GET', path: '/jobs/:job' },
   { method: 'GET', path: '/runs/:run' },
   { method: 'GET', path: '/runs/:run/events', query: { after: '0', limit: '10', token: ':streamToken' }, stream: true },
+  { method: 'GET', path: '/runs/:run/export', query: { format: 'curl' } },
   { method: 'POST', path: '/runs/:run/cancel' },
   { method: 'POST', path: '/runs/:run/resume', body: { approve: true, plan: { steps: [{ title: 'step', detail: 'd' }] }, reason: 'why' } },
   { method: 'POST', path: '/runs/:run/approvals/:approval', body: { decision: 'approve', reason: 'fine', remember: 'conversation' } },

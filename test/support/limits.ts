@@ -8,3 +8,10 @@ export const GENEROUS_LIMITS: Record<string, string> = {
   HELIX_MAX_SSE_PER_KEY: '1000000',
   HELIX_MAX_LIVE_RUNS_PER_WORKSPACE: '1000000',
 };
+
+/**
+ * Jest's hook timeout for starting an app or a harness: a start takes seconds on a quiet machine
+ * but much longer when CI shares it with other work, and a start that times out fails every test
+ * of its file with a misleading "used before beforeAll ran".
+ */
+export const STARTUP_TIMEOUT_MS = 180_000;

@@ -2,6 +2,7 @@
  * A tiny MCP server for the MCP e2e test, over stdio (`node mcp-echo-server.mjs`) or, with
  * `--http`, streamable HTTP on a loopback port it prints as `LISTENING <port>`.
  * Tools: `echo {text}` → the text; `add {a, b}` → the sum; `fail {}` → an isError result;
+ * `traceparent {}` → the `_meta.traceparent` the call carried (or `none`);
  * `add_tool {}` registers `late` and so sends `notifications/tools/list_changed`.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -28,6 +29,10 @@ function build() {
     server.registerTool('late', { description: 'Registered later' }, async () => ({ content: [{ type: 'text', text: 'late' }] }));
     return { content: [{ type: 'text', text: 'added' }] };
   });
+  // the trace context the client sent in the request's `_meta` (test/otel.e2e-spec.ts)
+  server.registerTool('traceparent', { description: 'Returns the traceparent of the call' }, async (extra) => ({
+    content: [{ type: 'text', text: String(extra._meta?.traceparent ?? 'none') }],
+  }));
   return server;
 }
 

@@ -30,7 +30,8 @@ import { UsageRepository } from '../../src/observe/usage.repository';
 import { DocumentRepository } from '../../src/rag/document.repository';
 import { vectorLiteral } from '../../src/rag/embedder';
 import { KnowledgeBaseRepository } from '../../src/rag/knowledge-base.repository';
-import { lexicalText } from '../../src/rag/lexical';
+import { type Language, lexicalText, textSearchConfig } from '../../src/rag/lexical';
+import { countTokens } from '../../src/rag/token-count';
 import type { DocumentRecord, KnowledgeBaseRecord, NewChunk } from '../../src/rag/rag.records';
 import { AuditRepository } from '../../src/security/audit.repository';
 import type { KeyAuth, Role } from '../../src/security/auth-context';
@@ -38,6 +39,8 @@ import { ConfigHistory } from '../../src/security/config-history';
 import { ConfigVersionRepository } from '../../src/security/config-version.repository';
 import { WorkspaceRepository } from '../../src/workspace/workspace.repository';
 import { WorkspaceService } from '../../src/workspace/workspace.service';
+import { WorkdirRepository } from '../../src/workdir/workdir.repository';
+import { WorkdirService } from '../../src/workdir/workdir.service';
 import { createTestDatabase } from './test-database';
 
 /** The embedding model of `t.document`'s vectors (offline hashed words, as the app's offline embedder). */
@@ -69,7 +72,8 @@ export interface MediumTest {
   message(conversationId: string, draft: Omit<NewMessage, 'conversationId'>): Promise<MessageRecord>;
   /** A run row of the conversation (CREATED, step 0, for messages and spans to refer to); its id. */
   run(conversationId: string, overrides?: { id?: string; goal?: string; model?: ModelRef; maxSteps?: number }): Promise<string>;
-  knowledgeBase(auth: Pick<KeyAuth, 'workspaceId'>, overrides?: { id?: string; name?: string; description?: string | null }): Promise<KnowledgeBaseRecord>;
+  /** language `simple` unless given */
+  knowledgeBase(auth: Pick<KeyAuth, 'workspaceId'>, overrides?: { id?: string; name?: string; description?: string | null; language?: Language }): Promise<KnowledgeBaseRecord>;
   /**
    * A ready document of one chunk holding `text` (with its hashed vector where the database has
    * pgvector), through DocumentRepository.
@@ -78,6 +82,8 @@ export interface MediumTest {
 
   /** ConversationService on the shared repositories */
   readonly conversations: ConversationService;
+  /** WorkdirService on the shared repository, with the default quota */
+  readonly workdir: WorkdirService;
   /** WorkspaceService with its real ConfigHistory */
   readonly workspaces: WorkspaceService;
   readonly agents: AgentService;
@@ -109,7 +115,8 @@ export async function mediumTest(): Promise<MediumTest> {
   const history = once(() => new ConfigHistory(sql, repo(ConfigVersionRepository), repo(AuditRepository)));
   const workspaces = once(() => new WorkspaceService(repo(WorkspaceRepository), history()));
   const agents = once(() => new AgentService(repo(AgentRepository), repo(WorkspaceRepository), workspaces(), history()));
-  const conversations = once(() => new ConversationService(sql, repo(ConversationRepository), repo(MessageRepository), agents()));
+  const conversations = once(() => new ConversationService(sql, repo(ConversationRepository), repo(MessageRepository), agents(), workdir()));
+  const workdir = once(() => new WorkdirService(repo(WorkdirRepository), { HELIX_WORKSPACE_QUOTA_BYTES: 10 * 1024 * 1024 }));
 
   return {
     sql,
@@ -155,16 +162,32 @@ export async function mediumTest(): Promise<MediumTest> {
 
     knowledgeBase: (auth, overrides = {}) => {
       const kbId = overrides.id ?? id('kb_t');
-      return repo(KnowledgeBaseRepository).create({ id: kbId, workspaceId: auth.workspaceId, name: overrides.name ?? kbId, description: overrides.description ?? null });
+      return repo(KnowledgeBaseRepository).create({
+        id: kbId,
+        workspaceId: auth.workspaceId,
+        name: overrides.name ?? kbId,
+        description: overrides.description ?? null,
+        language: overrides.language ?? 'simple',
+      });
     },
 
     async document(knowledgeBaseId, text, overrides = {}) {
       const documents = repo(DocumentRepository);
       const docId = overrides.id ?? id('doc_t');
       await documents.insert({ id: docId, knowledgeBaseId, title: docId, source: 'text', mimeType: 'text/plain', checksum: docId, metadata: overrides.metadata ?? {} });
-      const chunk: NewChunk = { id: `chk_${docId}`, ordinal: 0, text, lexical: lexicalText(text), tokenCount: 1, headingPath: [], charStart: 0, charEnd: text.length };
+      const language = (await repo(KnowledgeBaseRepository).languageOf(knowledgeBaseId)) ?? 'simple';
+      const chunk: NewChunk = {
+        id: `chk_${docId}`,
+        ordinal: 0,
+        text,
+        lexical: lexicalText(text, language),
+        tokenCount: countTokens(text),
+        headingPath: [],
+        charStart: 0,
+        charEnd: text.length,
+      };
       if (handle.vector.enabled) chunk.embedding = hashedVector(text);
-      await documents.insertChunks({ id: docId, knowledgeBaseId }, [chunk], handle.vector.enabled ? HASHED_MODEL : null);
+      await documents.insertChunks({ id: docId, knowledgeBaseId, config: textSearchConfig(language) }, [chunk], handle.vector.enabled ? HASHED_MODEL : null);
       await documents.markReady({ id: docId, chunkCount: 1, charCount: text.length });
       return (await documents.find(knowledgeBaseId, docId))!;
     },
@@ -174,6 +197,9 @@ export async function mediumTest(): Promise<MediumTest> {
     },
     get workspaces() {
       return workspaces();
+    },
+    get workdir() {
+      return workdir();
     },
     get agents() {
       return agents();

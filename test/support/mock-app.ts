@@ -1,6 +1,7 @@
 import { startMockLlm, type MockLlm } from './mock-llm/mock-llm';
 import { HelixApi, mockModelEnv } from './sse-client';
 import { startTestApp, type TestApp } from './test-app';
+import { STARTUP_TIMEOUT_MS } from './limits';
 
 export interface MockApp {
   mock: MockLlm;
@@ -18,7 +19,7 @@ export function useMockApp(token: string, env: Record<string, string> = {}): Moc
     ctx.mock = await startMockLlm();
     ctx.t = await startTestApp({ ...mockModelEnv(ctx.mock.url), HELIX_API_TOKEN: token, ...env });
     ctx.api = new HelixApi(ctx.t.baseUrl, token);
-  });
+  }, STARTUP_TIMEOUT_MS);
   afterAll(async () => {
     await ctx.t?.close();
     await ctx.mock?.close();

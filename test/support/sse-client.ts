@@ -8,8 +8,8 @@ import request from 'supertest';
 
 /** every event name of the contract; EventSource only dispatches names it has a listener for */
 export const RUN_EVENT_TYPES = [
-  'status', 'token', 'reasoning', 'plan', 'tool.start', 'tool.end', 'tool.client', 'approval', 'sources', 'context',
-  'token_warning', 'usage', 'error', 'debug', 'title', 'done', 'heartbeat', 'message',
+  'status', 'token', 'reasoning', 'plan', 'plan.step', 'tool.start', 'tool.end', 'tool.client', 'approval', 'tasks', 'sources', 'context',
+  'token_warning', 'usage', 'error', 'debug', 'title', 'subrun', 'done', 'heartbeat', 'message',
 ] as const;
 
 export const FINISHED_STATES = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'BUDGET_EXCEEDED'] as const;
@@ -385,6 +385,10 @@ export class HelixApi {
 
   delete(path: string) {
     return this.auth(request(this.baseUrl).delete(`/api/v1${path}`));
+  }
+
+  put(path: string, body: object) {
+    return this.auth(request(this.baseUrl).put(`/api/v1${path}`)).send(body);
   }
 
   patch(path: string, body: object) {

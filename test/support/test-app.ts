@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { GENEROUS_LIMITS } from './limits';
+import { GENEROUS_LIMITS, STARTUP_TIMEOUT_MS } from './limits';
 import { HelixApi } from './sse-client';
 import { createTestDatabase, TestDatabase } from './test-database';
 
@@ -61,7 +61,7 @@ export function useTestApp(token: string, env: Record<string, string> = {}): Use
   beforeAll(async () => {
     ctx.t = await startTestApp({ HELIX_API_TOKEN: token, ...env });
     ctx.api = new HelixApi(ctx.t.baseUrl, token);
-  });
+  }, STARTUP_TIMEOUT_MS);
   afterAll(() => ctx.t?.close());
   return ctx;
 }

@@ -3,6 +3,7 @@ import type { CatalogueEntry } from './entry';
 /** Attachments of messages and the files they are stored as (src/conversation/file-*.ts). */
 export const FILE_TEXTS = {
   'file.not_found': { en: 'File {id} not found', zh: '找不到文件 {id}' },
+  'workdir.file_not_found': { en: 'No file {path} in conversation {id}', zh: '会话 {id} 中没有文件 {path}' },
   'attachment.too_many': { en: 'attachments: at most {max} files may be attached to one message', zh: 'attachments：一条消息最多只能附加 {max} 个文件' },
   'attachment.too_large': {
     en: 'attachments: {name} is {size} bytes; the limit is {max} bytes (HELIX_MAX_ATTACHMENT_BYTES)',

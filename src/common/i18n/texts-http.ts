@@ -15,6 +15,10 @@ export const HTTP_TEXTS = {
     en: 'Request body is too large (the limit is {limit} bytes, HELIX_BODY_LIMIT)',
     zh: '请求体过大（上限为 {limit} 字节，HELIX_BODY_LIMIT）',
   },
+  'http.body_media_type': {
+    en: 'Request body must be {accepted} (Content-Type: {type})',
+    zh: '请求体必须是 {accepted}（Content-Type：{type}）',
+  },
   'http.body_not_utf8': { en: 'Request body is not valid UTF-8', zh: '请求体不是有效的 UTF-8' },
   'http.body_too_deep': { en: 'Request body is nested deeper than {max} levels', zh: '请求体的嵌套超过了 {max} 层' },
   'http.body_forbidden_key': { en: 'Request body must not contain the key "{key}"', zh: '请求体不能包含键 "{key}"' },
@@ -47,6 +51,10 @@ export const HTTP_TEXTS = {
   'limit.rate_key': {
     en: 'Too many requests: {limit} per minute for this API key; retry after {seconds} s',
     zh: '请求过于频繁：此 API 密钥每分钟最多 {limit} 次；请在 {seconds} 秒后重试',
+  },
+  'limit.auth_failures': {
+    en: 'Too many failed authentications from this client address: {limit} per minute; retry after {seconds} s',
+    zh: '此客户端地址认证失败次数过多：每分钟最多 {limit} 次；请在 {seconds} 秒后重试',
   },
   'limit.rate_address': {
     en: 'Too many requests: {limit} per minute for this client address; retry after {seconds} s',
@@ -85,6 +93,7 @@ export const HTTP_TEXTS = {
   'approval.not_found_for_run': { en: 'Approval {id} not found for run {runId}', zh: '运行 {runId} 中找不到审批 {id}' },
   'knowledge_base.not_found': { en: 'Knowledge base {id} not found', zh: '找不到知识库 {id}' },
   'document.not_found': { en: 'Document {id} not found', zh: '找不到文档 {id}' },
+  'chunk.not_found': { en: 'Chunk {id} not found', zh: '找不到分块 {id}' },
   'job.not_found': { en: 'Job {id} not found', zh: '找不到任务 {id}' },
 
   // 409: the state named is the stored one (AWAIT_APPROVAL, SUCCEEDED, pending …)
@@ -93,6 +102,11 @@ export const HTTP_TEXTS = {
     en: 'Run {id} is executing on instance {owner}, which could not be reached or did not stop it in time; try again',
     zh: '运行 {id} 正在实例 {owner} 上执行，无法联系该实例或它未能及时停止运行；请重试',
   },
+  'run.reply_text_or_option': { en: 'text, optionId: give one of them, not both', zh: 'text、optionId：只能给出其中一个' },
+  'run.reply_unknown_option': { en: 'optionId: {id} is not one of the options offered ({offered})', zh: 'optionId：{id} 不是所提供的选项之一（{offered}）' },
+  'run.reply_no_options': { en: 'optionId: the question offered no options; answer with text', zh: 'optionId：这个问题没有提供选项；请用 text 回答' },
+  'run.no_plan': { en: 'Run {id} has no plan to edit (it runs in {mode} mode)', zh: '运行 {id} 没有可编辑的计划（它以 {mode} 模式运行）' },
+  'run.plan_too_long': { en: 'steps: a plan holds at most {max} steps, counting those already started', zh: 'steps：一个计划最多 {max} 步（含已开始的步骤）' },
   'run.not_plan_approval': {
     en: 'Run {id} is {state}; only a run awaiting plan approval can be resumed',
     zh: '运行 {id} 处于 {state}；只有等待批准计划的运行才能继续',
@@ -165,9 +179,25 @@ export const HTTP_TEXTS = {
     en: 'file: {name} is not a supported format ({supported})',
     zh: 'file：{name} 不是受支持的格式（{supported}）',
   },
+  'rag.binary_file': {
+    en: 'file: {name} holds binary data (a NUL byte), not {format} text',
+    zh: 'file：{name} 含有二进制数据（NUL 字节），不是 {format} 文本',
+  },
   'memory.summary_failed': {
     en: 'The model could not summarise the conversation: {reason}',
     zh: '模型未能总结这段对话：{reason}',
     nested: ['reason'],
+  },
+
+  // the import of a conversation's trajectory (POST /conversations/import)
+  'trajectory.role_mismatch': {
+    en: 'messages.{index}.role: a message whose parts are {kind} has the role {role}',
+    zh: 'messages.{index}.role：parts 为 {kind} 的消息，角色应为 {role}',
+  },
+  'trajectory.field_required': { en: 'messages.{index}.{field} is required for a {kind} message', zh: '{kind} 消息必须有 messages.{index}.{field}' },
+  'trajectory.field_not_allowed': { en: 'messages.{index}.{field} is only allowed on a tool message', zh: 'messages.{index}.{field} 只能出现在工具消息上' },
+  'trajectory.orphan_result': {
+    en: 'messages.{index}.toolCallId: no earlier assistant message made the tool call {id}',
+    zh: 'messages.{index}.toolCallId：之前没有助手消息发起过工具调用 {id}',
   },
 } as const satisfies Record<string, CatalogueEntry>;

@@ -11,6 +11,12 @@ export const RUN_TEXTS = {
   'run.waiting_client_tools': { en: 'Waiting for the client to run its tools', zh: '等待客户端运行它的工具' },
   'run.plan_rejected': { en: 'Plan rejected', zh: '计划已被拒绝' },
   'run.plan_rejected_reason': { en: 'Plan rejected: {reason}', zh: '计划已被拒绝：{reason}' },
+  'run.stream_cut': { en: "The provider's stream broke; finishing the answer without streaming", zh: '模型服务的流中断了；正在以非流式方式完成回答' },
+  'run.plan_step_retry': { en: 'That step failed; trying it once more', zh: '这一步失败了；再试一次' },
+  'run.plan_step_failed': {
+    en: 'Step {n} of the plan ("{title}") failed twice: {reason}',
+    zh: '计划的第 {n} 步（“{title}”）两次失败：{reason}',
+  },
   'run.summarised': { en: 'Summarised the earlier conversation to fit the context window', zh: '已总结较早的对话，以容纳进上下文窗口' },
 
   'run.invalid_output': {
@@ -18,6 +24,18 @@ export const RUN_TEXTS = {
     zh: '回答不符合所要求的响应格式：{errors}',
   },
   'run.repairing_output': { en: 'The answer did not match the response format; asking the model to correct it', zh: '回答不符合响应格式；正在请模型更正' },
+  'run.stuck_calls': {
+    en: 'The run stopped: it made the same tool calls {times} times in a row ({calls}) without getting anywhere.',
+    zh: '运行已停止：它连续 {times} 次发出相同的工具调用（{calls}），没有进展。',
+  },
+  'run.stuck_errors': {
+    en: 'The run stopped: the tool {tool} failed with the same error {times} times in a row.',
+    zh: '运行已停止：工具 {tool} 连续 {times} 次以相同的错误失败。',
+  },
+  'run.stuck_answers': {
+    en: 'The run stopped: the model gave the same answer {times} times in a row.',
+    zh: '运行已停止：模型连续 {times} 次给出相同的回答。',
+  },
   'run.max_steps': { en: 'The run stopped after reaching its limit of {max} steps.', zh: '运行已达到 {max} 步的上限，已停止。' },
   'run.bad_plan': {
     en: 'The model did not return a usable plan; try again or use react mode.',
@@ -31,21 +49,21 @@ export const RUN_TEXTS = {
   'run.event_not_stored': { en: 'The {type} event {seq} could not be stored: {detail}', zh: '第 {seq} 个事件（{type}）无法存储：{detail}' },
 
   // the daily budgets (observe/budget-status.ts): which one, what is used and held, when it resets
-  'budget.tokens_spent': {
-    en: "The workspace's daily token budget of {budget} tokens is spent: {used} tokens used today, and this call needs at least {needed}. It resets at {resetsAt} (midnight UTC).",
-    zh: '工作空间每日 {budget} 个 token 的预算已用完：今天已用 {used} 个 token，本次调用至少还需要 {needed} 个。预算将于 {resetsAt}（UTC 午夜）重置。',
+  'budget.tokens_refused': {
+    en: "This call needs at least {needed} tokens, more than the {left} left of the workspace's daily token budget of {budget} ({used} used today). It resets at {resetsAt} (midnight UTC).",
+    zh: '本次调用至少需要 {needed} 个 token，超过了工作空间每日 {budget} 个 token 预算的剩余 {left} 个（今天已用 {used} 个）。预算将于 {resetsAt}（UTC 午夜）重置。',
   },
-  'budget.tokens_spent_held': {
-    en: "The workspace's daily token budget of {budget} tokens is spent: {used} tokens used today ({held} more held by calls in progress), and this call needs at least {needed}. It resets at {resetsAt} (midnight UTC).",
-    zh: '工作空间每日 {budget} 个 token 的预算已用完：今天已用 {used} 个 token（另有 {held} 个被进行中的调用占用），本次调用至少还需要 {needed} 个。预算将于 {resetsAt}（UTC 午夜）重置。',
+  'budget.tokens_refused_held': {
+    en: "This call needs at least {needed} tokens, more than the {left} left of the workspace's daily token budget of {budget} ({used} used today, {held} held by calls in progress). It resets at {resetsAt} (midnight UTC).",
+    zh: '本次调用至少需要 {needed} 个 token，超过了工作空间每日 {budget} 个 token 预算的剩余 {left} 个（今天已用 {used} 个，另有 {held} 个被进行中的调用占用）。预算将于 {resetsAt}（UTC 午夜）重置。',
   },
-  'budget.cost_spent': {
-    en: "The workspace's daily cost budget of {budget} is spent: {used} used today, and this call needs at least {needed}. It resets at {resetsAt} (midnight UTC).",
-    zh: '工作空间每日 {budget} 的费用预算已用完：今天已用 {used}，本次调用至少还需要 {needed}。预算将于 {resetsAt}（UTC 午夜）重置。',
+  'budget.cost_refused': {
+    en: "This call needs at least {needed}, more than the {left} left of the workspace's daily cost budget of {budget} ({used} used today). It resets at {resetsAt} (midnight UTC).",
+    zh: '本次调用至少需要 {needed}，超过了工作空间每日 {budget} 费用预算的剩余 {left}（今天已用 {used}）。预算将于 {resetsAt}（UTC 午夜）重置。',
   },
-  'budget.cost_spent_held': {
-    en: "The workspace's daily cost budget of {budget} is spent: {used} used today ({held} more held by calls in progress), and this call needs at least {needed}. It resets at {resetsAt} (midnight UTC).",
-    zh: '工作空间每日 {budget} 的费用预算已用完：今天已用 {used}（另有 {held} 被进行中的调用占用），本次调用至少还需要 {needed}。预算将于 {resetsAt}（UTC 午夜）重置。',
+  'budget.cost_refused_held': {
+    en: "This call needs at least {needed}, more than the {left} left of the workspace's daily cost budget of {budget} ({used} used today, {held} held by calls in progress). It resets at {resetsAt} (midnight UTC).",
+    zh: '本次调用至少需要 {needed}，超过了工作空间每日 {budget} 费用预算的剩余 {left}（今天已用 {used}，另有 {held} 被进行中的调用占用）。预算将于 {resetsAt}（UTC 午夜）重置。',
   },
 } as const satisfies Record<string, CatalogueEntry>;
 

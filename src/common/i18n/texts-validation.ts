@@ -34,6 +34,7 @@ export const VALIDATION_TEXTS = {
     zh: '{field} 不能包含 NUL 字符或未配对的 UTF-16 代理字符',
   },
   'validation.not_empty': { en: '{field} must not be empty', zh: '{field} 不能为空' },
+  'validation.option_id': { en: 'optionId must be 1 to 64 letters, digits, `_`, `.` or `-`', zh: 'optionId 必须是 1 到 64 个字母、数字、`_`、`.` 或 `-`' },
   'validation.not_blank': { en: '{field} must contain more than white space', zh: '{field} 不能只有空白字符' },
   'validation.json_object': { en: '{field} must be a JSON object', zh: '{field} 必须是 JSON 对象' },
   'validation.flat_record': {

@@ -5,6 +5,7 @@ import type { ChatImage, ChatMessage, ModelChunk, ModelRequest, ToolCall } from 
 import { modelError } from '../provider-errors';
 import type { ChatProvider, ProviderCall } from './openai-compatible.provider';
 import { offlineInstance } from './offline-instance';
+import { offlineRating, RISK_PHRASE } from './offline-risk';
 import { promptChars } from './openai-format';
 import { base64Bytes } from '../request-view';
 
@@ -22,6 +23,8 @@ export interface OfflineReply {
 export const PLAN_PHRASE = 'return the plan as json';
 /** in a system message: a request for a conversation's title (memory's auto-titles) */
 export const TITLE_PHRASE = 'reply with a title only';
+/** in a system message: a request to rewrite a follow-up question into a standalone search query (runtime's query rewrite) */
+export const REWRITE_PHRASE = 'rewrite it as a standalone search query';
 /** in a system message: the head of the numbered passages classic retrieval prefetched (`[1] …`) */
 export const SOURCES_HEADING = 'Sources:';
 
@@ -37,7 +40,8 @@ const WORDS = /\S+\s*|\s+/g;
 /**
  * `offline:echo` — the model used with no API key or HELIX_FAKE_MODEL=1. Deterministic and
  * useful: it calls an offered tool when a message clearly asks for one (calculator, kb_search,
- * current_time), answers from tool results, returns a JSON plan when asked to plan, gives a
+ * current_time), answers from tool results, returns a JSON plan when asked to plan, rates a tool
+ * call's risk when asked by the risk analyzer (offline-risk.ts), gives a
  * final answer in a response format as an instance of it (offline-instance.ts), and otherwise
  * echoes — so a new user sees the whole agent loop work without any key.
  */
@@ -81,9 +85,11 @@ export class OfflineModel implements ChatProvider {
     const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content.trim() ?? '';
     const planning = messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(PLAN_PHRASE));
     if (planning) return { text: planFor(lastUser), toolCalls: [] };
+    if (messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(RISK_PHRASE))) return { text: offlineRating(lastUser), toolCalls: [] };
     if (messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(TITLE_PHRASE))) {
       return { text: titleFor(messages.find((m) => m.role === 'user')?.content ?? ''), toolCalls: [] };
     }
+    if (messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(REWRITE_PHRASE))) return { text: rewriteFor(lastUser), toolCalls: [] };
     // a final answer in a response format is an instance of it (tool calls come first, as asked)
     const format = request.responseFormat;
     const answer = (text: string): OfflineReply => ({ text: format ? offlineInstance(format, text) : text, toolCalls: [] });
@@ -99,6 +105,17 @@ export class OfflineModel implements ChatProvider {
     const sourced = answerFromSources(messages.find((m) => m.role === 'system')?.content ?? '');
     return answer(sourced ?? echo(lastUser, offered));
   }
+}
+
+/**
+ * A standalone query without understanding: the follow-up question followed by the conversation's
+ * previous user question, so the search also finds what the follow-up refers to.
+ */
+function rewriteFor(prompt: string): string {
+  const followUp = /Follow-up question:\s*(.*)$/s.exec(prompt)?.[1].trim() ?? prompt.trim();
+  const earlier = [...prompt.matchAll(/^user: (.*)$/gm)].map((m) => m[1].trim());
+  const previous = earlier[earlier.length - 1];
+  return (previous ? `${followUp} ${previous}` : followUp).replace(/\s+/g, ' ').trim();
 }
 
 function describeImages(images: ChatImage[]): string {

@@ -1,6 +1,5 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { OPENAI_DEFAULT_BASE_URL } from '../model-catalog';
 import type { ModelTarget } from '../model-router';
 import type { ModelChunk, ModelRequest, Usage } from '../model.types';
 import { modelError } from '../provider-errors';
@@ -12,16 +11,13 @@ import {
   mapFinishReason,
   promptChars,
   reasoningOf,
-  toOpenAiMessages,
-  toOpenAiResponseFormat,
-  toOpenAiTools,
-  withFormatInstructions,
   ToolCallAssembler,
 } from './openai-format';
+import { chatCompletionBody, STREAM_FIELDS } from './chat-body';
 import { createNodeFetch } from './node-fetch';
-import { sseJsonPayloads } from './sse-body';
+import { sseJsonPieces } from './sse-body';
 import { ToolNames } from './tool-names';
-import { readStreamedChunk } from './streamed-chunk';
+import { DeltaRun, readStreamedChunk } from './streamed-chunk';
 
 /** One attempt against one model; the gateway owns retries, fallbacks and error mapping. */
 export interface ProviderCall {
@@ -30,6 +26,8 @@ export interface ProviderCall {
   /** false: the seed's non-streaming retry (one response, yielded as chunks) */
   streaming: boolean;
   signal?: AbortSignal;
+  /** sent with the request (trace context) */
+  headers?: Record<string, string>;
 }
 
 export interface ChatProvider {
@@ -86,30 +84,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
   }
 
   private body(call: ProviderCall, names: ToolNames): ChatCompletionCreateParamsBase {
-    const { request, target } = call;
-    // a model that does not take `response_format` is asked for the shape in its prompt
-    const format = request.responseFormat;
-    const messages = format && !target.info.structuredOutput ? withFormatInstructions(request.messages, format) : request.messages;
-    const body: ChatCompletionCreateParamsBase = {
-      model: target.ref.modelId,
-      messages: toOpenAiMessages(messages, names),
-    };
-    if (format && target.info.structuredOutput) body.response_format = toOpenAiResponseFormat(format);
-    if (request.seed !== undefined) body.seed = request.seed;
-    if (request.stop?.length) body.stop = request.stop;
-    if (request.tools?.length && target.toolsEnabled) body.tools = toOpenAiTools(request.tools, names);
-    // the caller's explicit value, else the ModelConfig row, else the provider's default
-    const temperature = request.temperature ?? target.temperature;
-    const topP = request.topP ?? target.topP;
-    const maxTokens = request.maxTokens ?? target.maxTokens;
-    if (temperature !== undefined) body.temperature = temperature;
-    if (topP !== undefined) body.top_p = topP;
-    if (maxTokens !== undefined) {
-      // OpenAI's reasoning models reject the legacy max_tokens; many compatible servers know only it
-      if (target.baseURL.startsWith(OPENAI_DEFAULT_BASE_URL)) body.max_completion_tokens = maxTokens;
-      else body.max_tokens = maxTokens;
-    }
-    return body;
+    return chatCompletionBody(call.request, call.target, names);
   }
 
   private async *streamed(call: ProviderCall): AsyncGenerator<ModelChunk> {
@@ -122,24 +97,26 @@ export class OpenAiCompatibleProvider implements ChatProvider {
     let outChars = 0;
     try {
       const response = await this.client(target)
-        .chat.completions.create({ ...this.body(call, names), stream: true, stream_options: { include_usage: true } }, { signal: guard.signal })
+        .chat.completions.create({ ...this.body(call, names), ...STREAM_FIELDS }, { signal: guard.signal, headers: call.headers })
         .asResponse();
       guard.watchIdle(this.idleTimeoutMs);
-      for await (const payload of sseJsonPayloads(response)) {
-        guard.received++;
-        const chunk = readStreamedChunk(payload);
-        if (chunk.usage) usage = fromOpenAiUsage(chunk.usage);
-        if (!chunk.hasChoice) continue;
-        if (chunk.reasoning) {
-          outChars += chunk.reasoning.length;
-          yield { type: 'reasoning', text: chunk.reasoning };
+      const deltas = new DeltaRun();
+      for await (const piece of sseJsonPieces(response)) {
+        for (const payload of piece) {
+          guard.received++;
+          const chunk = readStreamedChunk(payload);
+          if (chunk.usage) usage = fromOpenAiUsage(chunk.usage);
+          if (!chunk.hasChoice) continue;
+          for (const [type, text] of [['reasoning', chunk.reasoning], ['text', chunk.content]] as const) {
+            if (!text) continue;
+            outChars += text.length;
+            for (const ready of deltas.add(type, text)) yield ready;
+          }
+          if (chunk.toolCalls) tools.add(chunk.toolCalls);
+          if (chunk.finishReason) finishReason = chunk.finishReason;
         }
-        if (chunk.content) {
-          outChars += chunk.content.length;
-          yield { type: 'text', text: chunk.content };
-        }
-        if (chunk.toolCalls) tools.add(chunk.toolCalls);
-        if (chunk.finishReason) finishReason = chunk.finishReason;
+        const rest = deltas.take();
+        if (rest) yield rest;
       }
       // a body cut short by our abort may end quietly: silence must not pass for a finished answer
       guard.check(target);
@@ -190,7 +167,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
     try {
       completion = await this.client(target).chat.completions.create(
         { ...this.body(call, names), stream: false },
-        { signal: guard.signal },
+        { signal: guard.signal, headers: call.headers },
       );
     } catch (error) {
       guard.check(target);

@@ -16,11 +16,17 @@ import { nodeBodyOf } from './node-fetch';
  * with CRLF, LF or CR, `data:` lines of one event are joined with LF, other fields and comments
  * are ignored, a payload with an `error` member is thrown as the SDK's `APIError`.
  *
- * A network piece may hold a whole burst of events: lines are split and parsed one event at a
- * time, each yielded as soon as its blank line is read, so the consumer has the first event
- * before the rest of the piece is looked at.
+ * A network piece may hold a whole burst of events: sseJsonPieces gives each piece's events as
+ * one synchronous iterable, parsed one event at a time as it is read, so a consumer has the first
+ * event before the rest of the piece is looked at, and handles the rest of a burst in one loop
+ * rather than one generator round trip per event. sseJsonPayloads gives them one by one.
  */
 export async function* sseJsonPayloads(response: Response): AsyncGenerator<unknown> {
+  for await (const piece of sseJsonPieces(response)) yield* piece;
+}
+
+/** The payloads of each network piece; read each piece to its end before asking for the next. */
+export async function* sseJsonPieces(response: Response): AsyncGenerator<Iterable<unknown>> {
   const node = nodeBodyOf(response);
   const texts = node ? nodeTexts(node) : response.body ? webTexts(response.body) : undefined;
   if (!texts) return;
@@ -47,17 +53,21 @@ export async function* sseJsonPayloads(response: Response): AsyncGenerator<unkno
     if (line.startsWith('data:')) data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
     return line === '' && data.length > 0;
   };
+  /** the events of the piece pushed last, parsed as they are read */
+  function* events(): Generator<unknown> {
+    for (let line = lines.next(); line !== undefined; line = lines.next()) {
+      if (!ends(line)) continue;
+      const payload = take();
+      if (sawDone) return;
+      yield payload;
+    }
+  }
   // an early stop (the consumer returned or threw) ends the loop, which closes the connection
   for await (const text of texts) {
     // after [DONE] the rest of the body is read (so the connection can be reused), not parsed
     if (sawDone) continue;
     lines.push(text);
-    for (let line = lines.next(); line !== undefined; line = lines.next()) {
-      if (!ends(line)) continue;
-      const payload = take();
-      if (sawDone) break;
-      yield payload;
-    }
+    yield events();
   }
   if (sawDone) return;
   const last = lines.end();
@@ -65,7 +75,7 @@ export async function* sseJsonPayloads(response: Response): AsyncGenerator<unkno
   // a last event the body did not end with a blank line
   if (data.length) {
     const payload = take();
-    if (!sawDone) yield payload;
+    if (!sawDone) yield [payload];
   }
 }
 

@@ -1,6 +1,7 @@
 import { isRecord } from '../../common';
 import { reasoningOf } from './openai-format';
 import type { OpenAiUsage, ToolCallDelta } from './openai-wire';
+import type { ModelChunk } from '../model.types';
 
 /**
  * What Helix reads from one `chat.completion.chunk` payload. Servers differ (and some send
@@ -54,4 +55,41 @@ function readUsage(value: Record<string, unknown>): OpenAiUsage {
   if (typeof value.completion_tokens === 'number') usage.completion_tokens = value.completion_tokens;
   if (typeof value.total_tokens === 'number') usage.total_tokens = value.total_tokens;
   return usage;
+}
+
+type Delta = Extract<ModelChunk, { type: 'text' | 'reasoning' }>;
+const NONE: readonly Delta[] = [];
+
+/**
+ * Joins the text and reasoning deltas of one network piece: a burst of thousands of deltas
+ * becomes a few chunks (one per change of kind) instead of a generator round trip, a stored
+ * token and a clock entry each. The first delta of each kind goes out alone and at once, so a
+ * burst's first token does not wait for the rest of it.
+ */
+export class DeltaRun {
+  private pending?: Delta;
+  private readonly started = new Set<Delta['type']>();
+
+  /** What is ready to go out after this delta (in order); the rest waits for take(). */
+  add(type: Delta['type'], text: string): readonly Delta[] {
+    let out = NONE;
+    if (this.pending && this.pending.type !== type) {
+      out = [this.pending];
+      this.pending = undefined;
+    }
+    if (!this.started.has(type)) {
+      this.started.add(type);
+      return [...out, { type, text }];
+    }
+    if (this.pending) this.pending.text += text;
+    else this.pending = { type, text };
+    return out;
+  }
+
+  /** The joined deltas not given out yet (the end of a piece). */
+  take(): Delta | undefined {
+    const pending = this.pending;
+    this.pending = undefined;
+    return pending;
+  }
 }

@@ -11,7 +11,7 @@ import { AnyFilesInterceptor } from '@nestjs/platform-express';
 import type { Request } from 'express';
 import { type ApiBodyOptions, getSchemaPath } from '@nestjs/swagger';
 import type { Observable } from 'rxjs';
-import { isRecord, say } from '../../common';
+import { isRecord, multipartVariant, say } from '../../common';
 import { AppConfig } from '../../config';
 import { type AttachmentUpload, MAX_ATTACHMENTS } from '../../conversation';
 import { PostMessageDto } from './run.dto';
@@ -117,7 +117,7 @@ export const MESSAGE_BODY: ApiBodyOptions = {
   schema: {
     oneOf: [
       { $ref: getSchemaPath(PostMessageDto) },
-      {
+      multipartVariant({
         type: 'object',
         description:
           'multipart/form-data: the fields of the JSON body (`text`, `mode`, …; the non-string ones such as `modelOverride`, `clientTools`, ' +
@@ -128,7 +128,7 @@ export const MESSAGE_BODY: ApiBodyOptions = {
           mode: { type: 'string', enum: ['react', 'plan', 'direct'] },
           files: { type: 'array', maxItems: MAX_ATTACHMENTS, items: { type: 'string', format: 'binary' } },
         },
-      },
+      }),
     ],
   },
 };

@@ -7,7 +7,7 @@ import { adminWorkspace, type AuthContext, isBootstrap, ConfigHistory } from '..
 import { RunEventRepository } from '../store/run-event.repository';
 import type { RunEvent } from '../store/run-events';
 import { RunQueryRepository, type WorkspaceRun } from '../store/run-query.repository';
-import type { RunEventType, RunFilterInput, RunType } from './run.graphql';
+import type { PlanInput, RunEventType, RunFilterInput, RunType } from './run.graphql';
 import { RunService } from './run.service';
 
 /** Events a page of `Run.events` holds at most (a run's token events can be thousands). */
@@ -35,6 +35,7 @@ export function toRunType(run: WorkspaceRun): RunType {
     sampling: run.sampling,
     responseFormat: run.responseFormat,
     instructions: run.instructions,
+    parentRunId: run.parentRunId,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
     finishedAt: run.finishedAt,
@@ -101,6 +102,16 @@ export class RunAdminService {
   async eventsOf(runIds: readonly string[], after: number, limit: number): Promise<RunEventType[][]> {
     const pages = await this.events.readAfterMany([...new Set(runIds)], after, limit);
     return runIds.map((id) => (pages.get(id) ?? []).map(toEventType));
+  }
+
+  /** Replaces the plan's steps not started yet (RunService.editPlan) and audits it. */
+  async editPlan(auth: AuthContext, runId: string, plan: PlanInput): Promise<RunType> {
+    const before = await this.get(auth, runId);
+    const actor = isBootstrap(auth) ? { ...auth, workspaceId: before.workspaceId } : auth;
+    await this.runs.editPlan(actor, runId, plan);
+    const after = await this.get(auth, runId);
+    await this.history.record(auth, { workspaceId: before.workspaceId, action: 'editRunPlan', target: `run:${runId}`, before: { plan: before.plan }, after: { plan: after.plan } });
+    return after;
   }
 
   /** Cancels a live run (409 naming its state when it already finished) and audits it. */

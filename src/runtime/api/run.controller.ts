@@ -1,11 +1,11 @@
-import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, getSchemaPath } from '@nestjs/swagger';
 import { ApiController, ApiErrors, MAX_INT4, requestId, requestLanguage, say } from '../../common';
 import { AllowStreamToken, Auth, type AuthContext, Access, StreamLimiter } from '../../security';
 import { ToolResultsDto } from '../loop/client-tools.dto';
 import { EventLog } from '../events/event-log';
-import { ApprovalDecisionDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunResponse, ReadRunResponse } from './run.dto';
+import { ApprovalDecisionDto, EditPlanDto, EventsQuery, ReplyDto, ResumeRunDto, RunEventPageResponse, RunListResponse, RunResponse, ReadRunResponse } from './run.dto';
 import { RunService } from './run.service';
 import { acceptsEventStream, SseWriter } from '../events/sse-writer';
 import { localizeEvent } from '../events/event-language';
@@ -34,11 +34,20 @@ export class RunController {
 
   @Access('run')
   @Get(':id')
-  @ApiOperation({ summary: 'Read a run' })
+  @ApiOperation({ operationId: 'getRun', summary: 'Read a run' })
   @ApiOkResponse({ type: ReadRunResponse })
   @ApiErrors(404)
   get(@Auth() auth: AuthContext, @Param('id') id: string) {
     return this.runs.get(auth, id);
+  }
+
+  @Access('run')
+  @Get(':id/children')
+  @ApiOperation({ operationId: 'listSubRuns', summary: "A run's sub-runs", description: 'The runs its `delegate` calls started, oldest first; each one\'s events are at /runs/{childId}/events.' })
+  @ApiOkResponse({ type: RunListResponse })
+  @ApiErrors(404)
+  children(@Auth() auth: AuthContext, @Param('id') id: string) {
+    return this.runs.children(auth, id);
   }
 
   /** SSE from `?after=` or Last-Event-ID; `Accept: application/json` returns a page instead. */
@@ -46,6 +55,7 @@ export class RunController {
   @Get(':id/events')
   @AllowStreamToken()
   @ApiOperation({
+    operationId: 'getRunEvents',
     summary: "A run's events: Server-Sent Events, or a JSON page",
     description:
       'Streams the run\'s events from `?after=` or `Last-Event-ID` (every event exactly once, in seq order; the ' +
@@ -60,7 +70,7 @@ export class RunController {
     description: 'the event stream, or with Accept: application/json a page of events',
     content: {
       'text/event-stream': {
-        schema: { type: 'string', description: 'SSE: `id:` seq, `event:` name, `data:` JSON payload' },
+        schema: { type: 'string', description: 'SSE frames: `id:` the seq, `event:` the RunEvent `type`, `data:` its `data` as JSON (schema RunEvent)' },
         example: 'id: 1\nevent: status\ndata: {"phase":"thinking","text":"Thinking","step":1}\n\n',
       },
       'application/json': { schema: { $ref: getSchemaPath(RunEventPageResponse) } },
@@ -77,7 +87,7 @@ export class RunController {
     const language = requestLanguage(request);
     if (wantsJson(request)) {
       const events = await this.events.page(id, after, query.limit);
-      // pino-http skips this route (app.module.ts), so the id it would have sent is set here
+      // pino-http skips this route (common/logging/http-logging.ts), so the id it would have sent is set here
       response.setHeader('X-Request-Id', requestId(request));
       const shown = events.map((event) => localizeEvent(event, language));
       response.json({ events: shown.map(({ seq, type, data, at }) => ({ seq, type, data, at })) });
@@ -90,7 +100,7 @@ export class RunController {
   @Access('run')
   @Post(':id/cancel')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Cancel a live run (its model stream is aborted at once)' })
+  @ApiOperation({ operationId: 'cancelRun', summary: 'Cancel a live run (its model stream is aborted at once)' })
   @ApiOkResponse({ type: RunResponse })
   @ApiErrors(404, 409, 503)
   cancel(@Auth() auth: AuthContext, @Param('id') id: string) {
@@ -100,7 +110,7 @@ export class RunController {
   @Access('run')
   @Post(':id/resume')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Approve (optionally edited) or reject the plan of a run in AWAIT_APPROVAL' })
+  @ApiOperation({ operationId: 'resumeRun', summary: 'Approve (optionally edited) or reject the plan of a run in AWAIT_APPROVAL' })
   @ApiOkResponse({ type: RunResponse })
   @ApiErrors(400, 404, 409)
   resume(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ResumeRunDto) {
@@ -108,10 +118,19 @@ export class RunController {
   }
 
   @Access('run')
+  @Put(':id/plan')
+  @ApiOperation({ operationId: 'editRunPlan', summary: 'Replace the steps of a plan not started yet, while the run carries it out (or waits to)' })
+  @ApiOkResponse({ type: RunResponse })
+  @ApiErrors(400, 404, 409)
+  editPlan(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: EditPlanDto) {
+    return this.runs.editPlan(auth, id, dto);
+  }
+
+  @Access('run')
   @Access('approval', 'approvalId')
   @Post(':id/approvals/:approvalId')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Approve or reject a tool call waiting for approval (the `approval` event)' })
+  @ApiOperation({ operationId: 'decideApproval', summary: 'Approve or reject a tool call waiting for approval (the `approval` event)' })
   @ApiOkResponse({ type: RunResponse })
   @ApiErrors(400, 404, 409)
   decide(@Auth() auth: AuthContext, @Param('id') id: string, @Param('approvalId') approvalId: string, @Body() dto: ApprovalDecisionDto) {
@@ -121,7 +140,7 @@ export class RunController {
   @Access('run')
   @Post(':id/reply')
   @HttpCode(200)
-  @ApiOperation({ summary: "Answer the model's ask_user question (a run in AWAIT_USER)" })
+  @ApiOperation({ operationId: 'replyToRun', summary: "Answer the model's ask_user question (a run in AWAIT_USER)" })
   @ApiOkResponse({ type: RunResponse })
   @ApiErrors(400, 404, 409)
   reply(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ReplyDto) {
@@ -131,7 +150,7 @@ export class RunController {
   @Access('run')
   @Post(':id/tool-results')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Answer the client-side tool calls a run waits for (the `tool.client` events; a run in AWAIT_USER)' })
+  @ApiOperation({ operationId: 'submitToolResults', summary: 'Answer the client-side tool calls a run waits for (the `tool.client` events; a run in AWAIT_USER)' })
   @ApiOkResponse({ type: RunResponse })
   @ApiErrors(400, 404, 409)
   toolResults(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: ToolResultsDto) {

@@ -14,6 +14,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
@@ -33,6 +34,9 @@ import {
 import { ClientToolDto, MAX_CLIENT_TOOLS } from '../loop/client-tools.dto';
 import { AttachmentDto } from './attachment.dto';
 import { RUN_MODES, type RunMode } from '../store/run.records';
+import { PLAN_STEP_STATUSES, type PlanStepStatus } from '../store/run-events';
+import { OPTION_ID } from '../../tool';
+import { MAX_PLAN_STEPS } from '../store/plan-progress';
 
 
 export class PostMessageDto {
@@ -115,13 +119,40 @@ export class PlanStepDto {
 }
 
 export class PlanDto {
-  @ApiProperty({ type: () => [PlanStepDto], minItems: 1, maxItems: 50 })
+  @ApiProperty({ type: () => [PlanStepDto], minItems: 1, maxItems: MAX_PLAN_STEPS })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(50)
+  @ArrayMaxSize(MAX_PLAN_STEPS)
   @ValidateNested({ each: true })
   @Type(() => PlanStepDto)
   steps!: PlanStepDto[];
+}
+
+/** The steps of a plan not started yet, replaced while the run carries it out. */
+export class EditPlanDto {
+  @ApiProperty({
+    type: () => [PlanStepDto],
+    maxItems: MAX_PLAN_STEPS,
+    description: 'the new remaining steps (replacing every step still pending; done, running, failed and skipped steps stay); [] ends the plan after the running step',
+  })
+  @IsArray()
+  @ArrayMaxSize(MAX_PLAN_STEPS)
+  @ValidateNested({ each: true })
+  @Type(() => PlanStepDto)
+  steps!: PlanStepDto[];
+}
+
+/** A step of a run's plan with its progress. */
+export class PlanStepResponse {
+  @ApiProperty() title!: string;
+  @ApiPropertyOptional() detail?: string;
+  @ApiPropertyOptional({ enum: PLAN_STEP_STATUSES, description: 'absent: pending (a proposed plan, or a step not started yet)' }) status?: PlanStepStatus;
+  @ApiPropertyOptional({ description: "a done step's result (the start of its answer), a failed step's error" }) summary?: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'how many times the step was started (a failed step is tried once more)' }) attempts?: number;
+}
+
+export class PlanResponse {
+  @ApiProperty({ type: () => [PlanStepResponse] }) steps!: PlanStepResponse[];
 }
 
 export class ResumeRunDto {
@@ -167,11 +198,18 @@ export class ApprovalDecisionDto {
 }
 
 export class ReplyDto {
-  @ApiProperty({ minLength: 1, description: "the answer to the model's ask_user question; not blank; at most HELIX_MAX_MESSAGE_CHARS characters (default 100,000)" })
+  @ApiPropertyOptional({ minLength: 1, description: "the answer to the model's ask_user question in the user's words; not blank; at most HELIX_MAX_MESSAGE_CHARS characters (default 100,000). Give it or `optionId`" })
+  @ValidateIf((reply: ReplyDto) => reply.optionId === undefined || reply.text !== undefined)
   @IsString()
   @IsStorableText()
   @Matches(/\S/, { message: say('validation.not_empty', { field: 'text' }) })
-  text!: string;
+  text?: string;
+
+  @ApiPropertyOptional({ pattern: OPTION_ID.source, description: 'the id of one of the options the question offered (the `options` of its `waiting` status); the model is given its label' })
+  @IsOptional()
+  @IsString()
+  @Matches(OPTION_ID, { message: say('validation.option_id') })
+  optionId?: string;
 }
 
 export class EventsQuery extends LangQuery {
@@ -227,7 +265,8 @@ export class RunResponse {
   @ApiProperty({ type: 'integer', nullable: true, description: 'the version of the profile when the run started (GET /agents/{id} shows the current one)' })
   agentVersion!: number | null;
   @ApiProperty({ type: () => ModelRefDto }) model!: ModelRefDto;
-  @ApiProperty({ type: () => PlanDto, nullable: true, description: 'plan mode: the plan proposed or approved' }) plan!: PlanDto | null;
+  @ApiProperty({ type: () => PlanResponse, nullable: true, description: 'plan mode: the plan proposed, or approved with each step\'s progress' })
+  plan!: PlanResponse | null;
   @ApiProperty({ type: () => RunErrorResponse, nullable: true }) error!: RunErrorResponse | null;
   @ApiProperty({ type: () => RunUsageResponse }) usage!: RunUsageResponse;
   @ApiProperty({ type: () => SamplingDto, nullable: true, description: "what its answer steps sample with: the agent's defaults, the message's over them, clamped to the model config; null: the defaults" })
@@ -241,8 +280,15 @@ export class RunResponse {
       "instructions given for this run only, added to the agent's system prompt (OpenAI-compatible API: the request's system messages or `instructions`)",
   })
   instructions!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'a sub-run (the `delegate` tool): the run that delegated to it; GET /runs/{id}/children lists a run\'s sub-runs' })
+  parentRunId!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finishedAt!: string | null;
+}
+
+/** GET /runs/:id/children: a run's sub-runs. */
+export class RunListResponse {
+  @ApiProperty({ type: () => [RunResponse] }) items!: RunResponse[];
 }
 
 /** GET /runs/:id and /conversations/:id/runs/latest: the run, and a token to follow its events. */
@@ -263,16 +309,20 @@ export class PostedMessageResponse {
   @ApiProperty({ type: () => StartedRunResponse }) run!: StartedRunResponse;
 }
 
-export class RunEventResponse {
-  @ApiProperty({ type: 'integer', description: "the event's position in the run, gap-free from 1 (the SSE id)" }) seq!: number;
-  @ApiProperty({ description: 'the event name: status, token, reasoning, plan, tool.start, tool.end, approval, usage, error, done, …' })
-  type!: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: "the payload of the event's type (docs/EVENTS.md)" })
-  data!: Record<string, unknown>;
-  @ApiProperty({ format: 'date-time' }) at!: string;
-}
+/** Each event of a run: the oneOf of every event's schema (runtime/store/run-event-schemas.ts), discriminated on `type`. */
+const RUN_EVENT_REF = { $ref: '#/components/schemas/RunEvent' };
 
 export class RunEventPageResponse {
-  @ApiProperty({ type: () => [RunEventResponse], description: 'in seq order; the last page ends with done, or is empty while the run is live' })
-  events!: RunEventResponse[];
+  @ApiProperty({ type: 'array', items: RUN_EVENT_REF, description: 'in seq order; the last page ends with done, or is empty while the run is live' })
+  events!: unknown[];
 }
+
+/** How a route that answers JSON also streams the run's events when asked to (OpenAPI extension `x-event-stream`). */
+export const EVENT_STREAM_ON_ACCEPT = {
+  request: 'Accept: text/event-stream',
+  status: 201,
+  contentType: 'text/event-stream',
+  headers: ['Location', 'X-Run-Id', 'X-Message-Id', 'X-Stream-Token'],
+  frame: 'id: <seq>, event: <RunEvent.type>, data: <RunEvent.data as JSON>; a `heartbeat` event (no id, data {}) every 15 s',
+  itemSchema: RUN_EVENT_REF,
+};

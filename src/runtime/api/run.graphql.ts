@@ -6,6 +6,7 @@ import { ModelRefDto } from '../../workspace';
 import { Connection, asEnum, TokenUsageFields, JsonScalar } from '../../graphql';
 import { RUN_STATES, type RunState } from '../store/run-fsm';
 import { RUN_MODES, type RunMode } from '../store/run.records';
+import { MAX_PLAN_STEPS } from '../store/plan-progress';
 
 export const RunStateEnum = asEnum(RUN_STATES);
 export const RunModeEnum = asEnum(RUN_MODES);
@@ -74,7 +75,7 @@ export class RunType {
   @Field(() => ModelRefDto)
   model!: ModelRefDto;
 
-  @Field(() => JsonScalar, { nullable: true, description: 'the plan (`{steps: [{title, detail}]}`) of a plan-mode run' })
+  @Field(() => JsonScalar, { nullable: true, description: 'the plan (`{steps: [{title, detail, status, summary, attempts}]}`) of a plan-mode run, with each step\'s progress once approved' })
   plan!: unknown;
 
   @Field(() => JsonScalar, { nullable: true, description: '`{code, message}` of a run that failed' })
@@ -91,6 +92,9 @@ export class RunType {
 
   @Field(() => String, { nullable: true, description: "instructions given for this run only, added to the agent's system prompt" })
   instructions!: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'a sub-run (the `delegate` tool): the run that delegated to it' })
+  parentRunId!: string | null;
 
   @Field()
   createdAt!: Date;
@@ -163,4 +167,31 @@ export class RunFilterInput {
   @MaxLength(200)
   @IsStorableText()
   workspaceId?: string;
+}
+
+@InputType('PlanStepInput', { description: 'A step of a plan: what to do, and optionally how.' })
+export class PlanStepInput {
+  @Field()
+  @IsString()
+  @IsStorableText()
+  @IsNotEmpty()
+  @MaxLength(500)
+  title!: string;
+
+  @Field({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @IsStorableText()
+  @MaxLength(5000)
+  detail?: string;
+}
+
+@InputType('PlanInput', { description: "The steps of a run's plan not started yet." })
+export class PlanInput {
+  @Field(() => [PlanStepInput], { description: `at most ${MAX_PLAN_STEPS} steps, counting those already started` })
+  @IsArray()
+  @ArrayMaxSize(MAX_PLAN_STEPS)
+  @ValidateNested({ each: true })
+  @Type(() => PlanStepInput)
+  steps!: PlanStepInput[];
 }

@@ -2,7 +2,7 @@ import { Args, Context, ID, Int, Mutation, Parent, Query, ResolveField, Resolver
 import { type ConnectionShape, PAGE_ARGS_COMPLEXITY, requestLoader } from '../../graphql';
 import { Access, Auth, type AuthContext } from '../../security';
 import { eventPage, RunAdminService } from './run-admin.service';
-import { RunConnection, RunEventType, RunFilterInput, RunType } from './run.graphql';
+import { PlanInput, RunConnection, RunEventType, RunFilterInput, RunType } from './run.graphql';
 
 /** Admin GraphQL: runs across the workspace, their events, cancelling one. (Spans: observe's RunSpansResolver.) */
 @Resolver(() => RunType)
@@ -29,6 +29,18 @@ export class RunResolver {
   @Access('run')
   cancelRun(@Auth() auth: AuthContext, @Args('id', { type: () => ID }) id: string): Promise<RunType> {
     return this.service.cancel(auth, id);
+  }
+
+  @Mutation(() => RunType, {
+    description: "Replaces the steps of a run's plan not started yet (as PUT /runs/{id}/plan); audited as `editRunPlan`.",
+  })
+  @Access('run')
+  editRunPlan(
+    @Auth() auth: AuthContext,
+    @Args('id', { type: () => ID }) id: string,
+    @Args('plan', { type: () => PlanInput }) plan: PlanInput,
+  ): Promise<RunType> {
+    return this.service.editPlan(auth, id, plan);
   }
 
   @ResolveField(() => [RunEventType], {

@@ -89,9 +89,9 @@ describe('run service use cases (database, scripted model)', () => {
       const { runId, conversationId } = await finishedRun();
       const view = await h.runs.get(AUTH, runId);
       expect(Object.keys(view).sort()).toEqual(
-        ['agentId', 'agentVersion', 'conversationId', 'createdAt', 'error', 'finishedAt', 'id', 'instructions', 'maxSteps', 'mode', 'model', 'plan', 'responseFormat', 'sampling', 'state', 'step', 'streamToken', 'usage'].sort(),
+        ['agentId', 'agentVersion', 'conversationId', 'createdAt', 'error', 'finishedAt', 'id', 'instructions', 'maxSteps', 'mode', 'model', 'parentRunId', 'plan', 'responseFormat', 'sampling', 'state', 'step', 'streamToken', 'usage'].sort(),
       );
-      expect(view).toMatchObject({ id: runId, conversationId, state: 'SUCCEEDED', mode: 'react', step: 1, plan: null, error: null, sampling: null, responseFormat: null, instructions: null });
+      expect(view).toMatchObject({ id: runId, conversationId, state: 'SUCCEEDED', mode: 'react', step: 1, plan: null, error: null, sampling: null, responseFormat: null, instructions: null, parentRunId: null });
       // a fresh token to follow its events (a reloaded page has no other)
       expect(view.streamToken).toEqual(expect.stringMatching(/^\S{20,}$/));
       await expect(h.runs.get(AUTH, 'run_missing')).rejects.toBeInstanceOf(NotFoundException);

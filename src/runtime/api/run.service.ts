@@ -9,15 +9,18 @@ import { checkClientTools, matchResults } from '../loop/client-tools';
 import type { ToolResultsDto } from '../loop/client-tools.dto';
 import { ApprovalRepository } from '../store/approval.repository';
 import { EventLog } from '../events/event-log';
+import type { RunEvent } from '../store/run-events';
 import { LiveRunOwners } from '../loop/live-run-owners';
 import { RunExecutor } from '../loop/run-executor';
 import { RunCanceller } from '../loop/run-canceller';
 import { RunFsm, type RunState } from '../store/run-fsm';
 import { RunRepository } from '../store/run.repository';
+import { SubrunRepository } from '../store/subrun.repository';
 import type { RunRecord } from '../store/run.records';
-import { type NewRunInput, RunStarter } from '../loop/run-starter';
+import { type NewRunInput, type RunStarted, RunStarter } from '../loop/run-starter';
 import { RunStore } from '../loop/run-store';
-import type { ApprovalDecisionDto, PostMessageDto, ReplyDto, ResumeRunDto } from './run.dto';
+import type { ApprovalDecisionDto, EditPlanDto, PostMessageDto, ReplyDto, ResumeRunDto } from './run.dto';
+import { MAX_PLAN_STEPS, replaceRemaining } from '../store/plan-progress';
 import { type RunView, toRunView } from './run.view';
 import { say } from '../../common';
 import { samplingOf, toResponseFormat } from '../../workspace';
@@ -46,6 +49,7 @@ export class RunService {
     private readonly config: AppConfig,
     private readonly files: FileService,
     private readonly canceller: RunCanceller,
+    private readonly subruns: SubrunRepository,
   ) {}
 
   /**
@@ -67,7 +71,7 @@ export class RunService {
       ...(dto.attachments ?? []).map((a) => fromDataUrl(a.name, a.dataUrl, this.config.HELIX_MAX_ATTACHMENT_BYTES)),
       ...uploads,
     ]);
-    const started = await this.starter.start(auth, conversationId, {
+    const input: NewRunInput = {
       text: dto.text,
       mode: dto.mode,
       modelOverride: dto.modelOverride,
@@ -77,7 +81,16 @@ export class RunService {
       responseFormat: toResponseFormat(dto.responseFormat),
       ...(attachments && { attachments }),
       ...extra,
-    });
+    };
+    const outcome = await this.starter.start(auth, conversationId, input);
+    let started: RunStarted;
+    if (outcome.kind === 'interrupting') {
+      // the live run is stopped first, so its interrupted answer is stored before the new question
+      await this.cancelRun(await this.runs.load(outcome.behind.id));
+      started = await this.starter.start(auth, conversationId, { ...input, queueBehindLive: true });
+    } else {
+      started = outcome;
+    }
     if (started.kind === 'started') this.liveRuns.note(started.runId, auth.workspaceId, conversationId);
     else if (started.policy === 'interrupt') await this.cancelRun(await this.runs.load(started.behind.id));
     // enqueue: the executor starts it when the live run ends
@@ -90,6 +103,12 @@ export class RunService {
     return this.withStreamToken(auth, await this.find(auth, runId));
   }
 
+  /** A run's sub-runs (started by its `delegate` calls), oldest first. */
+  async children(auth: AuthContext, runId: string): Promise<{ items: RunView[] }> {
+    const run = await this.find(auth, runId);
+    return { items: (await this.subruns.children(run.id)).map(toRunView) };
+  }
+
   async latest(auth: AuthContext, conversationId: string): Promise<RunView & { streamToken: string }> {
     await this.conversations.find(auth, conversationId);
     const run = await this.runRows.latestOf(conversationId);
@@ -99,6 +118,24 @@ export class RunService {
 
   private withStreamToken(auth: AuthContext, run: RunRecord): RunView & { streamToken: string } {
     return { ...toRunView(run), streamToken: this.streamTokens.issue({ runId: run.id, workspaceId: auth.workspaceId }) };
+  }
+
+  /** Every run of the caller's conversation, oldest first (404 when it is not theirs). */
+  async ofConversation(auth: AuthContext, conversationId: string): Promise<RunView[]> {
+    await this.conversations.find(auth, conversationId);
+    return (await this.runRows.ofConversation(conversationId)).map(toRunView);
+  }
+
+  /** The caller's run without a stream token (an export reads it, nobody follows it). */
+  async view(auth: AuthContext, runId: string): Promise<RunView> {
+    return toRunView(await this.find(auth, runId));
+  }
+
+  /** Every event of a run, in seq order (read in pages). */
+  async allEvents(runId: string): Promise<RunEvent[]> {
+    const all: RunEvent[] = [];
+    for (let page = await this.events.page(runId, 0); page.length; page = await this.events.page(runId, page.at(-1)!.seq)) all.push(...page);
+    return all;
   }
 
   async cancel(auth: AuthContext, runId: string): Promise<RunView> {
@@ -122,6 +159,34 @@ export class RunService {
     const resumed = await this.runs.transition(run, 'EXECUTING', plan ? { plan } : {});
     this.executor.submit(runId);
     return toRunView(resumed);
+  }
+
+  /**
+   * Replaces the steps of the run's plan not started yet (the loop reads the plan under the same
+   * row lock at every step, so the next step is the edited one). Clients following the run see
+   * the whole plan again in a `plan` event when this process writes its events or the run waits
+   * for someone; a run driven by another instance shows the edit in GET /runs/:id and in its
+   * next `plan.step` events.
+   */
+  async editPlan(auth: AuthContext, runId: string, dto: EditPlanDto): Promise<RunView> {
+    await this.find(auth, runId);
+    let refusal: ConflictException | BadRequestException | undefined;
+    const edited = await this.runRows.changeLocked(runId, (current) => {
+      if (!RunFsm.isLive(current.state)) refusal = new ConflictException(say('run.already_finished', { id: runId, state: current.state }));
+      else if (!current.plan) refusal = new ConflictException(say('run.no_plan', { id: runId, mode: current.mode }));
+      const plan = refusal || !current.plan ? undefined : replaceRemaining(current.plan, dto.steps);
+      if (!refusal && !plan) refusal = new BadRequestException(say('run.plan_too_long', { max: MAX_PLAN_STEPS }));
+      return plan && { plan };
+    });
+    if (refusal) throw refusal;
+    if (!edited?.plan) throw new NotFoundException(say('run.not_found', { id: runId }));
+    if (this.events.isWriting(runId)) this.events.emit(runId, 'plan', { steps: edited.plan.steps });
+    else if (edited.state === 'AWAIT_APPROVAL' || edited.state === 'AWAIT_USER') {
+      await this.events.open(runId);
+      this.events.emit(runId, 'plan', { steps: edited.plan.steps });
+      await this.events.suspend(runId);
+    }
+    return toRunView(edited);
   }
 
   async decide(auth: AuthContext, runId: string, approvalId: string, dto: ApprovalDecisionDto): Promise<RunView> {
@@ -151,8 +216,9 @@ export class RunService {
 
   /** The user's answer to ask_user becomes the tool result; the run continues. */
   async reply(auth: AuthContext, runId: string, dto: ReplyDto): Promise<RunView> {
+    if (dto.text !== undefined && dto.optionId !== undefined) throw new BadRequestException(say('run.reply_text_or_option'));
     // a reply is a user message too: the same limit (a decorator's bound is fixed at load)
-    if (dto.text.length > this.config.HELIX_MAX_MESSAGE_CHARS) {
+    if (dto.text !== undefined && dto.text.length > this.config.HELIX_MAX_MESSAGE_CHARS) {
       throw new BadRequestException(say('message.too_long', { max: this.config.HELIX_MAX_MESSAGE_CHARS }));
     }
     const run = await this.find(auth, runId);
@@ -160,7 +226,16 @@ export class RunService {
     if (run.state !== 'AWAIT_USER' || pending?.type !== 'user_reply') {
       throw new ConflictException(say('run.not_awaiting_reply', { id: runId, state: run.state }));
     }
-    return this.resumeAnswered(run, [{ callId: pending.callId, name: 'ask_user', ok: true, output: dto.text }]);
+    let answer = dto.text ?? '';
+    if (dto.optionId !== undefined) {
+      const chosen = pending.options?.find((option) => option.id === dto.optionId);
+      if (!chosen) {
+        const offered = pending.options?.map((option) => option.id).join(', ');
+        throw new BadRequestException(offered ? say('run.reply_unknown_option', { id: dto.optionId, offered }) : say('run.reply_no_options'));
+      }
+      answer = chosen.label;
+    }
+    return this.resumeAnswered(run, [{ callId: pending.callId, name: 'ask_user', ok: true, output: answer }]);
   }
 
   /**

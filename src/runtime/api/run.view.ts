@@ -19,6 +19,8 @@ export interface RunView {
   responseFormat: ResponseFormat | null;
   /** instructions given for this run only, added to the agent's system prompt */
   instructions: string | null;
+  /** a sub-run (the `delegate` tool): the run that delegated to it; null for a run a message started */
+  parentRunId: string | null;
   createdAt: string;
   finishedAt: string | null;
 }
@@ -41,6 +43,7 @@ export function toRunView(run: RunRecord): RunView {
     sampling: run.sampling,
     responseFormat: run.responseFormat,
     instructions: run.instructions,
+    parentRunId: run.parentRunId,
     createdAt: run.createdAt.toISOString(),
     finishedAt: run.finishedAt?.toISOString() ?? null,
   };

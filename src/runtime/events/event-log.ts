@@ -37,6 +37,11 @@ export class EventLog implements OnApplicationShutdown {
     return this.writer.open(runId, lastSeq);
   }
 
+  /** Whether this process writes the run's events now (it drives the run). */
+  isWriting(runId: string): boolean {
+    return this.writer.isOpen(runId);
+  }
+
   /**
    * A new run's first event, written by its creator's unit of work rather than through the
    * queue (only if `onlyIf` holds then); `open()`, once the unit committed with it, starts

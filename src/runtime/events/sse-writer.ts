@@ -116,7 +116,7 @@ function closeListener(writer: SseWriter): (this: Response) => void {
  * Writes an event stream straight to the response (about 3× the throughput and half the memory
  * per connection of Nest's @Sse, see docs/decisions/0003-sse-over-durable-event-log.md). `id:` is the event's seq, so EventSource
  * clients resume with Last-Event-ID. Open streams are ended at shutdown so it does not hang.
- * pino-http skips this route (app.module.ts), so the stream's end is logged here, once.
+ * pino-http skips this route (common/logging/http-logging.ts), so the stream's end is logged here, once.
  */
 @Injectable()
 export class SseWriter implements BeforeApplicationShutdown {
@@ -193,21 +193,32 @@ export class SseWriter implements BeforeApplicationShutdown {
       this.heartbeat = undefined;
     }
     if (!response.writableEnded) response.end();
-    // Shaped like pino-http's line for other requests (its serializers turn `res` into
-    // {statusCode, headers}); the query's stream token redacted.
+    // Shaped like pino-http's line for other requests; the query's stream token redacted.
     this.logger.log(
       {
         req: { id: stream.id, method: response.req.method, url: redactUrl(response.req.originalUrl) },
-        res: response,
+        res: { statusCode: response.statusCode },
         responseTime: Date.now() - stream.startedAt,
       },
       'stream ended',
     );
   }
 
-  /** Before the HTTP server closes: it would otherwise wait for every open stream to end. */
-  beforeApplicationShutdown(): void {
-    for (const response of [...this.open.keys()]) this.end(response);
+  /**
+   * Ends every open stream cleanly (the client reads the end of the stream, then the connection
+   * closes, so its EventSource reconnects, to another instance if there is one). At shutdown,
+   * before the HTTP server drains: it would otherwise wait for every open stream to end.
+   */
+  endAll(): void {
+    for (const response of [...this.open.keys()]) {
+      // not kept alive for another request: the socket closes once the end is written
+      response.shouldKeepAlive = false;
+      this.end(response);
+    }
     clearInterval(this.heartbeat);
+  }
+
+  beforeApplicationShutdown(): void {
+    this.endAll();
   }
 }

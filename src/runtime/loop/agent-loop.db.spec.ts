@@ -39,7 +39,9 @@ describe('agent loop (database, scripted model)', () => {
     ]);
     expect(h.model.calls).toHaveLength(1);
     expect(h.model.calls[0].messages).toEqual([expect.objectContaining({ role: 'system' }), { role: 'user', content: 'hi' }]);
-    expect(h.model.calls[0].tools).toEqual(['calculator', 'current_time', 'http_fetch', 'ask_user', 'code_exec']);
+    expect(h.model.calls[0].tools).toEqual([
+      'calculator', 'current_time', 'http_fetch', 'ask_user', 'delegate', 'code_exec', 'file_list', 'file_read', 'file_write', 'file_edit', 'task_tracker', 'shell',
+    ]);
   });
 
   it('direct mode offers no tools; reasoning is streamed and stored with the answer', async () => {
@@ -53,6 +55,17 @@ describe('agent loop (database, scripted model)', () => {
     expect(events.filter((e) => e.type === 'reasoning').map((e) => e.data)).toEqual([{ text: 'think' }]);
     const answer = (await h.messagesOf(conversationId)).at(-1)!;
     expect(answer).toMatchObject({ content: 'ok', parts: { kind: 'answer', step: 1, reasoning: 'think' } });
+  });
+
+  it('an answer with only reasoning is shown and stored with its reasoning as its text', async () => {
+    const conversationId = await h.conversation();
+    h.model.answer({ reasoning: ['The answer ', 'is 4.'] });
+    const posted = await h.post(conversationId, '2+2?', { mode: 'direct' });
+    const run = await h.waitForRun(posted.run.id);
+    expect(run.state).toBe('SUCCEEDED');
+    expect(tokenText(await h.eventsOf(run.id))).toBe('The answer is 4.');
+    const answer = (await h.messagesOf(conversationId)).at(-1)!;
+    expect(answer).toMatchObject({ content: 'The answer is 4.', parts: { kind: 'answer', step: 1, reasoning: 'The answer is 4.' } });
   });
 
   it('every model call runs the hooks first, in order: budget reserved, span opened; both settled after it', async () => {
@@ -120,8 +133,8 @@ describe('agent loop (database, scripted model)', () => {
       const resumed = await h.runs.resume(AUTH, posted.run.id, { approve: true, plan: { steps: [{ title: 'Only this' }] } });
       expect(resumed).toMatchObject({ state: 'EXECUTING', plan: { steps: [{ title: 'Only this' }] } });
       const run = await h.waitForRun(posted.run.id);
-      expect(run).toMatchObject({ state: 'SUCCEEDED', step: 1, plan: { steps: [{ title: 'Only this' }] } });
-      expect(h.model.calls[1].messages[0].content).toContain('Carry out this approved plan, step by step:\n1. Only this');
+      expect(run).toMatchObject({ state: 'SUCCEEDED', step: 1, plan: { steps: [{ title: 'Only this', status: 'done', summary: 'done' }] } });
+      expect(h.model.calls[1].messages[0].content).toContain('You are carrying out this approved plan, one step at a time:\n1. [current] Only this');
       expect(h.model.calls[1].tools).toContain('calculator');
       expect((await h.messagesOf(conversationId)).map((m) => m.content)).toEqual(['plan it', 'done']);
       expect(h.retriever.inputs.map((input) => input.purpose)).toEqual(['answer']); // nothing is retrieved for a plan
@@ -241,7 +254,7 @@ describe('agent loop (database, scripted model)', () => {
       expect(run).toMatchObject({ state: 'FAILED', error: { code: 'provider_unavailable', message: 'The provider is not answering.' } });
       expect(briefly(await h.messagesOf(conversationId)).slice(1)).toEqual([
         expect.objectContaining({ role: 'assistant', content: 'Half an ans', parts: { kind: 'partial', step: 1 } }),
-        expect.objectContaining({ role: 'assistant', content: 'The provider is not answering.', parts: { kind: 'failure', error: 'provider_unavailable' } }),
+        expect.objectContaining({ role: 'assistant', content: 'The provider is not answering.', parts: { kind: 'failure', error: 'provider_unavailable', step: 1 } }),
       ]);
       const events = await h.eventsOf(run.id);
       expect(typesOf(events).slice(-2)).toEqual(['error', 'done']); // the call reported no usage: no usage event

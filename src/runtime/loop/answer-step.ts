@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { Citation } from '../../rag';
 import { ConversationService } from '../../conversation';
 import { SqlClient, UnitOfWork } from '../../database';
-import type { FinishReason, ToolCall, Usage } from '../../model';
+import { type FinishReason, ModelError, type ModelResult, type ToolCall, type Usage } from '../../model';
 import { EventLog } from '../events/event-log';
-import { type FirstStep, ModelStep } from './model-step';
+import { type FirstStep, ModelStep, type ReadyStep } from './model-step';
 import type { RunContext } from './run-context';
 import { RunRepository } from '../store/run.repository';
 import { addUsage, type RunRecord, type RunUsage } from '../store/run.records';
@@ -16,6 +16,9 @@ import type { ModelAnswer } from './step-hooks';
 import { TitleStep } from './title-step';
 import { ACCEPTED, OutputGate, type OutputVerdict } from './output-gate';
 import { ToolStep } from './tool-step';
+import { type Stuck, stuckIn } from './stuck-check';
+import { PlanSteps } from './plan-steps';
+import { stepsAfterCurrent } from '../store/plan-progress';
 import { say } from '../../common';
 
 /** Thrown inside the loop to end the run with a clear message (not a provider failure). */
@@ -47,6 +50,24 @@ const responseOf = (answer: Answer): ModelAnswer => ({
   ...(answer.finishReason && { finishReason: answer.finishReason }),
 });
 
+function stuckMessage(stuck: Stuck): string {
+  switch (stuck.rule) {
+    case 'repeatedCalls':
+      return say('run.stuck_calls', { times: stuck.times, calls: stuck.calls.slice(0, 200) });
+    case 'repeatedErrors':
+      return say('run.stuck_errors', { times: stuck.times, tool: stuck.tool });
+    case 'repeatedAnswers':
+      return say('run.stuck_answers', { times: stuck.times });
+  }
+}
+
+/** A provider failure after part of the answer was shown, that another (non-streaming) call may get past. */
+function streamCut(error: unknown, answer: Answer, signal: AbortSignal): boolean {
+  if (signal.aborted || !(error instanceof ModelError)) return false;
+  const shown = answer.echo.shownText || answer.echo.value.reasoning;
+  return !!shown && (error.retryable || error.code === 'provider_unavailable' || error.code === 'timeout');
+}
+
 /**
  * One step of an executing run: answer the tool calls still pending, begin the next step (or
  * resume the one a crash cut off), make the model call, stream it, store the answer. The same
@@ -66,6 +87,7 @@ export class AnswerStep {
     private readonly replay: StepReplay,
     private readonly title: TitleStep,
     private readonly outputs: OutputGate,
+    private readonly plans: PlanSteps,
   ) {}
 
   /**
@@ -85,6 +107,8 @@ export class AnswerStep {
       }
       run = tools.run;
       if (signal.aborted) throw signal.reason;
+      const stuck = stuckIn(history, run.id, context.settings.stuck);
+      if (stuck) throw new RunStop('FAILED', 'stuck', stuckMessage(stuck));
 
       // a step that began and has no answer was cut off (or was begun by the run's creator): it is resumed, not counted again
       const soFar = run.step > 0 && !answered(history, run.id, run.step) ? await this.replay.soFar(run.id, run.step) : undefined;
@@ -108,6 +132,7 @@ export class AnswerStep {
       first = undefined;
 
       const answer: Answer = { echo: new StepEcho(soFar?.shown), toolCalls: [], invalid: [] };
+      let completed: RunUsage | undefined;
       try {
         for await (const chunk of call.take(signal)) {
           if (counting) await stepCounted(); // no await per chunk once counted
@@ -133,14 +158,24 @@ export class AnswerStep {
         }
       } catch (error) {
         await this.steps.settle(prepared, answer.usage, { error, response: responseOf(answer) });
-        throw error;
+        if (!streamCut(error, answer, signal)) throw error;
+        await stepCounted();
+        completed = await this.completeCutAnswer(run, step, prepared, answer, signal, error);
       }
       await stepCounted();
       await this.show(run, step, answer.echo.end());
-      let charged = await this.steps.settle(prepared, answer.usage, { response: responseOf(answer) });
+      // a final answer with reasoning only: the reasoning is what the user reads (and what is stored)
+      const { text, reasoning } = answer.echo.value;
+      if (!answer.toolCalls.length && !answer.invalid.length && !text.trim() && reasoning.trim()) {
+        await this.show(run, step, answer.echo.push('text', reasoning.trim()));
+        partial.text = answer.echo.shownText;
+      }
+      let charged = completed ?? (await this.steps.settle(prepared, answer.usage, { response: responseOf(answer) }));
+      if (prepared.windowCharge) charged = addUsage(charged, prepared.windowCharge);
       partial.text = '';
       const final = !answer.toolCalls.length && !answer.invalid.length;
-      const verdict = final ? this.outputs.judge(run, step, history, answer.echo.value.text) : ACCEPTED;
+      // an answer that ends a step of a plan with steps after it is not the run's final answer
+      const verdict = final && !stepsAfterCurrent(run.plan) ? this.outputs.judge(run, step, history, answer.echo.value.text) : ACCEPTED;
       if (verdict.kind === 'rejected') {
         // what was streamed stays the user's record (a partial message), never an answer
         partial.text = answer.echo.value.text;
@@ -155,6 +190,33 @@ export class AnswerStep {
     } finally {
       if (first) this.steps.abandon(first);
     }
+  }
+
+  /**
+   * The provider's stream broke after clients were shown part of the answer (seed 000): the same
+   * request is made again without streaming, and of its answer only what goes beyond what was
+   * shown is emitted; an answer that departs from it restarts the step (step-echo.ts). Returns
+   * the new call's charge. The original error stands if that call cannot be made or fails too.
+   */
+  private async completeCutAnswer(run: RunRecord, step: number, cut: ReadyStep, answer: Answer, signal: AbortSignal, error: unknown): Promise<RunUsage> {
+    const again = await this.steps.prepareCall(cut.input, { ...cut.request, streaming: false }, cut.estimatedTokens);
+    if (again.kind === 'denied') throw error;
+    this.events.emit(run.id, 'status', { phase: 'thinking', text: say('run.stream_cut'), step });
+    let completed: { result: ModelResult; charged: RunUsage };
+    try {
+      completed = await this.steps.complete(again, signal);
+    } catch (failure) {
+      throw signal.aborted ? failure : error;
+    }
+    const { result, charged } = completed;
+    answer.echo = new StepEcho({ text: answer.echo.shownText, reasoning: answer.echo.value.reasoning });
+    if (result.reasoning) await this.show(run, step, answer.echo.push('reasoning', result.reasoning));
+    if (result.text) await this.show(run, step, answer.echo.push('text', result.text));
+    answer.toolCalls = result.toolCalls;
+    answer.invalid = result.invalidToolCalls;
+    answer.usage = result.usage;
+    answer.finishReason = result.finishReason;
+    return charged;
   }
 
   /** The step's status: begun, or resumed after a restart (nothing to say when nothing came after its start). */
@@ -209,6 +271,10 @@ export class AnswerStep {
     }
     if (repair) this.events.emit(run.id, 'status', { phase: 'thinking', text: say('run.repairing_output') });
     if (updated) return { kind: 'continue', run: updated.value ?? { ...run, usage } };
+    if (run.plan) {
+      const planned = await this.plans.complete(run, answer.echo.value.text, usage);
+      if (planned.more) return { kind: 'continue', run: planned.run };
+    }
     await this.runs.finish(run, 'SUCCEEDED', { usage }, output && { output: output.value });
     return { kind: 'finished' };
   }

@@ -9,7 +9,8 @@ describe('systemPrompt', () => {
       'You are a writer.' +
         '\n\nSkills you have; follow the instructions of each where it applies:\n## cite\nCite your sources.' +
         '\n\nAnswer in French.' +
-        '\n\nCarry out this approved plan, step by step:\n1. Draft' +
+        '\n\nYou are carrying out this approved plan, one step at a time:\n1. [current] Draft' +
+        '\n\nWork on step 1 now, and only on it. When it is complete, reply with what it produced: this is the last step, so your reply is the final answer to the user.' +
         '\n\nFrom the docs: X.',
     );
   });

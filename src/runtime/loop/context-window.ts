@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { MessageRecord } from '../../conversation';
-import { type BuiltWindow, MemoryWindow, WARN_AT } from '../../memory';
-import type { PlanStep } from '../store/run-events';
-import { ContextBuilder, type ContextWindow, type EventDraft, type Retrieved, type StepInput } from './step-hooks';
+import { type BuiltWindow, MemoryWindow, type SummaryMeter, WARN_AT } from '../../memory';
+import { type ChatMessage, ModelCatalog, ModelRouter } from '../../model';
+import { addUsage, NO_USAGE, type RunUsage } from '../store/run.records';
+import type { PlanStep, PlanStepStatus } from '../store/run-events';
+import { currentStep, stepsAfterCurrent } from '../store/plan-progress';
+import { BudgetGate, ContextBuilder, type ContextWindow, type EventDraft, type Retrieved, type StepInput } from './step-hooks';
 import { say } from '../../common';
 import type { Skill } from '../../workspace';
 
@@ -41,13 +44,42 @@ export function systemPrompt(
   let prompt = custom?.trim() || BASE_SYSTEM_PROMPT;
   if (skills.length) prompt += `\n\nSkills you have; follow the instructions of each where it applies:\n${skills.map((skill) => `## ${skill.name}\n${skill.instructions.trim()}`).join('\n\n')}`;
   if (instructions?.trim()) prompt += `\n\n${instructions.trim()}`;
-  if (plan?.length) {
-    prompt += `\n\nCarry out this approved plan, step by step:\n${plan
-      .map((step, i) => `${i + 1}. ${step.title}${step.detail ? ` — ${step.detail}` : ''}`)
-      .join('\n')}`;
-  }
+  if (plan?.length) prompt += `\n\n${planSection(plan)}`;
   if (retrieved?.context) prompt += `\n\n${retrieved.context}`;
   return prompt;
+}
+
+const STEP_MARK: Record<PlanStepStatus, string> = { pending: 'to do', running: 'current', done: 'done', failed: 'failed', skipped: 'skipped' };
+
+/**
+ * The approved plan as the model works through it: every step with its status, what the done
+ * ones produced, and which one to do now.
+ */
+export function planSection(plan: PlanStep[]): string {
+  const current = currentStep({ steps: plan });
+  const lines = plan.map((step, i) => {
+    const status: PlanStepStatus = i === current ? 'running' : (step.status ?? 'pending');
+    const line = `${i + 1}. [${STEP_MARK[status]}] ${step.title}${step.detail ? ` — ${step.detail}` : ''}`;
+    return step.summary && status === 'done' ? `${line}\n   Result: ${step.summary}` : line;
+  });
+  let text = `You are carrying out this approved plan, one step at a time:\n${lines.join('\n')}`;
+  if (current === undefined) return text;
+  text += `\n\nWork on step ${current + 1} now, and only on it. When it is complete, reply with what it produced`;
+  text += stepsAfterCurrent({ steps: plan }) ? '; the next step follows.' : ': this is the last step, so your reply is the final answer to the user.';
+  return text;
+}
+
+/**
+ * A plan's next step starts after the answer that completed the last one: a user turn names it
+ * (not stored; every provider accepts a user turn after an answer, not always an answer after one).
+ */
+function nextStepTurn(plan: PlanStep[] | undefined, messages: readonly ChatMessage[]): ChatMessage | undefined {
+  const last = messages.at(-1);
+  const current = plan && currentStep({ steps: plan });
+  if (current === undefined || !plan || last?.role !== 'assistant' || last.toolCalls?.length) return undefined;
+  const step = plan[current];
+  const again = (step.attempts ?? 1) > 1 ? ' (again: the last attempt failed)' : '';
+  return { role: 'user', content: `Go on with step ${current + 1} of the plan${again}: ${step.title}${step.detail ? ` — ${step.detail}` : ''}` };
 }
 
 /**
@@ -58,8 +90,38 @@ export function systemPrompt(
  */
 @Injectable()
 export class MemoryContextBuilder extends ContextBuilder {
-  constructor(private readonly memory: MemoryWindow) {
+  constructor(
+    private readonly memory: MemoryWindow,
+    private readonly budget: BudgetGate,
+    private readonly router: ModelRouter,
+  ) {
     super();
+  }
+
+  /** A summary's calls are the run's: held against its daily budget, priced and charged like any call. */
+  private meter(input: StepInput, charged: { usage: RunUsage }): SummaryMeter {
+    return {
+      hold: async (estimatedPromptTokens, maxOutputTokens) => {
+        const reservation = await this.budget.reserve({
+          workspaceId: input.workspaceId,
+          runId: input.run.id,
+          model: input.run.model,
+          estimatedPromptTokens,
+          maxOutputTokens,
+          dailyTokenBudget: input.settings.dailyTokenBudget,
+          dailyCostBudget: input.settings.dailyCostBudget,
+        });
+        if (!reservation.allowed) return undefined;
+        return {
+          settle: async (usage) => {
+            const info = usage && (await this.router.describe(input.run.model, input.workspaceId));
+            const cost = usage && info ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cost: ModelCatalog.cost(usage, info) } : NO_USAGE;
+            charged.usage = addUsage(charged.usage, cost);
+            await reservation.settle(cost);
+          },
+        };
+      },
+    };
   }
 
   async build(input: StepInput, retrieved: Retrieved | undefined): Promise<ContextWindow> {
@@ -67,6 +129,7 @@ export class MemoryContextBuilder extends ContextBuilder {
       input.purpose === 'plan'
         ? PLAN_PROMPT
         : systemPrompt(input.settings.systemPrompt, input.run.plan?.steps ?? null, retrieved, input.settings.skills, input.run.instructions);
+    const charged = { usage: NO_USAGE };
     const built = await this.memory.build({
       conversationId: input.run.conversationId,
       workspaceId: input.workspaceId,
@@ -77,8 +140,16 @@ export class MemoryContextBuilder extends ContextBuilder {
       system,
       tools: input.tools,
       historyTokens: input.settings.memoryWindowTokens,
+      meter: this.meter(input, charged),
     });
-    return { messages: built.messages, estimatedTokens: built.estimatedTokens, events: windowEvents(built, retrieved) };
+    const next = input.purpose === 'plan' ? undefined : nextStepTurn(input.run.plan?.steps, built.messages);
+    const events = windowEvents(built, retrieved);
+    const { usage } = charged;
+    if (usage.promptTokens || usage.completionTokens) {
+      // after the status that says a summary was written: what it cost
+      events.splice(built.compacted ? 1 : 0, 0, { type: 'usage', data: { ...usage, totalTokens: usage.promptTokens + usage.completionTokens } });
+    }
+    return { messages: next ? [...built.messages, next] : built.messages, estimatedTokens: built.estimatedTokens, events, ...(usage !== NO_USAGE && { charged: usage }) };
   }
 }
 
@@ -96,6 +167,7 @@ export function windowEvents(built: BuiltWindow, retrieved: Retrieved | undefine
       historyMessages: built.historyMessages,
       summarized: built.summarized,
       retrieved: retrieved?.sources.length ?? 0,
+      ...(retrieved?.query !== undefined && { query: retrieved.query }),
     },
   });
   if (built.percentage >= WARN_AT * 100) {

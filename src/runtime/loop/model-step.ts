@@ -3,15 +3,21 @@ import type { MessageRecord } from '../../conversation';
 import type { Citation } from '../../rag';
 import { DEFAULT_EMBEDDING_MODEL, ModelCatalog, ModelGateway, ModelRouter, ModelError, type ModelRequest, type ModelResult, type Usage } from '../../model';
 import { ToolHub } from '../../tool';
+import { TokenCounter } from '../../memory';
+import { knowledgeBasesIn } from '../../workspace';
+import { rewritePrompt, rewrittenQuery } from './query-rewrite';
 import { clientToolsOf } from './client-tools';
 import { EventLog } from '../events/event-log';
 import { ModelCall } from './model-call';
 import type { RunContext } from './run-context';
-import { NO_USAGE, type RunUsage } from '../store/run.records';
+import { addUsage, NO_USAGE, type RunUsage } from '../store/run.records';
 import { StepDebug } from './step-debug';
 import { outputLimit } from './run-sampling';
 import { definedOnly } from '../../common';
-import { BudgetGate, ContextBuilder, type EventDraft, type ModelAnswer, StepRetriever, type StepInput, type StepSpan, StepTracer } from './step-hooks';
+import { BudgetGate, ContextBuilder, type EventDraft, type ModelAnswer, type QueryRewriter, StepRetriever, type StepInput, type StepSpan, StepTracer } from './step-hooks';
+
+/** The longest a query rewrite may take before retrieval searches the question as written. */
+export const REWRITE_TIMEOUT_MS = 15_000;
 
 /** Why a first step its run never took was ended. */
 class NotTaken extends Error {
@@ -39,6 +45,10 @@ export type PreparedStep =
       kind: 'ready';
       input: StepInput;
       request: ModelRequest;
+      /** the prompt's estimated tokens (what the budget held for it) */
+      estimatedTokens: number;
+      /** what preparing it cost (a summary for its window, a query rewrite), already charged to the budget: the run adds it to its usage */
+      windowCharge?: RunUsage;
       /** events the hooks asked for, emitted by the loop when it takes the call */
       events: EventDraft[];
       /** the run's retrieved sources so far: a final answer stores them */
@@ -77,6 +87,7 @@ export class ModelStep {
     private readonly tools: ToolHub,
     private readonly events: EventLog,
     private readonly debug: StepDebug,
+    private readonly tokens: TokenCounter,
   ) {}
 
   /** The input of the hooks for a call of `run` (the tools offered follow from its mode and the call's purpose). */
@@ -96,14 +107,17 @@ export class ModelStep {
   async sendsBeforeAdmission(run: StepInput['run'], context: RunContext): Promise<boolean> {
     const { settings, workspaceId } = context;
     if (run.mode !== 'direct' && !this.tools.listsAtOnce({ workspaceId, conversationId: run.conversationId, settings })) return false;
-    const embeds = settings.retrieval === 'classic' && Boolean(settings.knowledgeBaseIds?.length);
+    // a prefetch embeds the question
+    const embeds = knowledgeBasesIn(settings, 'prefetch').length > 0;
+    // a query rewrite is a model call of its own, made once the run is written
+    if (embeds && settings.queryRewrite) return false;
     const models = [run.model, ...context.fallbacks, ...(embeds ? [settings.embeddingModel ?? DEFAULT_EMBEDDING_MODEL] : [])];
     const reads = await Promise.all(models.map((model) => this.router.readsSecret(model, workspaceId)));
     return !reads.includes(true);
   }
 
   async prepare(input: StepInput): Promise<PreparedStep> {
-    const retrieved = input.purpose === 'answer' ? await this.retriever.retrieve(input) : undefined;
+    const retrieved = input.purpose === 'answer' ? await this.retriever.retrieve(input, this.rewriterFor(input)) : undefined;
     const window = await this.window.build(input, retrieved);
     const request: ModelRequest = {
       model: input.run.model,
@@ -117,7 +131,30 @@ export class ModelStep {
     const limits = await this.router.limits(input.run.model, input.workspaceId);
     const maxTokens = outputLimit(request.maxTokens, limits, window.estimatedTokens);
     if (maxTokens !== undefined) request.maxTokens = maxTokens;
-    return this.prepareCall(input, request, window.estimatedTokens, window.events, retrieved?.sources);
+    const prepared = await this.prepareCall(input, request, window.estimatedTokens, window.events, retrieved?.sources);
+    const charged = [window.charged, retrieved?.charged].filter((usage): usage is RunUsage => usage !== undefined);
+    if (prepared.kind !== 'ready' || !charged.length) return prepared;
+    // a summary written for the window and a query rewrite: both charged already, both the run's
+    return { ...prepared, windowCharge: charged.reduce(addUsage) };
+  }
+
+  /**
+   * The query rewrite of a run's retrieval: a call of purpose `rewrite` through the same hooks as
+   * a title (budget held, span, `usage` event), its cost returned for the run's usage. Throws when
+   * the budget refuses it or the call fails (retrieval then searches the question as written).
+   */
+  private rewriterFor(input: StepInput): QueryRewriter {
+    return async (question) => {
+      const { messages } = rewritePrompt(question, input.history, input.run.id);
+      const rewriteInput: StepInput = { ...input, purpose: 'rewrite', tools: undefined };
+      const estimatedTokens = this.tokens.text(messages.map((m) => m.content).join('\n'), this.tokens.family(input.run.model.modelId)) + 8;
+      const request: ModelRequest = { model: input.run.model, fallbacks: input.fallbacks, workspaceId: input.workspaceId, messages, maxTokens: 200 };
+      const prepared = await this.prepareCall(rewriteInput, request, estimatedTokens);
+      if (prepared.kind === 'denied') throw new Error(prepared.reason);
+      for (const event of prepared.events) this.events.emit(input.run.id, event.type, event.data);
+      const { result, charged } = await this.complete(prepared, AbortSignal.timeout(REWRITE_TIMEOUT_MS));
+      return { query: rewrittenQuery(result.text), charged };
+    };
   }
 
   /**
@@ -144,6 +181,7 @@ export class ModelStep {
       kind: 'ready',
       input,
       request,
+      estimatedTokens,
       events: [...events, ...this.debug.request(input, request)],
       sources,
       settleBudget: (usage) => reservation.settle(usage),

@@ -5,6 +5,7 @@ import { RunSignals } from '../cluster/run-signals';
 import { EventLog } from '../events/event-log';
 import { ApprovalRepository } from '../store/approval.repository';
 import { RunFsm } from '../store/run-fsm';
+import { SubrunRepository } from '../store/subrun.repository';
 import type { RunRecord } from '../store/run.records';
 import { RunExecutor } from './run-executor';
 import { RunStore } from './run-store';
@@ -31,6 +32,7 @@ export class RunCanceller implements OnApplicationBootstrap {
     private readonly events: EventLog,
     private readonly signals: RunSignals,
     private readonly config: AppConfig,
+    private readonly subruns: SubrunRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -39,7 +41,16 @@ export class RunCanceller implements OnApplicationBootstrap {
     });
   }
 
+  /** Cancels the run, then its live sub-runs (and theirs): a cancelled parent leaves no child working. */
   async cancel(run: RunRecord): Promise<RunRecord> {
+    const ended = await this.cancelOne(run);
+    for (const child of await this.subruns.liveChildren(run.id)) {
+      await this.cancel(child).catch((error: unknown) => this.logger.error(`Could not cancel sub-run ${child.id} of ${run.id}: ${String(error)}`));
+    }
+    return ended;
+  }
+
+  private async cancelOne(run: RunRecord): Promise<RunRecord> {
     if (await this.cancelHere(run.id)) return this.runs.load(run.id);
     const current = await this.runs.load(run.id);
     const owner = this.driverElsewhere(current);

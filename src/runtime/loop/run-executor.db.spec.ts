@@ -136,8 +136,8 @@ describe('run executor (database, scripted model)', () => {
       const messages = await h.messagesOf(conversationId);
       expect(briefly(messages).map(({ runId, content, parts }) => [runId, content, parts.kind])).toEqual([
         [a.run.id, 'one', 'user'],
+        [a.run.id, 'Let me th', 'partial'], // stored before the question that interrupted it
         [b.run.id, 'two', 'user'],
-        [a.run.id, 'Let me th', 'partial'],
         [b.run.id, 'new answer', 'answer'],
       ]);
       // a partial answer is the user's record, not the model's context

@@ -51,6 +51,8 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   private readonly active = new Map<string, ActiveRun>();
   private readonly waiting: string[] = [];
   private readonly launches = new Map<string, RunLaunch>();
+  /** runs submitted while this process still drives them (a reply that beat the loop's exit) */
+  private readonly resubmitted = new Set<string>();
   private running = 0;
   private sweep?: NodeJS.Timeout;
   /** the cluster's queue of runs waiting for a slot (REDIS_URL with PostgreSQL) */
@@ -94,6 +96,8 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
   submit(runId: string, launch?: RunLaunch): void {
     if (this.stopping || this.active.has(runId) || this.waiting.includes(runId)) {
       if (launch?.first) this.steps.abandon(launch.first);
+      // the loop may be on its way out after the run began to wait: it goes round once more
+      if (!this.stopping && this.active.has(runId)) this.resubmitted.add(runId);
       return;
     }
     if (this.jobs && !this.slotFree()) {
@@ -244,6 +248,7 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
       if (!entry.ended) await this.leases.release(runId);
       this.active.delete(runId);
       finish();
+      if (this.resubmitted.delete(runId)) this.submit(runId);
     }
   }
 

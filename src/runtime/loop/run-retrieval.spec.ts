@@ -76,4 +76,62 @@ describe('RunRetrieval', () => {
     search.result = new Error('Knowledge base kb_1 not found');
     expect(await retrieval.retrieve(input(classic, 'run_failing'))).toBeUndefined();
   });
+
+  it('prefetches only the knowledge bases in prefetch mode: bare ids follow `retrieval`, entries their own mode', async () => {
+    search.result = { items: [hit('a', 'Refunds take 14 days.')], degraded: false };
+    const settings: EffectiveSettings = {
+      retrieval: 'classic',
+      knowledgeBaseIds: ['kb_bare', 'kb_search'],
+      knowledgeBases: [{ id: 'kb_pre', mode: 'prefetch' }, { id: 'kb_search', mode: 'search' }, { id: 'kb_off', mode: 'off' }],
+    };
+    const retrieved = await retrieval.retrieve(input(settings, 'run_modes'));
+    expect(search.requests.map((r) => r.knowledgeBaseIds)).toEqual([['kb_pre', 'kb_bare']]);
+    expect(retrieved?.query).toBe('how do refunds work?');
+    // no prefetch entry at all: nothing searched before the answer
+    const none = await retrieval.retrieve(input({ knowledgeBases: [{ id: 'kb_s', mode: 'search' }, { id: 'kb_o', mode: 'off' }] }, 'run_none'));
+    expect(none).toBeUndefined();
+    expect(search.requests).toHaveLength(1);
+  });
+
+  describe('query rewrite', () => {
+    const earlier: MessageRecord[] = [
+      { ...question, id: 'msg_0', runId: 'run_0', seq: 0, content: 'Tell me about the warranty' },
+      { ...question, id: 'msg_0b', runId: 'run_0', seq: 0, role: 'assistant', content: 'Frames have a 10-year warranty.', parts: { kind: 'answer' } as MessageRecord['parts'] },
+    ];
+    const followUp = (settings: EffectiveSettings, runId: string): StepInput => {
+      const step = input(settings, runId);
+      return { ...step, history: [...earlier, ...step.history] };
+    };
+    const charged = { promptTokens: 30, completionTokens: 5, cost: 0.01 };
+
+    it('searches the rewritten query of a follow-up once, and charges the rewrite to the step that made it', async () => {
+      search.result = { items: [hit('a', 'Frames: 10 years.')], degraded: false };
+      const rewrite = jest.fn(async () => ({ query: 'warranty length of bicycle frames', charged }));
+      const settings: EffectiveSettings = { ...classic, queryRewrite: true };
+      const first = await retrieval.retrieve(followUp(settings, 'run_rw'), rewrite);
+      const again = await retrieval.retrieve(followUp(settings, 'run_rw'), rewrite);
+      expect(rewrite).toHaveBeenCalledTimes(1);
+      expect(rewrite).toHaveBeenCalledWith('how do refunds work?');
+      expect(search.requests.map((r) => r.query)).toEqual(['warranty length of bicycle frames']);
+      expect(first).toMatchObject({ query: 'warranty length of bicycle frames', charged });
+      expect(again?.query).toBe('warranty length of bicycle frames');
+      expect(again?.charged).toBeUndefined();
+    });
+
+    it('is not made when off, for a first question, or without prefetch; a failed rewrite searches the question as written', async () => {
+      const rewrite = jest.fn(async () => ({ query: 'rewritten', charged }));
+      await retrieval.retrieve(followUp(classic, 'run_off'), rewrite);
+      await retrieval.retrieve(input({ ...classic, queryRewrite: true }, 'run_first'), rewrite);
+      await retrieval.retrieve(followUp({ retrieval: 'agentic', knowledgeBaseIds: ['kb_1'], queryRewrite: true }, 'run_agentic'), rewrite);
+      expect(rewrite).not.toHaveBeenCalled();
+
+      const failing = jest.fn(async () => {
+        throw new Error('budget exceeded');
+      });
+      search.result = { items: [hit('a', 'x')], degraded: false };
+      const retrieved = await retrieval.retrieve(followUp({ ...classic, queryRewrite: true }, 'run_failed_rewrite'), failing);
+      expect(failing).toHaveBeenCalledTimes(1);
+      expect(retrieved?.query).toBe('how do refunds work?');
+    });
+  });
 });

@@ -1,10 +1,13 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { TokenCounter } from '../../memory';
 import { renderPassages, sourceOf, RetrievalService } from '../../rag';
 import type { SearchHit } from '../../rag';
 import type { SourceDraft } from '../../tool';
+import { knowledgeBasesIn } from '../../workspace';
+import { RunObserver } from '../store/run-observer';
+import type { RunUsage } from '../store/run.records';
 import { SourceLedger } from './source-ledger';
-import { type CitationInput, type Retrieved, StepRetriever, type StepInput } from './step-hooks';
+import { type CitationInput, type QueryRewriter, type Retrieved, StepRetriever, type StepInput } from './step-hooks';
 
 /** How many passages classic retrieval prefetches, at most. */
 export const PREFETCH_K = 6;
@@ -22,12 +25,17 @@ interface Prefetch {
   /** the sources' text for the system prompt, with the instructions to cite them */
   context: string;
   sources: SourceDraft[];
+  /** what was searched for: the question, or its rewrite */
+  query: string;
+  /** what the query rewrite cost */
+  charged?: RunUsage;
 }
 
 /**
- * Retrieval for a run's answer steps. `classic`: the passages that best match the run's
- * question are searched once (its first step) and put in every step's system prompt, numbered
- * for citing, within DOCUMENT_TOKEN_BUDGET. `agentic`: nothing is prefetched; the model calls
+ * Retrieval for a run's answer steps. Knowledge bases in `prefetch` mode: the passages that best
+ * match the run's question (or its standalone rewrite, with `queryRewrite`) are searched once
+ * (its first step) and put in every step's system prompt, numbered for citing, within
+ * DOCUMENT_TOKEN_BUDGET. Those in `search` mode: nothing is prefetched; the model calls
  * `kb_search`, whose passages join the same numbering (`ledger`). Either way each step knows the
  * run's sources so far: the `context` event counts them and the final answer stores them.
  */
@@ -39,15 +47,24 @@ export class RunRetrieval extends StepRetriever {
   constructor(
     private readonly retrieval: RetrievalService,
     private readonly tokens: TokenCounter,
+    /** traces the prefetch (a `retrieval` span); optional for tests of the search alone */
+    @Optional() private readonly observer?: RunObserver,
   ) {
     super();
   }
 
-  async retrieve(input: StepInput): Promise<Retrieved | undefined> {
-    const prefetch = await this.prefetch(input);
+  async retrieve(input: StepInput, rewrite?: QueryRewriter): Promise<Retrieved | undefined> {
+    // the step that makes the prefetch charges its rewrite; later steps reuse both
+    const first = !this.prefetches.has(input.run.id);
+    const prefetch = await this.prefetch(input, rewrite);
     const ledger = new SourceLedger(prefetch?.sources, input.history, input.run.id);
     if (!prefetch && !ledger.size) return undefined;
-    return { context: prefetch?.context ?? '', sources: ledger.items() };
+    return {
+      context: prefetch?.context ?? '',
+      sources: ledger.items(),
+      ...(prefetch && { query: prefetch.query }),
+      ...(first && prefetch?.charged && { charged: prefetch.charged }),
+    };
   }
 
   override async citations(input: CitationInput): Promise<SourceLedger> {
@@ -55,30 +72,61 @@ export class RunRetrieval extends StepRetriever {
     return new SourceLedger(prefetch?.sources, input.history, input.run.id);
   }
 
-  private prefetch(input: CitationInput): Promise<Prefetch | undefined> {
-    const knowledgeBaseIds = input.settings.knowledgeBaseIds ?? [];
-    if (input.settings.retrieval !== 'classic' || !knowledgeBaseIds.length) return Promise.resolve(undefined);
+  private prefetch(input: CitationInput, rewrite?: QueryRewriter): Promise<Prefetch | undefined> {
+    const knowledgeBaseIds = knowledgeBasesIn(input.settings, 'prefetch');
+    if (!knowledgeBaseIds.length) return Promise.resolve(undefined);
     let prefetch = this.prefetches.get(input.run.id);
     if (!prefetch) {
       const question = input.history.find((m) => m.runId === input.run.id && m.parts.kind === 'user')?.content ?? '';
-      prefetch = this.search(input.workspaceId, knowledgeBaseIds, question, input.run.model.modelId);
+      // only a follow-up needs rewriting: a run's first question has no history to resolve
+      const followUp = input.history.some((m) => m.runId !== input.run.id && (m.parts.kind === 'user' || m.role === 'assistant'));
+      const rewriter = input.settings.queryRewrite && followUp ? rewrite : undefined;
+      prefetch = this.search(input, knowledgeBaseIds, question, rewriter);
       this.keep(input.run.id, prefetch);
     }
     return prefetch;
   }
 
-  private async search(workspaceId: string, knowledgeBaseIds: string[], question: string, modelId: string): Promise<Prefetch | undefined> {
+  private async search(input: CitationInput, knowledgeBaseIds: string[], question: string, rewrite?: QueryRewriter): Promise<Prefetch | undefined> {
     if (!question.trim()) return undefined;
+    const startedAt = new Date();
+    const prefetch = await this.searchOnce(input.workspaceId, knowledgeBaseIds, question, input.run.model.modelId, rewrite);
+    this.observer?.record({
+      type: 'retrieval', runId: input.run.id, step: input.run.step, knowledgeBaseIds, query: prefetch.query,
+      rewritten: prefetch.query !== question, hits: prefetch.sources.length, startedAt,
+      durationMs: Date.now() - startedAt.getTime(), ...(prefetch.error && { error: prefetch.error }),
+    });
+    // a failed search leaves nothing to reuse, unless a rewrite it made must still be charged
+    return prefetch.error !== undefined && !prefetch.charged ? undefined : prefetch;
+  }
+
+  private async searchOnce(
+    workspaceId: string, knowledgeBaseIds: string[], question: string, modelId: string, rewrite?: QueryRewriter,
+  ): Promise<Prefetch & { error?: string }> {
+    let query = question;
+    let charged: RunUsage | undefined;
+    if (rewrite) {
+      try {
+        const rewritten = await rewrite(question);
+        charged = rewritten.charged;
+        if (rewritten.query.trim()) query = rewritten.query.trim();
+      } catch (error) {
+        // refused by the budget or failed: the question as written is still a query
+        this.logger.warn(`Query rewrite failed, searching the question as written: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
     try {
-      const result = await this.retrieval.searchForRun(workspaceId, { knowledgeBaseIds, query: question, k: PREFETCH_K });
+      const result = await this.retrieval.searchForRun(workspaceId, { knowledgeBaseIds, query, k: PREFETCH_K });
       const hits = this.withinBudget(result.items, modelId);
-      if (!hits.length) return undefined;
+      if (!hits.length) return { context: '', sources: [], query, ...(charged && { charged }) };
       const numbered = hits.map((hit, i) => ({ n: i + 1, hit }));
-      return { context: `${CITE_INSTRUCTIONS}\n\nSources:\n${renderPassages(numbered)}`, sources: hits.map(sourceOf) };
+      return { context: `${CITE_INSTRUCTIONS}\n\nSources:\n${renderPassages(numbered)}`, sources: hits.map(sourceOf), query, ...(charged && { charged }) };
     } catch (error) {
       // a knowledge base deleted since it was configured, or a database hiccup: the run answers without
-      this.logger.warn(`Prefetch for classic retrieval failed: ${error instanceof Error ? error.message : String(error)}`);
-      return undefined;
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(`Prefetch failed: ${reason}`);
+      // what a rewrite cost is charged all the same
+      return { context: '', sources: [], query, ...(charged && { charged }), error: reason };
     }
   }
 

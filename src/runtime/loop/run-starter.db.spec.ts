@@ -215,7 +215,8 @@ describe('the first step of a new run (database, scripted model)', () => {
       await h.runs.resume(AUTH, posted.run.id, { approve: true });
       expect(await h.waitForRun(posted.run.id)).toMatchObject({ state: 'SUCCEEDED' });
       expect(h.model.calls[1].messages[0].content).toBe(
-        'You are the test agent.\n\nBe brief.\n\nCarry out this approved plan, step by step:\n1. One',
+        'You are the test agent.\n\nBe brief.\n\nYou are carrying out this approved plan, one step at a time:\n1. [current] One' +
+          '\n\nWork on step 1 now, and only on it. When it is complete, reply with what it produced: this is the last step, so your reply is the final answer to the user.',
       );
     });
   });

@@ -49,6 +49,13 @@ export interface NewRunInput {
    * since is refused (ConversationMoved) before anything is sent or written
    */
   expectLastSeq?: number;
+  /**
+   * with the `interrupt` policy, queue behind a live run instead of asking the caller to stop it
+   * first (the caller did, and another run started meanwhile)
+   */
+  queueBehindLive?: true;
+  /** a sub-run (the `delegate` tool): the run that delegated and its tool call this run answers */
+  parent?: { runId: string; callId: string };
 }
 
 /** 409: the conversation has messages its caller did not expect (NewRunInput.expectLastSeq). */
@@ -63,6 +70,12 @@ export type RunStarted = { message: MessageRecord; runId: string } & (
   | { kind: 'started' }
   | { kind: 'queued'; behind: LiveRun; policy: 'enqueue' | 'interrupt' }
 );
+
+/**
+ * The `interrupt` policy found a live run: nothing was written; the caller stops `behind`, then
+ * starts again, so the interrupted answer is stored before the new question.
+ */
+export type StartOutcome = RunStarted | { kind: 'interrupting'; behind: LiveRun };
 
 /**
  * The one way a run begins. It stores the user's message and the run in one unit and hands the
@@ -88,7 +101,10 @@ export class RunStarter {
     private readonly observer: RunObserver,
   ) {}
 
-  async start(auth: AuthContext, conversationId: string, input: NewRunInput): Promise<RunStarted> {
+  /** With `queueBehindLive`, a live run is queued behind, never interrupted: always a start. */
+  async start(auth: AuthContext, conversationId: string, input: NewRunInput & { queueBehindLive: true }): Promise<RunStarted>;
+  async start(auth: AuthContext, conversationId: string, input: NewRunInput): Promise<StartOutcome>;
+  async start(auth: AuthContext, conversationId: string, input: NewRunInput): Promise<StartOutcome> {
     if (input.text.length > this.config.HELIX_MAX_MESSAGE_CHARS) {
       throw new BadRequestException(say('message.too_long', { max: this.config.HELIX_MAX_MESSAGE_CHARS }));
     }
@@ -104,13 +120,13 @@ export class RunStarter {
     }
   }
 
-  private async startIn(slot: ExecutionSlot | undefined, auth: AuthContext, conversationId: string, input: NewRunInput): Promise<RunStarted> {
+  private async startIn(slot: ExecutionSlot | undefined, auth: AuthContext, conversationId: string, input: NewRunInput): Promise<StartOutcome> {
     // what the first model call needs, read in one round trip (only conversation and settings without a slot)
     const read = new UnitOfWork();
     input.prepare?.(read);
     const found = this.conversations.findWithSettingsIn(read, auth, conversationId, agentChoice(input.agentId));
     const history = slot && this.conversations.historyIn(read, conversationId);
-    const liveBefore = slot && this.runs.liveIn(read, conversationId);
+    const liveBefore = this.runs.liveIn(read, conversationId);
     // the INSERT below enforces the cap; this early read refuses before a first model call is sent
     const liveInWorkspace = this.runs.liveCountIn(read, auth.workspaceId);
     await read.run(this.sql);
@@ -120,6 +136,8 @@ export class RunStarter {
     }
     if (liveInWorkspace.value >= this.config.HELIX_MAX_LIVE_RUNS_PER_WORKSPACE) throw this.tooManyLiveRuns(liveInWorkspace.value);
     const settings = effectiveSettings(workspaceSettings, conversation, agent.config);
+    const interrupted = liveBefore.value.at(-1);
+    if (settings.multitask === 'interrupt' && interrupted && !input.queueBehindLive) return { kind: 'interrupting', behind: interrupted };
     checkClientToolsAllowed(input.clientTools, agent, settings);
     const mode = input.mode ?? settings.defaultMode ?? 'react';
     // a run that plans first waits for approval: it takes no execution slot now
@@ -139,7 +157,7 @@ export class RunStarter {
     const seq = (history?.value.at(-1)?.seq ?? 0) + 1;
     let first: FirstStep | undefined;
     const draft = { id: runId, conversationId, mode, model, plan: null, step: 1, ...shape, instructions: instructionsOf(input) ?? null };
-    if (active && history && !liveBefore?.value.length && (await this.steps.sendsBeforeAdmission(draft, context))) {
+    if (active && history && !liveBefore.value.length && (await this.steps.sendsBeforeAdmission(draft, context))) {
       const seen = [...history.value, unsaved(message, seq)];
       const prepared = await this.steps.prepare(await this.steps.inputFor(draft, context, seen, 'answer'));
       first = { history: seen, prepared, call: prepared.kind === 'ready' ? this.steps.send(prepared) : undefined };
@@ -223,6 +241,7 @@ export class RunStarter {
       lease: this.executor.newLease(),
       startNow,
       maxLiveInWorkspace: this.config.HELIX_MAX_LIVE_RUNS_PER_WORKSPACE,
+      ...(input.parent && { parent: input.parent }),
     });
     const stored = this.conversations.appendIn(unit, message, insert.inserted);
     const firstEvent = startNow ? this.events.firstEventIn(unit, runId, 'status', stepStatus.started(1), insert.begun) : undefined;

@@ -15,8 +15,12 @@ import type { RunMode, RunPlan, RunUsage } from '../store/run.records';
  * runtime provides a default for each, replaced by the owning module when it lands.
  */
 
-/** What a model call is for: the answer steps of a run, the plan of a plan-mode run, a conversation's title. */
-export type CallPurpose = 'answer' | 'plan' | 'title';
+/**
+ * What a model call is for: the answer steps of a run, the plan of a plan-mode run, a
+ * conversation's title, the risk rating of a tool call (the optional analyzer), the rewrite of a
+ * follow-up question into a standalone search query (the `queryRewrite` setting).
+ */
+export type CallPurpose = 'answer' | 'plan' | 'title' | 'risk' | 'rewrite';
 
 /** Everything a hook may look at; the run may not be stored yet (its first, early call). */
 export interface StepInput {
@@ -51,11 +55,22 @@ export interface Retrieved {
   context: string;
   /** the run's sources so far, in citation order: the final answer stores them and its `sources` event lists them */
   sources: Citation[];
+  /** what prefetch retrieval searched for (the rewritten question with `queryRewrite`) */
+  query?: string;
+  /** what rewriting the query cost (charged to the budget already; the run adds it to its usage) */
+  charged?: RunUsage;
 }
+
+/**
+ * The query rewrite of a run, as a model call the run makes (budget, span, `usage` event):
+ * turns its question and recent history into a standalone search query.
+ */
+export type QueryRewriter = (question: string) => Promise<{ query: string; charged: RunUsage }>;
 
 /** RAG: what the model should read before it answers (classic mode), and the sources the run has cited from. */
 export abstract class StepRetriever {
-  abstract retrieve(input: StepInput): Promise<Retrieved | undefined>;
+  /** @param rewrite makes the query rewrite call, for retrieval that wants one (the `queryRewrite` setting) */
+  abstract retrieve(input: StepInput, rewrite?: QueryRewriter): Promise<Retrieved | undefined>;
 
   /** The numbering of the run's sources for the searches its tool calls make (what was prefetched comes first). */
   async citations(input: CitationInput): Promise<CitationLedger> {
@@ -63,13 +78,15 @@ export abstract class StepRetriever {
   }
 }
 
-export type CitationInput = Pick<StepInput, 'workspaceId' | 'settings' | 'history'> & { run: Pick<StepInput['run'], 'id' | 'model'> };
+export type CitationInput = Pick<StepInput, 'workspaceId' | 'settings' | 'history'> & { run: Pick<StepInput['run'], 'id' | 'model' | 'step'> };
 
 export interface ContextWindow {
   messages: ChatMessage[];
   /** the prompt's size in tokens, as well as it can be told before the call */
   estimatedTokens: number;
   events: EventDraft[];
+  /** what a summary written for this window cost (charged to the daily budget already; the run adds it to its usage) */
+  charged?: RunUsage;
 }
 
 /** Memory: the messages the model sees, within its context window. */

@@ -26,9 +26,10 @@ export interface StepSoFar {
   shown: Shown;
 }
 
-/** True when the run's history holds the answer of `step` (the step completed). */
+/** True when the run's history holds the answer of `step` (the step completed), or its failure. */
 export function answered(history: MessageRecord[], runId: string, step: number): boolean {
-  return history.some((m) => m.runId === runId && m.parts.kind === 'answer' && m.parts.step === step);
+  // a failed step is over too: a plan's step tried again begins a new one
+  return history.some((m) => m.runId === runId && (m.parts.kind === 'answer' || m.parts.kind === 'failure') && m.parts.step === step);
 }
 
 /**

@@ -64,10 +64,12 @@ export class ApprovalRepository {
     return row?.workspace_id;
   }
 
-  async forCall(runId: string, toolCallId: string): Promise<ApprovalRecord | undefined> {
-    const [row] = await this.sql.$queryRaw<ApprovalRow[]>`
-      SELECT ${COLUMNS} FROM approvals WHERE run_id = ${runId} AND tool_call_id = ${toolCallId}`;
-    return row && toRecord(row);
+  /** The approvals asked for these calls of the run, by call id (one statement for a step's calls). */
+  async forCalls(runId: string, toolCallIds: readonly string[]): Promise<Map<string, ApprovalRecord>> {
+    if (!toolCallIds.length) return new Map();
+    const rows = await this.sql.$queryRaw<ApprovalRow[]>`
+      SELECT ${COLUMNS} FROM approvals WHERE run_id = ${runId} AND tool_call_id IN (${Prisma.join(toolCallIds)})`;
+    return new Map(rows.map((row) => { const record = toRecord(row); return [record.toolCallId, record]; }));
   }
 
   async find(runId: string, approvalId: string): Promise<ApprovalRecord | undefined> {

@@ -66,6 +66,8 @@ describe('runtime repositories (database)', () => {
         agentId: 'default',
         agentVersion: null,
         instructions: null,
+        parentRunId: null,
+        parentCallId: null,
         state: 'EXECUTING',
         mode: 'plan',
         goal: 'the goal',
@@ -271,10 +273,10 @@ describe('runtime repositories (database)', () => {
         createdAt: expect.any(Date),
         decidedAt: null,
       });
-      expect(await approvals.forCall(run.id, 'call_1')).toEqual(created);
+      expect(await approvals.forCalls(run.id, ['call_1', 'call_2'])).toEqual(new Map([['call_1', created]]));
       expect(await approvals.find(run.id, created.id)).toEqual(created);
       expect(await approvals.find('run_other', created.id)).toBeUndefined();
-      expect(await approvals.forCall(run.id, 'call_2')).toBeUndefined();
+      expect(await approvals.forCalls(run.id, [])).toEqual(new Map());
       // arguments that are not an object (the model's raw text) are kept as they are
       const raw = await approvals.create({ id: `appr_raw_${run.id}`, runId: run.id, toolCallId: 'call_3', tool: 'x', args: '{"broken', risk: 'low' });
       expect(raw.args).toBe('{"broken');

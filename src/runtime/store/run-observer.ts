@@ -21,9 +21,26 @@ export type RunSignal =
       decision: 'always' | 'confirm' | 'forbid';
       /** how long the call waited for its approval, when it needed one */
       approvalWaitMs?: number;
+      /** the risk analyzer's rating and reason, when it rated the call */
+      risk?: string;
+      riskReason?: string;
       startedAt: Date;
       durationMs: number;
       ok: boolean;
+    }
+  /** a run's knowledge-base prefetch (its first step) */
+  | {
+      type: 'retrieval';
+      runId: string;
+      step: number;
+      knowledgeBaseIds: string[];
+      query: string;
+      rewritten: boolean;
+      hits: number;
+      startedAt: Date;
+      durationMs: number;
+      /** why the search failed (the run answers without it) */
+      error?: string;
     }
   /** one group commit of the event log (or a new run's first event, written with the run) */
   | { type: 'events.written'; count: number }
@@ -32,4 +49,10 @@ export type RunSignal =
 
 export abstract class RunObserver {
   abstract record(signal: RunSignal): void;
+
+  /**
+   * The W3C `traceparent` a tool call's outgoing requests carry (http_fetch, MCP), naming the
+   * call's span; undefined when traces leave the process nowhere (nothing to join).
+   */
+  toolTraceparent?(runId: string, callId: string): string | undefined;
 }

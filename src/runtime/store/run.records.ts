@@ -1,6 +1,7 @@
 import { isRecord } from '../../common';
 import type { ModelRef, ResponseFormat, SamplingParams } from '../../model';
-import type { PlanStep } from './run-events';
+import { type AskOption, readAskRequest } from '../../tool';
+import { PLAN_STEP_STATUSES, type PlanStep } from './run-events';
 import type { RunState } from './run-fsm';
 
 export const RUN_MODES = ['react', 'plan', 'direct'] as const;
@@ -12,7 +13,7 @@ export type PendingAction =
   /** these calls were started together and had not all finished: a restart reports them interrupted */
   | { type: 'tool_running'; callIds: string[] }
   | { type: 'approval'; approvalId: string; callId: string }
-  | { type: 'user_reply'; callId: string; question: string }
+  | { type: 'user_reply'; callId: string; question: string; options?: AskOption[] }
   /** client-side tools the client runs and answers with POST /runs/:id/tool-results */
   | { type: 'client_tools'; calls: { callId: string; name: string }[] };
 
@@ -67,6 +68,9 @@ export interface RunRecord {
    * never stored as a message; kept here so that a resumed or recovered run follows them too.
    */
   instructions: string | null;
+  /** a sub-run (the `delegate` tool): the run that delegated to it, and that run's tool call it answers */
+  parentRunId: string | null;
+  parentCallId: string | null;
 }
 
 /** What a state change or an update may write besides the state. `null` clears a field. */
@@ -101,7 +105,10 @@ export function readPlan(value: unknown): RunPlan | null {
   for (const step of value.steps) {
     if (!isRecord(step) || typeof step.title !== 'string') continue;
     const detail = str(step.detail);
-    steps.push({ title: step.title, ...(detail && { detail }) });
+    const status = PLAN_STEP_STATUSES.find((known) => known === step.status);
+    const summary = str(step.summary);
+    const attempts = typeof step.attempts === 'number' && step.attempts > 0 ? step.attempts : undefined;
+    steps.push({ title: step.title, ...(detail && { detail }), ...(status && status !== 'pending' && { status }), ...(summary && { summary }), ...(attempts && { attempts }) });
   }
   return { steps };
 }
@@ -129,8 +136,11 @@ export function readPendingAction(value: unknown): PendingAction | null {
       const approvalId = str(value.approvalId);
       return callId !== undefined && approvalId !== undefined ? { type: 'approval', approvalId, callId } : null;
     }
-    case 'user_reply':
-      return callId !== undefined ? { type: 'user_reply', callId, question: str(value.question) ?? '' } : null;
+    case 'user_reply': {
+      const asked = readAskRequest({ question: str(value.question) ?? '?', options: value.options });
+      const options = asked.ok ? asked.options : undefined;
+      return callId !== undefined ? { type: 'user_reply', callId, question: str(value.question) ?? '', ...(options && { options }) } : null;
+    }
     default:
       return null;
   }

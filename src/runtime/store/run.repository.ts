@@ -21,7 +21,7 @@ import {
  */
 export const RUN_COLUMNS = Prisma.sql`id, conversation_id, state::text AS state, mode::text AS mode, goal, model, step,
   max_steps, plan, pending_action, error, usage, sampling, response_format, lease_owner, lease_until, created_at, updated_at, finished_at,
-  agent_id, agent_version, instructions`;
+  agent_id, agent_version, instructions, parent_run_id, parent_call_id`;
 
 export interface RunRow {
   id: string;
@@ -46,6 +46,8 @@ export interface RunRow {
   agent_id: string | null;
   agent_version: number | null;
   instructions: string | null;
+  parent_run_id: string | null;
+  parent_call_id: string | null;
 }
 
 const date = (value: Date | string) => new Date(value);
@@ -75,6 +77,8 @@ export function toRunRecord(row: RunRow): RunRecord {
     agentId: row.agent_id ?? DEFAULT_AGENT,
     agentVersion: row.agent_version,
     instructions: row.instructions,
+    parentRunId: row.parent_run_id,
+    parentCallId: row.parent_call_id,
   };
 }
 
@@ -139,6 +143,8 @@ export interface NewRun {
   startNow: boolean;
   /** insert nothing when the conversation's workspace already has this many live runs (HELIX_MAX_LIVE_RUNS_PER_WORKSPACE) */
   maxLiveInWorkspace?: number;
+  /** a sub-run: the run that delegated and its tool call this run answers */
+  parent?: { runId: string; callId: string };
 }
 
 /** The insert of a run in a unit, and what the unit's later statements may depend on. */
@@ -174,11 +180,33 @@ export class RunRepository {
     return row && toRunRecord(row);
   }
 
+  /** Every run of a conversation, oldest first. */
+  async ofConversation(conversationId: string): Promise<RunRecord[]> {
+    const rows = await this.sql.$queryRaw<RunRow[]>`
+      SELECT ${RUN_COLUMNS} FROM runs WHERE conversation_id = ${conversationId} ORDER BY created_at ASC, id ASC`;
+    return rows.map(toRunRecord);
+  }
+
   /** Updates on `db` (the caller's transaction) if given. */
   async update(runId: string, changes: RunChanges, db: Sql = this.sql): Promise<RunRecord | undefined> {
     const [row] = await db.$queryRaw<RunRow[]>`
       UPDATE runs SET ${Prisma.join(assignments(changes))} WHERE id = ${runId} RETURNING ${RUN_COLUMNS}`;
     return row && toRunRecord(row);
+  }
+
+  /**
+   * Read-modify-write of one run under its row lock: `change` sees the run as committed and
+   * returns the changes to make (undefined: none). The plan is changed this way by the loop
+   * (a step's progress) and by a user editing its remaining steps, on any instance.
+   */
+  async changeLocked(runId: string, change: (run: RunRecord) => RunChanges | undefined): Promise<RunRecord | undefined> {
+    return this.sql.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ${runId} FOR UPDATE`;
+      if (!row) return undefined;
+      const run = toRunRecord(row);
+      const changes = change(run);
+      return changes ? this.update(runId, changes, tx) : run;
+    });
   }
 
   updateIn(unit: UnitOfWork, runId: string, changes: RunChanges): Deferred<RunRecord | undefined> {
@@ -230,7 +258,8 @@ export class RunRepository {
     const inserted = unit.add(
       Prisma.sql`
         INSERT INTO runs (id, conversation_id, workspace_id, state, step, mode, goal, model, max_steps, sampling, response_format,
-                          pending_action, lease_owner, lease_until, updated_at, agent_id, agent_version, instructions)
+                          pending_action, lease_owner, lease_until, updated_at, agent_id, agent_version, instructions,
+                          parent_run_id, parent_call_id)
         SELECT ${run.id}::text, conversation.id, conversation.workspace_id,
                CASE WHEN live.id IS NULL THEN ${startAs}::"RunState" ELSE 'CREATED'::"RunState" END,
                CASE WHEN live.id IS NULL THEN ${run.startNow ? 1 : 0}::int ELSE 0 END,
@@ -239,7 +268,8 @@ export class RunRepository {
                CASE WHEN live.id IS NULL THEN NULL ELSE ${json({ type: 'queued' } satisfies PendingAction)}::jsonb END,
                CASE WHEN live.id IS NULL THEN ${run.lease.owner}::text END,
                CASE WHEN live.id IS NULL THEN ${run.lease.until}::timestamptz END, now(),
-               ${run.agent?.id ?? null}::text, ${run.agent?.version ?? null}::int, ${run.instructions ?? null}::text
+               ${run.agent?.id ?? null}::text, ${run.agent?.version ?? null}::int, ${run.instructions ?? null}::text,
+               ${run.parent?.runId ?? null}::text, ${run.parent?.callId ?? null}::text
         FROM conversations AS conversation
         LEFT JOIN LATERAL (SELECT id FROM runs WHERE ${isLiveRunOf(run.conversationId)} LIMIT 1) AS live ON TRUE
         WHERE conversation.id = ${run.conversationId}::text AND conversation.deleted_at IS NULL

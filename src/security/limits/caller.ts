@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { AppConfig } from '../../config';
 import type { RequestWithAuth } from '../auth-context';
+import { clientAddress } from '../api-key.guard';
 
 /** Whom a request's limits count against: its API key, or its client address when it has none. */
 export interface Caller {
@@ -17,5 +18,5 @@ export function callerOf(request: Request & RequestWithAuth, config: AppConfig):
   const auth = request.auth;
   if (auth?.kind === 'key') return { id: `key:${auth.keyId}`, kind: 'key' };
   if (auth?.kind === 'bootstrap' && config.HELIX_API_TOKEN) return { id: 'key:bootstrap', kind: 'key' };
-  return { id: `ip:${request.ip ?? request.socket?.remoteAddress ?? 'unknown'}`, kind: 'ip' };
+  return { id: `ip:${clientAddress(request)}`, kind: 'ip' };
 }

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { renderPassages, sourceOf, RetrievalService } from '../../rag';
+import { knowledgeBasesIn } from '../../workspace';
 import { HelixTool, type ToolContext, type ToolDefinition, type ToolResult, type ToolScope } from '../tool.types';
 
 export const KB_SEARCH_DEFAULT_K = 5;
 
 /**
  * Agentic retrieval: the model searches the conversation's knowledge bases itself, as often as it
- * needs. Offered only where `retrieval` is `agentic` and knowledge bases are configured. Each
+ * needs. Offered only where some knowledge base is in `search` mode (`knowledgeBases` entries
+ * with mode `search`, or `knowledgeBaseIds` with `retrieval: agentic`), and searches only those. Each
  * passage comes back under the run's citation number for it (the same passage keeps its number
  * across searches) and is stored with the result, for the answer's sources.
  */
@@ -31,14 +33,14 @@ export class KbSearchTool implements ToolDefinition {
   constructor(private readonly retrieval: RetrievalService) {}
 
   offeredTo(scope: ToolScope): boolean {
-    return scope.settings.retrieval === 'agentic' && !!scope.settings.knowledgeBaseIds?.length;
+    return knowledgeBasesIn(scope.settings, 'search').length > 0;
   }
 
   async run(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
     const query = String(args.query).trim();
     if (!query) return { ok: false, error: 'query must not be blank' };
     const k = typeof args.k === 'number' ? args.k : KB_SEARCH_DEFAULT_K;
-    const result = await this.retrieval.searchForRun(context.workspaceId, { knowledgeBaseIds: context.settings.knowledgeBaseIds ?? [], query, k });
+    const result = await this.retrieval.searchForRun(context.workspaceId, { knowledgeBaseIds: knowledgeBasesIn(context.settings, 'search'), query, k });
     if (!result.items.length) return { ok: true, output: `No passage of the knowledge bases matches "${query}".`, sources: [] };
     const cited = result.items.map((hit, i) => {
       const draft = sourceOf(hit);

@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Resolver } from '../../common';
 import type { McpServerConfig } from '../../workspace';
 import { MCP_CALL_TIMEOUT_MS, mcpToolDefinition, type McpListedTool, toolResultOf } from './mcp-tool';
 import { openTransport } from './mcp-transport';
@@ -14,6 +15,8 @@ export interface McpConnectionOptions {
   backoffMs: number;
   maxBackoffMs: number;
   now: () => number;
+  /** the DNS the SSRF guard asks (tests) */
+  resolver?: Resolver;
 }
 
 export const DEFAULT_MCP_OPTIONS: McpConnectionOptions = {
@@ -58,6 +61,8 @@ export class McpConnection {
     private readonly resolveValues: ResolveValues,
     private readonly options: McpConnectionOptions,
     private readonly warn: (text: string) => void = () => {},
+    /** why the server's address may not be reached now (the SSRF guard), checked before each connection */
+    private readonly refusal: () => Promise<string | undefined> = async () => undefined,
   ) {}
 
   /** The server's tools: connects or lists again when needed; the last known ones when it cannot. */
@@ -82,7 +87,9 @@ export class McpConnection {
     const client = await this.ready();
     if (!client) return { ok: false, error: this.unavailable() };
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+      // MCP has no headers per request: the trace context travels in `_meta` (as MCP's OpenTelemetry conventions carry it)
+      const meta = context.traceparent ? { _meta: { traceparent: context.traceparent } } : {};
+      const result = await client.callTool({ name: tool, arguments: args, ...meta }, undefined, {
         signal: context.signal,
         timeout: MCP_CALL_TIMEOUT_MS + 1_000,
       });
@@ -125,6 +132,9 @@ export class McpConnection {
     let stderrTail = () => '';
     let timer: NodeJS.Timeout | undefined;
     try {
+      // DNS may answer otherwise than when the server was configured
+      const refused = await this.refusal();
+      if (refused) throw new Error(refused);
       const [env, headers] = await Promise.all([this.resolveValues(this.server.env), this.resolveValues(this.server.headers)]);
       const opened = openTransport(this.server, { env, headers });
       stderrTail = opened.stderrTail;

@@ -26,7 +26,7 @@ describe('McpToolSource (a real stdio server)', () => {
   it('lists the tools as mcp.<server>.<tool> with their schemas, default confirm, stable objects', async () => {
     const scope = scopeOf([demo]);
     const tools = await source.toolsFor(scope);
-    expect(tools.map((t) => t.name)).toEqual(['mcp.demo.echo', 'mcp.demo.add', 'mcp.demo.fail', 'mcp.demo.add_tool']);
+    expect(tools.map((t) => t.name)).toEqual(['mcp.demo.echo', 'mcp.demo.add', 'mcp.demo.fail', 'mcp.demo.add_tool', 'mcp.demo.traceparent']);
     const echo = tools[0];
     expect(echo).toMatchObject({ risk: 'low', defaultPolicy: 'confirm', description: 'Echoes the text back' });
     expect(echo.parameters).toEqual({ type: 'object', properties: { text: { type: 'string', description: 'what to echo' } }, required: ['text'] });
@@ -38,8 +38,12 @@ describe('McpToolSource (a real stdio server)', () => {
 
   it('calls tools: text output, isError → ok:false; list_changed refreshes the list', async () => {
     const scope = scopeOf([demo]);
-    const [echo, add, fail, addTool] = await source.toolsFor(scope);
+    const [echo, add, fail, addTool, traced] = await source.toolsFor(scope);
     expect(await echo.run({ text: 'hi' }, contextOf(scope))).toEqual({ ok: true, output: 'echo: hi' });
+    // a call's trace context travels in the request's _meta
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    expect(await traced.run({}, { ...contextOf(scope), traceparent })).toEqual({ ok: true, output: traceparent });
+    expect(await traced.run({}, contextOf(scope))).toEqual({ ok: true, output: 'none' });
     expect(await add.run({ a: 2, b: 3 }, contextOf(scope))).toEqual({ ok: true, output: '5' });
     expect(await fail.run({}, contextOf(scope))).toEqual({ ok: false, error: 'it failed on purpose' });
     expect(await addTool.run({}, contextOf(scope))).toEqual({ ok: true, output: 'added' });
@@ -89,16 +93,53 @@ describe('McpToolSource (a real stdio server)', () => {
     const revealed: string[] = [];
     const withSecrets = new McpToolSource(
       { list: async () => rows },
-      { reveal: async (id: string) => (revealed.push(id), `value-of-${id}`) },
+      { reveal: async (id: string) => (revealed.push(id), `value-of-${id}`), decrypt: (ciphertext: string) => `plain-of-${ciphertext}` },
       { connectTimeoutMs: 10_000 },
     );
-    const script = 'process.stdout.write(""); setTimeout(() => process.exit(0), 10)';
-    const scope = scopeOf([{ name: 'env', transport: 'stdio', command: process.execPath, args: ['-e', script], env: { T: 'secret:TOKEN' } }]);
+    // the server reports its environment on stderr, which the failure shows
+    const script = 'process.stderr.write(JSON.stringify([process.env.T, process.env.S])); setTimeout(() => process.exit(0), 10)';
+    const scope = scopeOf([{ name: 'env', transport: 'stdio', command: process.execPath, args: ['-e', script], env: { T: 'secret:TOKEN', S: 'enc:abc' } }]);
     await withSecrets.toolsFor(scope);
     expect(revealed).toEqual(['sec_w']);
+    // a value sealed when configured reaches the server decrypted
+    expect(await withSecrets.explainUnknown(scope, 'mcp.env.x')).toContain('["value-of-sec_w","plain-of-abc"]');
     const missing = scopeOf([{ name: 'miss', transport: 'stdio', command: process.execPath, env: { T: 'secret:NOPE' } }]);
     await withSecrets.toolsFor(missing);
     expect(await withSecrets.explainUnknown(missing, 'mcp.miss.x')).toBe('MCP server miss is unavailable: the secret "NOPE" (for T) does not exist in this workspace');
     await withSecrets.onModuleDestroy();
+  });
+});
+
+describe('McpToolSource: the SSRF guard at connect time', () => {
+  // the name resolved to a public address when it was configured; now it answers a private one
+  let answer = '93.184.216.34';
+  const source = new McpToolSource(undefined, undefined, {
+    connectTimeoutMs: 2_000,
+    backoffMs: 0,
+    resolver: async () => [{ address: answer, family: 4 }],
+  });
+  afterAll(() => source.onModuleDestroy());
+  const web: McpServerConfig = { name: 'web', transport: 'http', url: 'http://mcp.example.test/mcp' };
+
+  it.each([
+    ['10.0.0.5', 'a private address'],
+    ['127.0.0.1', 'a loopback address'],
+    ['169.254.3.4', 'a link-local address'],
+  ])('refuses to connect when the name now resolves to %s', async (address, what) => {
+    answer = address;
+    const scope = scopeOf([web], `ws_${address}`);
+    expect(await source.toolsFor(scope)).toEqual([]);
+    expect(await source.explainUnknown(scope, 'mcp.web.echo')).toBe(
+      `MCP server web is unavailable: mcp.example.test resolves to ${address}, ${what}. MCP servers over HTTP are reached on public addresses only; a workspace admin can allow a host with the setting httpFetchAllowedHosts.`,
+    );
+  });
+
+  it('lets an allowed host through the guard (then fails only on the network)', async () => {
+    answer = '127.0.0.1';
+    const scope: ToolScope = { ...scopeOf([{ ...web, url: 'http://mcp.example.test:9/mcp' }], 'ws_allowed'), settings: { mcpServers: [{ ...web, url: 'http://mcp.example.test:9/mcp' }], httpFetchAllowedHosts: ['mcp.example.test'] } as EffectiveSettings };
+    await source.toolsFor(scope);
+    const why = await source.explainUnknown(scope, 'mcp.web.echo');
+    expect(why).toMatch(/^MCP server web is unavailable: /);
+    expect(why).not.toContain('loopback');
   });
 });

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nestjs/common';
 import { SecretRepository, SecretService } from '../../security';
 import { HelixToolSource, type ToolDefinition, type ToolScope, type ToolSource } from '../tool.types';
-import { configHash, type McpServerConfig, SECRET_REF } from '../../workspace';
+import { configHash, type McpServerConfig, openMcpValue, refusedMcpUrl, SECRET_REF } from '../../workspace';
 import { DEFAULT_MCP_OPTIONS, McpConnection, type McpConnectionOptions } from './mcp-connection';
 import { parseMcpToolName } from './mcp-tool';
 
@@ -20,11 +20,13 @@ export const MCP_OPTIONS = Symbol('MCP_OPTIONS');
 export class McpToolSource implements ToolSource, OnModuleDestroy {
   private readonly logger = new Logger('McpToolSource');
   private readonly connections = new Map<string, McpConnection>();
+  /** each workspace's httpFetchAllowedHosts as last seen: the SSRF guard's allow-list for its HTTP servers */
+  private readonly allowedHosts = new Map<string, readonly string[] | undefined>();
   private readonly options: McpConnectionOptions;
 
   constructor(
     @Optional() @Inject(SecretRepository) private readonly secretRows?: Pick<SecretRepository, 'list'>,
-    @Optional() @Inject(SecretService) private readonly secrets?: Pick<SecretService, 'reveal'>,
+    @Optional() @Inject(SecretService) private readonly secrets?: Pick<SecretService, 'reveal' | 'decrypt'>,
     @Optional() @Inject(MCP_OPTIONS) options?: Partial<McpConnectionOptions>,
   ) {
     this.options = { ...DEFAULT_MCP_OPTIONS, ...options };
@@ -41,7 +43,7 @@ export class McpToolSource implements ToolSource, OnModuleDestroy {
   listsAtOnce(scope: ToolScope): boolean {
     return (scope.settings.mcpServers ?? []).every((server) => {
       const connection = this.connections.get(connectionKey(scope.workspaceId, server.name));
-      return connection?.hash === configHash(server) && connection.listsAtOnce();
+      return connection?.hash === this.hashOf(scope, server) && connection.listsAtOnce();
     });
   }
 
@@ -64,6 +66,7 @@ export class McpToolSource implements ToolSource, OnModuleDestroy {
   /** The scope's connections, after replacing changed ones and closing those no longer configured. */
   private sync(scope: ToolScope): McpConnection[] {
     const servers = scope.settings.mcpServers ?? [];
+    this.allowedHosts.set(scope.workspaceId, scope.settings.httpFetchAllowedHosts);
     const prefix = connectionKey(scope.workspaceId, '');
     const wanted = new Set(servers.map((s) => prefix + s.name));
     for (const [key, connection] of this.connections) {
@@ -71,16 +74,28 @@ export class McpToolSource implements ToolSource, OnModuleDestroy {
     }
     return servers.map((server) => {
       const key = connectionKey(scope.workspaceId, server.name);
-      const hash = configHash(server);
+      const hash = this.hashOf(scope, server);
       const current = this.connections.get(key);
       if (current?.hash === hash) return current;
       if (current) this.drop(key, current);
-      const connection = new McpConnection(server, hash, (values) => this.resolve(scope.workspaceId, values), this.options, (text) =>
-        this.logger.warn(`workspace ${scope.workspaceId}: ${text}`),
+      const workspaceId = scope.workspaceId;
+      const connection = new McpConnection(
+        server,
+        hash,
+        (values) => this.resolve(workspaceId, values),
+        this.options,
+        (text) => this.logger.warn(`workspace ${workspaceId}: ${text}`),
+        () => refusedMcpUrl(server, this.allowedHosts.get(workspaceId), this.options.resolver),
       );
       this.connections.set(key, connection);
       return connection;
     });
+  }
+
+  /** A changed allow-list replaces a workspace's HTTP connections too: they are checked again. */
+  private hashOf(scope: ToolScope, server: McpServerConfig): string {
+    const hash = configHash(server);
+    return server.transport === 'http' ? `${hash}:${JSON.stringify(scope.settings.httpFetchAllowedHosts ?? [])}` : hash;
   }
 
   private drop(key: string, connection: McpConnection): void {
@@ -96,7 +111,7 @@ export class McpToolSource implements ToolSource, OnModuleDestroy {
     for (const [key, value] of Object.entries(values)) {
       const ref = SECRET_REF.exec(value);
       if (!ref) {
-        out[key] = value;
+        out[key] = this.secrets ? openMcpValue(value, (ciphertext) => this.secrets!.decrypt(ciphertext)) : value;
         continue;
       }
       if (!this.secretRows || !this.secrets) throw new Error('secrets are not available here');

@@ -42,7 +42,7 @@
  * (`reply(directive)`, `streamRaw(deltas)`, raw `res`). `requests` records every chat request
  * body in arrival order, `embeddingRequests` every embeddings body.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { embeddings, readBody, sendError, sendJson, textOf, type Usage, usageOf } from './responses';
 
@@ -108,6 +108,8 @@ export interface MockLlm {
   port: number;
   /** chat completion request bodies, in arrival order */
   requests: MockRequestBody[];
+  /** the headers of each chat completion request, in the same order */
+  requestHeaders: IncomingHttpHeaders[];
   embeddingRequests: MockRequestBody[];
   enqueue(handler: MockHandler): void;
   /** enqueue several handlers, served in order */
@@ -132,6 +134,7 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
   const failCounts = new Map<string, number>();
   const sockets = new Set<Socket>();
   const requests: MockRequestBody[] = [];
+  const requestHeaders: IncomingHttpHeaders[] = [];
   const embeddingRequests: MockRequestBody[] = [];
   let seq = 0;
 
@@ -168,6 +171,7 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
       return embeddings(res, body);
     }
     requests.push(body);
+    requestHeaders.push(req.headers);
     const id = `chatcmpl-mock-${++seq}`;
     const queued = queue.shift();
     const ctx: MockRequestContext = {
@@ -190,11 +194,13 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
     url: `http://${host}:${port}/v1`,
     port,
     requests,
+    requestHeaders,
     embeddingRequests,
     enqueue: (handler) => void queue.push(handler),
     script: (...handlers) => void queue.push(...handlers),
     reset: () => {
       requests.length = 0;
+      requestHeaders.length = 0;
       embeddingRequests.length = 0;
       queue.length = 0;
       failCounts.clear();

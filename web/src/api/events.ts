@@ -13,8 +13,8 @@ export type ClientRunEvent = {
 
 /** Every stored event name: the SSE listener registers one handler per name. */
 export const RUN_EVENT_TYPES = [
-  'status', 'token', 'reasoning', 'plan', 'tool.start', 'tool.end', 'tool.client', 'approval', 'sources',
-  'context', 'token_warning', 'usage', 'error', 'debug', 'title', 'done',
+  'status', 'token', 'reasoning', 'plan', 'plan.step', 'tool.start', 'tool.end', 'tool.client', 'approval', 'tasks', 'sources',
+  'context', 'token_warning', 'usage', 'error', 'debug', 'title', 'subrun', 'done',
 ] as const satisfies readonly RunEventType[];
 
 // a name added to the server's catalogue and missing here fails the type check

@@ -16,7 +16,7 @@ export interface paths {
          * Prometheus metrics (text exposition format)
          * @description With HELIX_METRICS_TOKEN set, send it as `Authorization: Bearer`; otherwise an API token, as for the API.
          */
-        get: operations["MetricsController_scrape"];
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -33,7 +33,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness: the process answers (no auth) */
-        get: operations["HealthController_live"];
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -50,7 +50,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness: the database answers and every migration is applied (no auth) */
-        get: operations["HealthController_ready"];
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -67,13 +67,13 @@ export interface paths {
             cookie?: never;
         };
         /** The workspace's agents, `default` (its own settings) first */
-        get: operations["AgentController_list"];
+        get: operations["listAgents"];
         put?: never;
         /**
          * Create an agent (admin)
          * @description Unset fields come from the workspace settings, as for the default agent. Versioned as `agent:<id>`.
          */
-        post: operations["AgentController_create"];
+        post: operations["createAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -88,21 +88,21 @@ export interface paths {
             cookie?: never;
         };
         /** Read an agent */
-        get: operations["AgentController_get"];
+        get: operations["getAgent"];
         put?: never;
         post?: never;
         /**
          * Delete an agent (admin)
          * @description Its conversations go on with the default agent; its runs keep its id. `default` cannot be deleted (409).
          */
-        delete: operations["AgentController_remove"];
+        delete: operations["deleteAgent"];
         options?: never;
         head?: never;
         /**
          * Change an agent (admin)
          * @description Omitted fields stay, null clears one. Changing `default` changes the workspace settings and its `system` prompt; it cannot be renamed.
          */
-        patch: operations["AgentController_update"];
+        patch: operations["updateAgent"];
         trace?: never;
     };
     "/api/v1/conversations": {
@@ -113,10 +113,10 @@ export interface paths {
             cookie?: never;
         };
         /** List conversations, newest first */
-        get: operations["ConversationController_list"];
+        get: operations["listConversations"];
         put?: never;
         /** Create a conversation */
-        post: operations["ConversationController_create"];
+        post: operations["createConversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -131,15 +131,15 @@ export interface paths {
             cookie?: never;
         };
         /** Read a conversation */
-        get: operations["ConversationController_get"];
+        get: operations["getConversation"];
         put?: never;
         post?: never;
         /** Delete a conversation (soft: its messages are kept) */
-        delete: operations["ConversationController_remove"];
+        delete: operations["deleteConversation"];
         options?: never;
         head?: never;
         /** Change a conversation's title, model or settings */
-        patch: operations["ConversationController_update"];
+        patch: operations["updateConversation"];
         trace?: never;
     };
     "/api/v1/conversations/{id}/fork": {
@@ -152,7 +152,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** A new conversation with a copy of this one's messages (up to `fromMessageId`), model and settings; not its runs */
-        post: operations["ConversationController_fork"];
+        post: operations["forkConversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -167,13 +167,13 @@ export interface paths {
             cookie?: never;
         };
         /** A conversation's messages, in seq order */
-        get: operations["ConversationController_messages"];
+        get: operations["listMessages"];
         put?: never;
         /**
          * Post a message: store it and start a run
          * @description Answers `{message, run}` at once; the run goes on in the background. With `Accept: text/event-stream` the answer is the run's event stream instead (docs/EVENTS.md), its ids in the `Location`, `X-Run-Id`, `X-Message-Id` and `X-Stream-Token` headers. Errors are JSON either way, answered before anything is streamed.
          */
-        post: operations["MessageController_post"];
+        post: operations["postMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -191,7 +191,44 @@ export interface paths {
          * An attachment of a message: its bytes
          * @description Members of the workspace only (404 for any other, as for an id that never existed). `Content-Type` is the type sniffed from the bytes when it was attached; images are served inline, other files as downloads (`Content-Disposition: attachment`); `ETag` is the sha256 of the bytes (`If-None-Match` answers 304).
          */
-        get: operations["FileController_get"];
+        get: operations["getFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The files of a conversation's working directory (written by the agent's file and shell tools) */
+        get: operations["listWorkdirFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/files/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file of the working directory: its bytes, as a download
+         * @description Members of the workspace only (404 for any other, as for an unknown conversation or path). `Content-Type` follows the extension (text types in UTF-8, `application/octet-stream` otherwise); always `Content-Disposition: attachment`.
+         */
+        get: operations["downloadWorkdirFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -208,7 +245,7 @@ export interface paths {
             cookie?: never;
         };
         /** The conversation's newest run */
-        get: operations["MessageController_latest"];
+        get: operations["getLatestRun"];
         put?: never;
         post?: never;
         delete?: never;
@@ -225,7 +262,27 @@ export interface paths {
             cookie?: never;
         };
         /** Read a run */
-        get: operations["RunController_get"];
+        get: operations["getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/children": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's sub-runs
+         * @description The runs its `delegate` calls started, oldest first; each one's events are at /runs/{childId}/events.
+         */
+        get: operations["listSubRuns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -245,7 +302,7 @@ export interface paths {
          * A run's events: Server-Sent Events, or a JSON page
          * @description Streams the run's events from `?after=` or `Last-Event-ID` (every event exactly once, in seq order; the stream ends after `done`; a `heartbeat` event without an id keeps it open while nothing happens). With `Accept: application/json` it answers one page of the same events instead (the polling fallback). Browsers that cannot send the API token header pass `?token=<streamToken>`, and `?lang=zh|en` for the language of `status` and `error` texts (else Accept-Language). Names and payloads: docs/EVENTS.md.
          */
-        get: operations["RunController_events_"];
+        get: operations["getRunEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -264,7 +321,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel a live run (its model stream is aborted at once) */
-        post: operations["RunController_cancel"];
+        post: operations["cancelRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -281,7 +338,24 @@ export interface paths {
         get?: never;
         put?: never;
         /** Approve (optionally edited) or reject the plan of a run in AWAIT_APPROVAL */
-        post: operations["RunController_resume"];
+        post: operations["resumeRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace the steps of a plan not started yet, while the run carries it out (or waits to) */
+        put: operations["editRunPlan"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -298,7 +372,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Approve or reject a tool call waiting for approval (the `approval` event) */
-        post: operations["RunController_decide"];
+        post: operations["decideApproval"];
         delete?: never;
         options?: never;
         head?: never;
@@ -315,7 +389,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Answer the model's ask_user question (a run in AWAIT_USER) */
-        post: operations["RunController_reply"];
+        post: operations["replyToRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -332,7 +406,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Answer the client-side tool calls a run waits for (the `tool.client` events; a run in AWAIT_USER) */
-        post: operations["RunController_toolResults"];
+        post: operations["submitToolResults"];
         delete?: never;
         options?: never;
         head?: never;
@@ -347,10 +421,10 @@ export interface paths {
             cookie?: never;
         };
         /** The workspace's knowledge bases */
-        get: operations["KnowledgeBaseController_list"];
+        get: operations["listKnowledgeBases"];
         put?: never;
         /** Create a knowledge base */
-        post: operations["KnowledgeBaseController_create"];
+        post: operations["createKnowledgeBase"];
         delete?: never;
         options?: never;
         head?: never;
@@ -365,11 +439,11 @@ export interface paths {
             cookie?: never;
         };
         /** Read a knowledge base */
-        get: operations["KnowledgeBaseController_get"];
+        get: operations["getKnowledgeBase"];
         put?: never;
         post?: never;
         /** Delete a knowledge base with its documents and chunks */
-        delete: operations["KnowledgeBaseController_remove"];
+        delete: operations["deleteKnowledgeBase"];
         options?: never;
         head?: never;
         patch?: never;
@@ -383,13 +457,13 @@ export interface paths {
             cookie?: never;
         };
         /** A knowledge base's documents, newest first */
-        get: operations["KnowledgeBaseController_listDocuments"];
+        get: operations["listDocuments"];
         put?: never;
         /**
          * Add a document: JSON text, or a multipart upload (`file`: .txt, .md, .html, .pdf up to 20 MB)
          * @description Answers at once with the ingestion job (GET /jobs/{id}). Content already in the knowledge base adds nothing: the job is finished and its result names the existing document with `duplicate: true`.
          */
-        post: operations["KnowledgeBaseController_addDocument"];
+        post: operations["addDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -407,7 +481,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete a document and its chunks */
-        delete: operations["KnowledgeBaseController_removeDocument"];
+        delete: operations["deleteDocument"];
         options?: never;
         head?: never;
         patch?: never;
@@ -423,11 +497,50 @@ export interface paths {
         get?: never;
         put?: never;
         /** Hybrid search (full text and vectors, fused by reciprocal rank) */
-        post: operations["KnowledgeBaseController_search"];
+        post: operations["searchKnowledgeBase"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge-bases/{id}/documents/{docId}/chunks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A document's chunks, in document order */
+        get: operations["listChunks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge-bases/{id}/chunks/{chunkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a chunk */
+        get: operations["getChunk"];
+        put?: never;
+        post?: never;
+        /** Delete a chunk (its document counts one chunk less) */
+        delete: operations["deleteChunk"];
+        options?: never;
+        head?: never;
+        /**
+         * Replace a chunk's text
+         * @description Indexed and embedded again before the answer: search finds the new text, not the old.
+         */
+        patch: operations["editChunk"];
         trace?: never;
     };
     "/api/v1/jobs/{id}": {
@@ -438,9 +551,66 @@ export interface paths {
             cookie?: never;
         };
         /** A background job (document ingestion): state, progress, result or error */
-        get: operations["JobController_get"];
+        get: operations["getJob"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation's trajectory as a download: JSON (helix.trajectory v1) or a Markdown transcript
+         * @description Messages, runs with their tool calls, events and spans, and usage; secrets redacted. The JSON schema: docs/EXPORT.md.
+         */
+        get: operations["exportConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's model requests as a shell script of cURL commands (`format=curl`)
+         * @description One command per model call, against the provider's base URL, the key read from `$OPENAI_API_KEY`: docs/EXPORT.md.
+         */
+        get: operations["exportRunTrajectory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new conversation holding the messages of a JSON trajectory (runs, events and spans are not imported) */
+        post: operations["importConversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -455,7 +625,7 @@ export interface paths {
             cookie?: never;
         };
         /** The models this workspace's members may choose, its default first */
-        get: operations["ModelController_list"];
+        get: operations["listModels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -477,7 +647,7 @@ export interface paths {
          * Summarise the older half of a conversation now
          * @description Summarises the older half of the exchanges not yet summarised (extending the previous summary) with the conversation's model. Runs then see the summary instead of those messages; the messages themselves are kept. 409 when there are fewer than two exchanges since the last summary.
          */
-        post: operations["MemoryController_compact"];
+        post: operations["compactConversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -499,10 +669,10 @@ export interface components {
              */
             message: string;
             /**
-             * @description a stable code for programs, on some errors (`attachment_unsupported`)
-             * @example attachment_unsupported
+             * @description a stable name for programs (`message` is translated): by status `bad_request`, `unauthorized`, `forbidden`, `not_found`, `conflict`, `payload_too_large`, `unsupported_media_type`, `limit_exceeded`, `internal_error`, `upstream_failed`, `unavailable`; or more precise: `validation_failed`, `invalid_json`, `invalid_utf8`, `body_too_deep`, `forbidden_key`, `attachment_unsupported`, `origin_forbidden`
+             * @example validation_failed
              */
-            code?: string;
+            code: string;
         };
         ModelRefDto: {
             /**
@@ -516,11 +686,40 @@ export interface components {
              */
             modelId: string;
         };
+        KnowledgeSourceDto: {
+            /**
+             * @description a knowledge base of the workspace
+             * @example kb_123
+             */
+            id: string;
+            /**
+             * @description `prefetch`: its best passages go into the prompt; `search`: the model searches it with `kb_search`; `off`: not used
+             * @enum {string}
+             */
+            mode: "prefetch" | "search" | "off";
+        };
         SkillDto: {
             /** @example citations */
             name: string;
             /** @example Cite every source as [n]. */
             instructions: string;
+        };
+        StuckLimitsDto: {
+            /**
+             * @description answers calling the same tools with the same arguments in a row end the run as stuck (code `stuck`); 0: never
+             * @default 3
+             */
+            repeatedCalls: number;
+            /**
+             * @description identical failed tool results in a row end the run as stuck (code `stuck`); 0: never
+             * @default 3
+             */
+            repeatedErrors: number;
+            /**
+             * @description answers with the same text in a row end the run as stuck (code `stuck`); 0: never
+             * @default 2
+             */
+            repeatedAnswers: number;
         };
         AgentView: {
             /**
@@ -547,6 +746,10 @@ export interface components {
             /** @enum {string|null} */
             retrieval?: "classic" | "agentic" | "off" | null;
             knowledgeBaseIds?: string[] | null;
+            /** @description knowledge bases each with its own mode */
+            knowledgeBases?: components["schemas"]["KnowledgeSourceDto"][] | null;
+            /** @description whether questions are rewritten into standalone queries before retrieval */
+            queryRewrite?: boolean | null;
             maxSteps?: number | null;
             /** @enum {string|null} */
             mode?: "react" | "plan" | "direct" | null;
@@ -555,6 +758,10 @@ export interface components {
             } | null;
             skills: components["schemas"]["SkillDto"][];
             memoryWindowTokens?: number | null;
+            /** @description when its runs count as stuck; null: the defaults */
+            stuck?: components["schemas"]["StuckLimitsDto"] | null;
+            /** @description whether a model rates the risk of its tool calls */
+            riskAnalysis: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -618,6 +825,10 @@ export interface components {
             retrieval?: "classic" | "agentic" | "off";
             /** @description the knowledge bases retrieval searches */
             knowledgeBaseIds?: string[];
+            /** @description knowledge bases each with its own mode (`prefetch`, `search`, `off`); an id also in knowledgeBaseIds takes the mode given here */
+            knowledgeBases?: components["schemas"]["KnowledgeSourceDto"][];
+            /** @description before prefetching, a model call (charged to the run) rewrites a follow-up question and the recent history into a standalone search query; default false */
+            queryRewrite?: boolean;
             /** @description model calls a run may make */
             maxSteps?: number;
             /**
@@ -630,6 +841,10 @@ export interface components {
             skills?: components["schemas"]["SkillDto"][];
             /** @description tokens of conversation history a run’s context may hold; unset: as much as the model allows */
             memoryWindowTokens?: number;
+            /** @description when its runs count as stuck (the same calls, errors or answer text in a row); null: the defaults */
+            stuck?: components["schemas"]["StuckLimitsDto"] | null;
+            /** @description a model rates each tool call's risk (charged to the run); under the `risky` confirmation policy a call rated high waits for approval even when its tool is not high-risk; default off */
+            riskAnalysis?: boolean | null;
             /**
              * @description unique in the workspace; letters, digits, `_`, `.`, `-`; `default` is the workspace’s own agent
              * @example researcher
@@ -660,6 +875,10 @@ export interface components {
             retrieval?: "classic" | "agentic" | "off";
             /** @description the knowledge bases retrieval searches */
             knowledgeBaseIds?: string[];
+            /** @description knowledge bases each with its own mode (`prefetch`, `search`, `off`); an id also in knowledgeBaseIds takes the mode given here */
+            knowledgeBases?: components["schemas"]["KnowledgeSourceDto"][];
+            /** @description before prefetching, a model call (charged to the run) rewrites a follow-up question and the recent history into a standalone search query; default false */
+            queryRewrite?: boolean;
             /** @description model calls a run may make */
             maxSteps?: number;
             /**
@@ -672,6 +891,10 @@ export interface components {
             skills?: components["schemas"]["SkillDto"][];
             /** @description tokens of conversation history a run’s context may hold; unset: as much as the model allows */
             memoryWindowTokens?: number;
+            /** @description when its runs count as stuck (the same calls, errors or answer text in a row); null: the defaults */
+            stuck?: components["schemas"]["StuckLimitsDto"] | null;
+            /** @description a model rates each tool call's risk (charged to the run); under the `risky` confirmation policy a call rated high waits for approval even when its tool is not high-risk; default off */
+            riskAnalysis?: boolean | null;
             /** @description unique in the workspace; letters, digits, `_`, `.`, `-`; `default` is the workspace’s own agent */
             name?: string;
         };
@@ -695,6 +918,10 @@ export interface components {
             retrieval?: "classic" | "agentic" | "off";
             /** @description the knowledge bases retrieval searches (default: the workspace's) */
             knowledgeBaseIds?: string[];
+            /** @description knowledge bases each with its own mode (`prefetch`, `search`, `off`); an id also in knowledgeBaseIds takes the mode given here (default: the workspace's) */
+            knowledgeBases?: components["schemas"]["KnowledgeSourceDto"][];
+            /** @description before prefetching, a model call (charged to the run) rewrites a follow-up question and the recent history into a standalone search query; default false (default: the workspace setting) */
+            queryRewrite?: boolean;
             /** @description replaces the workspace's system prompt */
             systemPrompt?: string;
             /** @description adds `debug` run events showing what each model call was sent and answered and what each tool returned, secrets redacted (default: the workspace setting, then false) */
@@ -776,6 +1003,21 @@ export interface components {
             /** @description in seq order */
             items: components["schemas"]["MessageResponse"][];
         };
+        WorkdirFileResponse: {
+            /**
+             * @description relative to the working directory, `/`-separated
+             * @example notes/todo.md
+             */
+            path: string;
+            /** @description bytes */
+            size: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WorkdirFileListResponse: {
+            /** @description sorted by path */
+            items: components["schemas"]["WorkdirFileResponse"][];
+        };
         StartedRunResponse: {
             id: string;
             /** @enum {string} */
@@ -847,12 +1089,21 @@ export interface components {
             /** @description files for the model: images (to a model that sees) and text files, PDFs (as context); docs/AGENTS.md#attachments */
             attachments?: components["schemas"]["AttachmentDto"][];
         };
-        PlanStepDto: {
+        PlanStepResponse: {
             title: string;
             detail?: string;
+            /**
+             * @description absent: pending (a proposed plan, or a step not started yet)
+             * @enum {string}
+             */
+            status?: "pending" | "running" | "done" | "failed" | "skipped";
+            /** @description a done step's result (the start of its answer), a failed step's error */
+            summary?: string;
+            /** @description how many times the step was started (a failed step is tried once more) */
+            attempts?: number;
         };
-        PlanDto: {
-            steps: components["schemas"]["PlanStepDto"][];
+        PlanResponse: {
+            steps: components["schemas"]["PlanStepResponse"][];
         };
         RunErrorResponse: {
             /** @example rate_limited */
@@ -884,8 +1135,8 @@ export interface components {
             /** @description the version of the profile when the run started (GET /agents/{id} shows the current one) */
             agentVersion: number | null;
             model: components["schemas"]["ModelRefDto"];
-            /** @description plan mode: the plan proposed or approved */
-            plan: components["schemas"]["PlanDto"] | null;
+            /** @description plan mode: the plan proposed, or approved with each step's progress */
+            plan: components["schemas"]["PlanResponse"] | null;
             error: components["schemas"]["RunErrorResponse"] | null;
             usage: components["schemas"]["RunUsageResponse"];
             /** @description what its answer steps sample with: the agent's defaults, the message's over them, clamped to the model config; null: the defaults */
@@ -894,6 +1145,8 @@ export interface components {
             responseFormat: components["schemas"]["ResponseFormatDto"] | null;
             /** @description instructions given for this run only, added to the agent's system prompt (OpenAI-compatible API: the request's system messages or `instructions`) */
             instructions: string | null;
+            /** @description a sub-run (the `delegate` tool): the run that delegated to it; GET /runs/{id}/children lists a run's sub-runs */
+            parentRunId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -901,21 +1154,9 @@ export interface components {
             /** @description short-lived token for GET /runs/{id}/events?token=…: a reloaded page follows the run by EventSource, without the API token in a URL */
             streamToken: string;
         };
-        RunEventResponse: {
-            /** @description the event's position in the run, gap-free from 1 (the SSE id) */
-            seq: number;
-            /** @description the event name: status, token, reasoning, plan, tool.start, tool.end, approval, usage, error, done, … */
-            type: string;
-            /** @description the payload of the event's type (docs/EVENTS.md) */
-            data: {
-                [key: string]: unknown;
-            };
-            /** Format: date-time */
-            at: string;
-        };
         RunEventPageResponse: {
             /** @description in seq order; the last page ends with done, or is empty while the run is live */
-            events: components["schemas"]["RunEventResponse"][];
+            events: components["schemas"]["RunEvent"][];
         };
         RunResponse: {
             /** @example run_01jc9x… */
@@ -936,8 +1177,8 @@ export interface components {
             /** @description the version of the profile when the run started (GET /agents/{id} shows the current one) */
             agentVersion: number | null;
             model: components["schemas"]["ModelRefDto"];
-            /** @description plan mode: the plan proposed or approved */
-            plan: components["schemas"]["PlanDto"] | null;
+            /** @description plan mode: the plan proposed, or approved with each step's progress */
+            plan: components["schemas"]["PlanResponse"] | null;
             error: components["schemas"]["RunErrorResponse"] | null;
             usage: components["schemas"]["RunUsageResponse"];
             /** @description what its answer steps sample with: the agent's defaults, the message's over them, clamped to the model config; null: the defaults */
@@ -946,10 +1187,22 @@ export interface components {
             responseFormat: components["schemas"]["ResponseFormatDto"] | null;
             /** @description instructions given for this run only, added to the agent's system prompt (OpenAI-compatible API: the request's system messages or `instructions`) */
             instructions: string | null;
+            /** @description a sub-run (the `delegate` tool): the run that delegated to it; GET /runs/{id}/children lists a run's sub-runs */
+            parentRunId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             finishedAt: string | null;
+        };
+        RunListResponse: {
+            items: components["schemas"]["RunResponse"][];
+        };
+        PlanStepDto: {
+            title: string;
+            detail?: string;
+        };
+        PlanDto: {
+            steps: components["schemas"]["PlanStepDto"][];
         };
         ResumeRunDto: {
             /** @description true executes the plan; false rejects it and the run ends CANCELLED */
@@ -958,6 +1211,10 @@ export interface components {
             plan?: components["schemas"]["PlanDto"];
             /** @description why the plan was rejected */
             reason?: string;
+        };
+        EditPlanDto: {
+            /** @description the new remaining steps (replacing every step still pending; done, running, failed and skipped steps stay); [] ends the plan after the running step */
+            steps: components["schemas"]["PlanStepDto"][];
         };
         ApprovalDecisionDto: {
             /**
@@ -974,8 +1231,10 @@ export interface components {
             remember?: "conversation" | "workspace";
         };
         ReplyDto: {
-            /** @description the answer to the model's ask_user question; not blank; at most HELIX_MAX_MESSAGE_CHARS characters (default 100,000) */
-            text: string;
+            /** @description the answer to the model's ask_user question in the user's words; not blank; at most HELIX_MAX_MESSAGE_CHARS characters (default 100,000). Give it or `optionId` */
+            text?: string;
+            /** @description the id of one of the options the question offered (the `options` of its `waiting` status); the model is given its label */
+            optionId?: string;
         };
         ToolResultDto: {
             /** @description the callId of a `tool.client` event of this run */
@@ -1017,12 +1276,23 @@ export interface components {
             /** @description unique in the workspace */
             name: string;
             description?: string;
+            /**
+             * @description how words are indexed and searched: `english` stems English words and drops stop words, `chinese` segments Chinese text into words, `auto` does both, `simple` matches words as written (Chinese as character pairs). Fixed at creation.
+             * @default auto
+             * @enum {string}
+             */
+            language: "auto" | "english" | "chinese" | "simple";
         };
         KnowledgeBaseResponse: {
             /** @example kb_01jc9x… */
             id: string;
             name: string;
             description: string | null;
+            /**
+             * @description how words are indexed and searched
+             * @enum {string}
+             */
+            language: "auto" | "english" | "chinese" | "simple";
             documentCount: number;
             /** Format: date-time */
             createdAt: string;
@@ -1117,6 +1387,73 @@ export interface components {
             /** @description why, when degraded */
             degradedReason?: string;
         };
+        ChunkResponse: {
+            /** @example chk_01jc9x… */
+            id: string;
+            knowledgeBaseId: string;
+            documentId: string;
+            /** @description its place in the document, from 0 */
+            ordinal: number;
+            text: string;
+            tokenCount: number;
+            /** @description the headings above it, outermost first */
+            headingPath: string[];
+            /** @description where it was in the document's text when ingested (JavaScript string index) */
+            charStart: number;
+            charEnd: number;
+            /** @description the model of its vector; null: found by its words only */
+            embeddingModel: string | null;
+        };
+        ChunkPageResponse: {
+            /** @description in document order */
+            items: components["schemas"]["ChunkResponse"][];
+            /** @description pass as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
+        };
+        EditChunkDto: {
+            /** @description the chunk's new text: indexed and embedded again at once */
+            text: string;
+        };
+        EditedChunkResponse: {
+            /** @example chk_01jc9x… */
+            id: string;
+            knowledgeBaseId: string;
+            documentId: string;
+            /** @description its place in the document, from 0 */
+            ordinal: number;
+            text: string;
+            tokenCount: number;
+            /** @description the headings above it, outermost first */
+            headingPath: string[];
+            /** @description where it was in the document's text when ingested (JavaScript string index) */
+            charStart: number;
+            charEnd: number;
+            /** @description the model of its vector; null: found by its words only */
+            embeddingModel: string | null;
+            /** @description why the edited chunk has no vector (it is found by its words only) */
+            warning?: string;
+        };
+        ImportedConversationDto: {
+            title: string;
+        };
+        ImportedMessageDto: {
+            /** @enum {string} */
+            role: "user" | "assistant" | "tool" | "system";
+        };
+        ImportTrajectoryDto: {
+            /** @enum {string} */
+            format: "helix.trajectory";
+            /** @enum {number} */
+            version: 1;
+            /** @description accepted and ignored */
+            exportedAt?: Record<string, never>;
+            conversation: components["schemas"]["ImportedConversationDto"];
+            messages: components["schemas"]["ImportedMessageDto"][];
+            /** @description accepted and ignored: an import holds messages only */
+            runs?: string[];
+            /** @description accepted and ignored */
+            usage?: Record<string, never>;
+        };
         ModelListItem: {
             /** @example openai */
             provider: string;
@@ -1151,6 +1488,453 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /** @description `status`: the run's phase changed */
+        StatusEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "status";
+            /** @description the run's phase changed */
+            data: {
+                /** @enum {string} */
+                phase: "thinking" | "planning" | "tool" | "waiting" | "summarizing";
+                /** @description what the run does, in the reader’s language */
+                text: string;
+                /** @description the step a `thinking` status starts, resumes or restarts */
+                step?: number;
+                /**
+                 * @description the step starts over: the text shown of it is void
+                 * @enum {boolean}
+                 */
+                restart?: true;
+                /** @description an `ask_user` question's choices */
+                options?: {
+                    id: string;
+                    label: string;
+                }[];
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `token`: text the model wrote (coalesced deltas) */
+        TokenEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "token";
+            /** @description text the model wrote (coalesced deltas) */
+            data: {
+                text: string;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `reasoning`: reasoning the model wrote */
+        ReasoningEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "reasoning";
+            /** @description reasoning the model wrote */
+            data: {
+                text: string;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `plan`: the plan proposed, or edited with each step’s progress */
+        PlanEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "plan";
+            /** @description the plan proposed, or edited with each step’s progress */
+            data: {
+                steps: {
+                    title: string;
+                    detail?: string;
+                    /**
+                     * @description absent: pending
+                     * @enum {string}
+                     */
+                    status?: "pending" | "running" | "done" | "failed" | "skipped";
+                    /** @description a done step's result, a failed step's error */
+                    summary?: string;
+                    /** @description how many times the step was started */
+                    attempts?: number;
+                }[];
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `plan.step`: a step of an approved plan changed status */
+        PlanStepEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "plan.step";
+            /** @description a step of an approved plan changed status */
+            data: {
+                index: number;
+                title: string;
+                /** @enum {string} */
+                status: "pending" | "running" | "done" | "failed" | "skipped";
+                summary?: string;
+                /** @description 2 and up: retried */
+                attempt?: number;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `tool.start`: a tool call starts */
+        ToolStartEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "tool.start";
+            /** @description a tool call starts */
+            data: {
+                callId: string;
+                name: string;
+                /** @description the call's arguments */
+                args: unknown;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `tool.end`: a tool call ended */
+        ToolEndEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "tool.end";
+            /** @description a tool call ended */
+            data: {
+                callId: string;
+                name: string;
+                ok: boolean;
+                output: string;
+                durationMs: number;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `tool.client`: a client-side tool the client is to run */
+        ToolClientEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "tool.client";
+            /** @description a client-side tool the client is to run */
+            data: {
+                callId: string;
+                name: string;
+                /** @description the call's arguments */
+                args: unknown;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `approval`: a tool call waits for a decision */
+        ApprovalEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "approval";
+            /** @description a tool call waits for a decision */
+            data: {
+                approvalId: string;
+                callId: string;
+                name: string;
+                /** @description the call's arguments */
+                args: unknown;
+                risk: string;
+                /** @enum {string} */
+                assessedBy?: "analyzer";
+                /** @description the risk analyzer's one-line reason */
+                reason?: string;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `tasks`: the agent's to-do list of the conversation, whole, after task_tracker changed it */
+        TasksEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "tasks";
+            /** @description the agent's to-do list of the conversation, whole, after task_tracker changed it */
+            data: {
+                tasks: {
+                    id: string;
+                    title: string;
+                    /** @enum {string} */
+                    status: "todo" | "in_progress" | "done";
+                }[];
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `sources`: the knowledge-base passages the answer may cite */
+        SourcesEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "sources";
+            /** @description the knowledge-base passages the answer may cite */
+            data: {
+                items: {
+                    id: string;
+                    documentId: string;
+                    title: string;
+                    source: string;
+                    snippet: string;
+                    score: number;
+                }[];
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `context`: what the model is sent this step */
+        ContextEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "context";
+            /** @description what the model is sent this step */
+            data: {
+                model: string;
+                contextWindow: number;
+                estimatedTokens: number;
+                historyMessages: number;
+                summarized: boolean;
+                retrieved: number;
+                /** @description what prefetch retrieval searched for (the rewritten question with `queryRewrite`); absent without prefetch */
+                query?: string;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `token_warning`: the context nears its window */
+        TokenWarningEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "token_warning";
+            /** @description the context nears its window */
+            data: {
+                percentage: number;
+                estimatedTokens: number;
+                limit: number;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `usage`: tokens and cost so far */
+        UsageEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "usage";
+            /** @description tokens and cost so far */
+            data: {
+                promptTokens: number;
+                completionTokens: number;
+                totalTokens: number;
+                cost: number;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `error`: the run failed (`done` follows) */
+        ErrorEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "error";
+            /** @description the run failed (`done` follows) */
+            data: {
+                /** @description stable, for programs */
+                code: string;
+                /** @description in the reader’s language */
+                message: string;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `debug`: only with the `debug` setting */
+        DebugEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "debug";
+            /** @description only with the `debug` setting */
+            data: {
+                /** @enum {string} */
+                kind: "request";
+                step: number;
+                /** @description `provider:modelId` asked for */
+                model: string;
+                messages: {
+                    [key: string]: unknown;
+                }[];
+                tools?: {
+                    [key: string]: unknown;
+                }[];
+                parameters: {
+                    [key: string]: unknown;
+                };
+            } | {
+                /** @enum {string} */
+                kind: "response";
+                step: number;
+                model: string;
+                text: string;
+                toolCalls: {
+                    id: string;
+                    name: string;
+                    /** @description the JSON text the model produced */
+                    arguments: string;
+                }[];
+                /** @enum {string} */
+                finishReason?: "stop" | "length" | "tool_calls" | "content_filter" | "error";
+                usage: {
+                    promptTokens: number;
+                    completionTokens: number;
+                    cost: number;
+                };
+                /** @description why the call failed, when it did */
+                error?: string;
+            } | {
+                /** @enum {string} */
+                kind: "tool_result";
+                step: number;
+                callId: string;
+                name: string;
+                ok: boolean;
+                output: string;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `subrun`: a `delegate` call’s child run started or ended */
+        SubrunEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "subrun";
+            /** @description a `delegate` call’s child run started or ended */
+            data: {
+                /** @description the child run */
+                runId: string;
+                agentId: string;
+                agent: string;
+                /** @description the `delegate` call */
+                callId: string;
+                task: string;
+                /** @description the child's run state */
+                state: string;
+                /** @enum {string} */
+                status: "started" | "succeeded" | "failed" | "cancelled" | "budget_exceeded";
+                /** @description a succeeded child's final answer (bounded) */
+                answer?: string;
+                error?: {
+                    code: string;
+                    message: string;
+                };
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `title`: the conversation's new auto-title */
+        TitleEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "title";
+            /** @description the conversation's new auto-title */
+            data: {
+                title: string;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description `done`: the run ended; the stream closes */
+        DoneEvent: {
+            /** @description the event’s position in the run, gap-free from 1 (the SSE `id:`) */
+            seq: number;
+            /**
+             * @description the SSE `event:` name (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "done";
+            /** @description the run ended; the stream closes */
+            data: {
+                runId: string;
+                /** @description the final state */
+                state: string;
+                /** @description a run with a response format: its answer, parsed */
+                output?: unknown;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description One event of a run (docs/EVENTS.md): its `type` names the event and fixes the shape of `data`. */
+        RunEvent: components["schemas"]["StatusEvent"] | components["schemas"]["TokenEvent"] | components["schemas"]["ReasoningEvent"] | components["schemas"]["PlanEvent"] | components["schemas"]["PlanStepEvent"] | components["schemas"]["ToolStartEvent"] | components["schemas"]["ToolEndEvent"] | components["schemas"]["ToolClientEvent"] | components["schemas"]["ApprovalEvent"] | components["schemas"]["TasksEvent"] | components["schemas"]["SourcesEvent"] | components["schemas"]["ContextEvent"] | components["schemas"]["TokenWarningEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["DebugEvent"] | components["schemas"]["SubrunEvent"] | components["schemas"]["TitleEvent"] | components["schemas"]["DoneEvent"];
     };
     responses: never;
     parameters: never;
@@ -1160,7 +1944,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    MetricsController_scrape: {
+    getMetrics: {
         parameters: {
             query?: never;
             header?: never;
@@ -1189,7 +1973,7 @@ export interface operations {
             };
         };
     };
-    HealthController_live: {
+    getHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -1211,7 +1995,7 @@ export interface operations {
             };
         };
     };
-    HealthController_ready: {
+    getReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -1246,7 +2030,7 @@ export interface operations {
             };
         };
     };
-    AgentController_list: {
+    listAgents: {
         parameters: {
             query?: never;
             header?: never;
@@ -1274,7 +2058,7 @@ export interface operations {
             };
         };
     };
-    AgentController_create: {
+    createAgent: {
         parameters: {
             query?: never;
             header?: never;
@@ -1330,9 +2114,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    AgentController_get: {
+    getAgent: {
         parameters: {
             query?: never;
             header?: never;
@@ -1371,7 +2164,7 @@ export interface operations {
             };
         };
     };
-    AgentController_remove: {
+    deleteAgent: {
         parameters: {
             query?: never;
             header?: never;
@@ -1426,7 +2219,7 @@ export interface operations {
             };
         };
     };
-    AgentController_update: {
+    updateAgent: {
         parameters: {
             query?: never;
             header?: never;
@@ -1493,9 +2286,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    ConversationController_list: {
+    listConversations: {
         parameters: {
             query?: {
                 /** @description the language of human-readable messages (wins over Accept-Language); default English */
@@ -1538,7 +2340,7 @@ export interface operations {
             };
         };
     };
-    ConversationController_create: {
+    createConversation: {
         parameters: {
             query?: never;
             header?: never;
@@ -1577,9 +2379,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    ConversationController_get: {
+    getConversation: {
         parameters: {
             query?: never;
             header?: never;
@@ -1618,7 +2429,7 @@ export interface operations {
             };
         };
     };
-    ConversationController_remove: {
+    deleteConversation: {
         parameters: {
             query?: never;
             header?: never;
@@ -1656,7 +2467,7 @@ export interface operations {
             };
         };
     };
-    ConversationController_update: {
+    updateConversation: {
         parameters: {
             query?: never;
             header?: never;
@@ -1706,9 +2517,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    ConversationController_fork: {
+    forkConversation: {
         parameters: {
             query?: never;
             header?: never;
@@ -1758,9 +2578,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    ConversationController_messages: {
+    listMessages: {
         parameters: {
             query?: {
                 /** @description the language of human-readable messages (wins over Accept-Language); default English */
@@ -1814,7 +2643,7 @@ export interface operations {
             };
         };
     };
-    MessageController_post: {
+    postMessage: {
         parameters: {
             query?: never;
             header?: never;
@@ -1825,13 +2654,8 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PostMessageDto"] | {
-                    text: string;
-                    /** @enum {string} */
-                    mode?: "react" | "plan" | "direct";
-                    files?: string[];
-                };
-                "multipart/form-data": components["schemas"]["PostMessageDto"] | {
+                "application/json": components["schemas"]["PostMessageDto"];
+                "multipart/form-data": {
                     text: string;
                     /** @enum {string} */
                     mode?: "react" | "plan" | "direct";
@@ -1840,14 +2664,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the stored message and the started run, or (Accept: text/event-stream) the run's events */
+            /** @description the stored message and the started run (with Accept: text/event-stream: the run's events, see x-event-stream) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PostedMessageResponse"];
-                    "text/event-stream": string;
                 };
             };
             /** @description the body, a query parameter or a path parameter is invalid; the message names the field */
@@ -1857,7 +2680,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/event-stream": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description no API token, or a wrong one */
@@ -1876,7 +2698,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/event-stream": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description the run's (or conversation's) state does not allow the call; the message names the state */
@@ -1886,7 +2707,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/event-stream": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description the body is larger than HELIX_BODY_LIMIT (or an attachment larger than HELIX_MAX_ATTACHMENT_BYTES) */
@@ -1896,17 +2716,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/event-stream": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description an attachment is not a supported kind of file, or its content is not what its name says */
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/event-stream": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description a limit was reached (request rate, live runs, run queue, open streams; docs/LIMITS.md): the message names it, `Retry-After` says when to retry */
@@ -1916,12 +2734,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/event-stream": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    FileController_get: {
+    getFile: {
         parameters: {
             query?: never;
             header?: never;
@@ -1972,21 +2789,94 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/png": components["schemas"]["ErrorResponse"];
-                    "image/jpeg": components["schemas"]["ErrorResponse"];
-                    "image/webp": components["schemas"]["ErrorResponse"];
-                    "image/gif": components["schemas"]["ErrorResponse"];
-                    "application/pdf": components["schemas"]["ErrorResponse"];
-                    "text/plain": components["schemas"]["ErrorResponse"];
-                    "text/markdown": components["schemas"]["ErrorResponse"];
-                    "text/html": components["schemas"]["ErrorResponse"];
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/csv": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    MessageController_latest: {
+    listWorkdirFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkdirFileListResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    downloadWorkdirFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description the file path, e.g. `notes/todo.md` (each segment URL-encoded) */
+                path: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file's bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                    "text/plain": string;
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getLatestRun: {
         parameters: {
             query?: never;
             header?: never;
@@ -2025,7 +2915,7 @@ export interface operations {
             };
         };
     };
-    RunController_get: {
+    getRun: {
         parameters: {
             query?: never;
             header?: never;
@@ -2064,7 +2954,46 @@ export interface operations {
             };
         };
     };
-    RunController_events_: {
+    listSubRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunListResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getRunEvents: {
         parameters: {
             query?: {
                 /** @description the language of human-readable messages (wins over Accept-Language); default English */
@@ -2108,7 +3037,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ErrorResponse"];
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2127,7 +3055,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ErrorResponse"];
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2137,13 +3064,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ErrorResponse"];
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    RunController_cancel: {
+    cancelRun: {
         parameters: {
             query?: never;
             header?: never;
@@ -2200,7 +3126,7 @@ export interface operations {
             };
         };
     };
-    RunController_resume: {
+    resumeRun: {
         parameters: {
             query?: never;
             header?: never;
@@ -2259,9 +3185,88 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    RunController_decide: {
+    editRunPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditPlanDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunResponse"];
+                };
+            };
+            /** @description the body, a query parameter or a path parameter is invalid; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the run's (or conversation's) state does not allow the call; the message names the state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    decideApproval: {
         parameters: {
             query?: never;
             header?: never;
@@ -2321,9 +3326,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    RunController_reply: {
+    replyToRun: {
         parameters: {
             query?: never;
             header?: never;
@@ -2382,9 +3396,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    RunController_toolResults: {
+    submitToolResults: {
         parameters: {
             query?: never;
             header?: never;
@@ -2443,9 +3466,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    KnowledgeBaseController_list: {
+    listKnowledgeBases: {
         parameters: {
             query?: never;
             header?: never;
@@ -2473,7 +3505,7 @@ export interface operations {
             };
         };
     };
-    KnowledgeBaseController_create: {
+    createKnowledgeBase: {
         parameters: {
             query?: never;
             header?: never;
@@ -2521,9 +3553,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    KnowledgeBaseController_get: {
+    getKnowledgeBase: {
         parameters: {
             query?: never;
             header?: never;
@@ -2562,7 +3603,7 @@ export interface operations {
             };
         };
     };
-    KnowledgeBaseController_remove: {
+    deleteKnowledgeBase: {
         parameters: {
             query?: never;
             header?: never;
@@ -2600,7 +3641,7 @@ export interface operations {
             };
         };
     };
-    KnowledgeBaseController_listDocuments: {
+    listDocuments: {
         parameters: {
             query?: {
                 /** @description the language of human-readable messages (wins over Accept-Language); default English */
@@ -2654,7 +3695,7 @@ export interface operations {
             };
         };
     };
-    KnowledgeBaseController_addDocument: {
+    addDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -2665,14 +3706,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AddTextDocumentDto"] | (components["schemas"]["UploadDocumentFieldsDto"] & {
+                "application/json": components["schemas"]["AddTextDocumentDto"];
+                "multipart/form-data": components["schemas"]["UploadDocumentFieldsDto"] & {
                     /** Format: binary */
                     file: string;
-                });
-                "multipart/form-data": components["schemas"]["AddTextDocumentDto"] | (components["schemas"]["UploadDocumentFieldsDto"] & {
-                    /** Format: binary */
-                    file: string;
-                });
+                };
             };
         };
         responses: {
@@ -2711,9 +3749,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is larger than HELIX_BODY_LIMIT (or an attachment larger than HELIX_MAX_ATTACHMENT_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    KnowledgeBaseController_removeDocument: {
+    deleteDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -2752,7 +3808,7 @@ export interface operations {
             };
         };
     };
-    KnowledgeBaseController_search: {
+    searchKnowledgeBase: {
         parameters: {
             query?: never;
             header?: never;
@@ -2802,9 +3858,214 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
-    JobController_get: {
+    listChunks: {
+        parameters: {
+            query?: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
+                limit?: number;
+                /** @description the previous page's `nextCursor` */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                docId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChunkPageResponse"];
+                };
+            };
+            /** @description the body, a query parameter or a path parameter is invalid; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getChunk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                chunkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChunkResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteChunk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                chunkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    editChunk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                chunkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditChunkDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditedChunkResponse"];
+                };
+            };
+            /** @description the body, a query parameter or a path parameter is invalid; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getJob: {
         parameters: {
             query?: never;
             header?: never;
@@ -2843,7 +4104,160 @@ export interface operations {
             };
         };
     };
-    ModelController_list: {
+    exportConversation: {
+        parameters: {
+            query?: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
+                format?: "json" | "markdown";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the trajectory (`Content-Disposition: attachment`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the body, a query parameter or a path parameter is invalid; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    exportRunTrajectory: {
+        parameters: {
+            query: {
+                /** @description the language of human-readable messages (wins over Accept-Language); default English */
+                lang?: "zh" | "en";
+                format: "curl";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the script (`Content-Disposition: attachment`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description the body, a query parameter or a path parameter is invalid; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    importConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportTrajectoryDto"];
+            };
+        };
+        responses: {
+            /** @description the new conversation */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the body, a query parameter or a path parameter is invalid; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listModels: {
         parameters: {
             query?: never;
             header?: never;
@@ -2871,7 +4285,7 @@ export interface operations {
             };
         };
     };
-    MemoryController_compact: {
+    compactConversation: {
         parameters: {
             query?: never;
             header?: never;
@@ -2917,12 +4331,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the model failed to write the summary */
+            /** @description a model call the request needed failed (the message says why) */
             502: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };

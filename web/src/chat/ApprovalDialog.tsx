@@ -35,6 +35,7 @@ export function ApprovalDialog({ runId, request, onDecided }: { runId: string; r
       <p>
         <code>{request.name}</code> · <span className={`badge risk-${request.risk}`}>{t('approval.risk', { risk: request.risk })}</span>
       </p>
+      {request.reason && <p className="muted small">{t('approval.assessed', { reason: request.reason })}</p>}
       <h4>{t('tool.args')}</h4>
       <pre>{JSON.stringify(request.args, null, 2)}</pre>
       <label htmlFor="approval-reason">{t('approval.reason')}</label>

@@ -27,20 +27,30 @@ export function PlanCard({ runId, steps, open, onDecided }: { runId: string; ste
     }
   };
 
-  if (!open)
+  if (!open) {
+    const started = steps.some((step) => step.status);
     return (
       <div className="plan-card">
-        <h3>{t('plan.title')}</h3>
+        <h3>{t(started ? 'plan.progress' : 'plan.title')}</h3>
         <ol>
           {steps.map((step, i) => (
-            <li key={i}>
+            <li key={i} className={`plan-step ${step.status ?? 'pending'}`} aria-current={step.status === 'running' ? 'step' : undefined}>
               <strong>{step.title}</strong>
+              {started && (
+                <span className="plan-status">
+                  {' '}
+                  {t(`plan.status.${step.status ?? 'pending'}`)}
+                  {step.attempts && step.attempts > 1 ? ` (${t('plan.attempt', { n: step.attempts })})` : ''}
+                </span>
+              )}
               {step.detail && <p className="muted">{step.detail}</p>}
+              {step.summary && <p className="plan-summary">{step.summary}</p>}
             </li>
           ))}
         </ol>
       </div>
     );
+  }
   return (
     <form
       className="plan-card editing"

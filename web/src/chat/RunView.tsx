@@ -4,6 +4,7 @@ import { AnswerText } from './AnswerText';
 import { ApprovalDialog } from './ApprovalDialog';
 import { AskUserCard } from './AskUserCard';
 import { PlanCard } from './PlanCard';
+import { TasksCard } from './TasksCard';
 import { ToolCard } from './ToolCard';
 
 /** A run as its events tell it: text as it streams, tool cards, the plan, questions, the end. */
@@ -31,8 +32,10 @@ export function RunView({ run, onShowSources, onSettle }: { run: RunState; onSho
             return <ToolCard key={block.key} name={block.name} args={block.args} status={block.status} output={block.output} durationMs={block.durationMs} />;
           case 'plan':
             return <PlanCard key={block.key} runId={run.runId} steps={block.steps} open={run.waiting?.kind === 'plan'} onDecided={() => onSettle(run.runId)} />;
+          case 'tasks':
+            return <TasksCard key={block.key} tasks={block.tasks} />;
           case 'ask':
-            return <AskUserCard key={block.key} runId={run.runId} question={block.question} answered={block.answered} onAnswered={() => onSettle(run.runId)} />;
+            return <AskUserCard key={block.key} runId={run.runId} question={block.question} options={block.options} answered={block.answered} onAnswered={() => onSettle(run.runId)} />;
           case 'error':
             return (
               <p key={block.key} role="alert" className="error-text" data-error-code={block.code}>

@@ -6,12 +6,17 @@ import { useI18n } from '../i18n/i18n';
 import { ErrorNote } from '../ui/ErrorNote';
 import { KnowledgeBaseView } from './KnowledgeBaseView';
 
+/** How a knowledge base indexes words (docs/RAG.md, "Language"); fixed at creation. */
+const LANGUAGES = ['auto', 'english', 'chinese', 'simple'] as const;
+type Language = (typeof LANGUAGES)[number];
+
 /** The workspace's knowledge bases: create one, open one to upload, list and search documents. */
 export function KnowledgePage({ knowledgeBaseId }: { knowledgeBaseId: string | null }) {
   const { t } = useI18n();
   const [bases, setBases] = useState<KnowledgeBase[] | null>(null);
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
+  const [language, setLanguage] = useState<Language>('auto');
   const [error, setError] = useState<unknown>(null);
 
   const load = useCallback(() => {
@@ -24,7 +29,7 @@ export function KnowledgePage({ knowledgeBaseId }: { knowledgeBaseId: string | n
   const create = async (event: FormEvent) => {
     event.preventDefault();
     try {
-      const created = await ok(api.POST('/api/v1/knowledge-bases', { body: { name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) } }));
+      const created = await ok(api.POST('/api/v1/knowledge-bases', { body: { name: name.trim(), language, ...(description.trim() ? { description: description.trim() } : {}) } }));
       setName('');
       setDescription('');
       load();
@@ -58,6 +63,14 @@ export function KnowledgePage({ knowledgeBaseId }: { knowledgeBaseId: string | n
             <input id="kb-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} required />
             <label htmlFor="kb-description">{t('kb.description')}</label>
             <input id="kb-description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={2000} />
+            <label htmlFor="kb-language">{t('kb.language')}</label>
+            <select id="kb-language" value={language} onChange={(e) => setLanguage(e.target.value as Language)}>
+              {LANGUAGES.map((value) => (
+                <option key={value} value={value}>
+                  {t(`kb.language.${value}`)}
+                </option>
+              ))}
+            </select>
             <button type="submit" className="primary" disabled={!name.trim()}>
               {t('kb.create')}
             </button>

@@ -24,6 +24,17 @@ describe('run state from the event log', () => {
     expect(state.finalState).toBe('SUCCEEDED');
   });
 
+  it("keeps one card of the agent's to-do list, updated by each `tasks` event", () => {
+    const state = play([
+      ev('tool.start', { callId: 'c1', name: 'task_tracker', args: {} }),
+      ev('tasks', { tasks: [{ id: '1', title: 'Draft', status: 'in_progress' }] }),
+      ev('tool.end', { callId: 'c1', name: 'task_tracker', ok: true, output: 'ok', durationMs: 1 }),
+      ev('tasks', { tasks: [{ id: '1', title: 'Draft', status: 'done' }, { id: '2', title: 'Review', status: 'todo' }] }),
+    ]);
+    const cards = state.blocks.filter((b) => b.kind === 'tasks');
+    expect(cards).toEqual([{ kind: 'tasks', key: 'k2', tasks: [{ id: '1', title: 'Draft', status: 'done' }, { id: '2', title: 'Review', status: 'todo' }] }]);
+  });
+
   it('ignores repeated events, so a replay after a reconnect shows no text twice', () => {
     const first = [ev('status', { phase: 'thinking', text: 'Thinking', step: 1 }), ev('token', { text: 'Hello' }), ev('token', { text: ' world' })];
     const once = play(first);
@@ -62,6 +73,21 @@ describe('run state from the event log', () => {
     const plan = play([ev('plan', { steps: [{ title: 'Look' }] }), ev('status', { phase: 'waiting', text: 'Waiting for plan approval' })]);
     expect(plan.waiting).toEqual({ kind: 'plan', steps: [{ title: 'Look' }] });
     expect(applyEvent(plan, ev('status', { phase: 'thinking', text: 'Thinking', step: 1 })).waiting).toBeNull();
+  });
+
+  it("shows the plan's progress in its card: step statuses, and an edit of the steps not started without asking again", () => {
+    const approved = play([
+      ev('plan', { steps: [{ title: 'Look' }, { title: 'Answer' }] }),
+      ev('status', { phase: 'waiting', text: 'Waiting for plan approval' }),
+      ev('status', { phase: 'thinking', text: 'Thinking', step: 1 }),
+      ev('plan.step', { index: 0, title: 'Look', status: 'running', attempt: 1 }),
+    ]);
+    const edited = applyEvent(approved, ev('plan', { steps: [{ title: 'Look', status: 'running', attempts: 1 }, { title: 'Write' }] }));
+    expect(edited.waiting).toBeNull();
+    const done = play([ev('plan.step', { index: 0, title: 'Look', status: 'done', summary: 'found', attempt: 1 })], edited);
+    const cards = done.blocks.filter((b) => b.kind === 'plan');
+    expect(cards).toHaveLength(1);
+    expect(cards[0]).toMatchObject({ steps: [{ title: 'Look', status: 'done', summary: 'found', attempts: 1 }, { title: 'Write' }] });
   });
 
   it("turns ask_user's waiting status into a question, answered by the call's end", () => {

@@ -1,6 +1,8 @@
 import type { ClientRunEvent, PlanStep, RunEventPayloads } from '../api/events';
 
 export type Citation = RunEventPayloads['sources']['items'][number];
+export type AskOption = NonNullable<RunEventPayloads['status']['options']>[number];
+export type TaskItem = RunEventPayloads['tasks']['tasks'][number];
 
 /** What a run has shown so far, in the order it happened. */
 export type RunBlock =
@@ -17,14 +19,16 @@ export type RunBlock =
       approval?: { approvalId: string; risk: string };
     }
   | { kind: 'plan'; key: string; steps: PlanStep[] }
-  | { kind: 'ask'; key: string; callId: string; question: string; answered: boolean }
+  /** the agent's to-do list as task_tracker last set it in this run (one card, updated in place) */
+  | { kind: 'tasks'; key: string; tasks: TaskItem[] }
+  | { kind: 'ask'; key: string; callId: string; question: string; options?: AskOption[]; answered: boolean }
   | { kind: 'error'; key: string; code: string; message: string };
 
 /** What the run waits for a person to do, if anything. */
 export type Waiting =
   | { kind: 'plan'; steps: PlanStep[] }
-  | { kind: 'approval'; approvalId: string; callId: string; name: string; args: unknown; risk: string }
-  | { kind: 'ask'; callId: string; question: string }
+  | { kind: 'approval'; approvalId: string; callId: string; name: string; args: unknown; risk: string; reason?: string }
+  | { kind: 'ask'; callId: string; question: string; options?: AskOption[] }
   | { kind: 'client'; callIds: string[] }
   | null;
 
@@ -98,8 +102,9 @@ export function applyEvent(state: RunState, event: ClientRunEvent): RunState {
       if (data.phase === 'waiting') {
         const ask = [...state.blocks].reverse().find((b) => b.kind === 'tool' && b.name === ASK_USER && b.status === 'running');
         if (ask?.kind === 'tool') {
-          next.blocks = [...state.blocks, { kind: 'ask', key: `a${event.seq}`, callId: ask.callId, question: data.text, answered: false }];
-          next.waiting = { kind: 'ask', callId: ask.callId, question: data.text };
+          const options = data.options?.length ? { options: data.options } : {};
+          next.blocks = [...state.blocks, { kind: 'ask', key: `a${event.seq}`, callId: ask.callId, question: data.text, ...options, answered: false }];
+          next.waiting = { kind: 'ask', callId: ask.callId, question: data.text, ...options };
         }
       }
       return next;
@@ -110,17 +115,35 @@ export function applyEvent(state: RunState, event: ClientRunEvent): RunState {
     case 'reasoning':
       next.blocks = appendText(state, 'reasoning', event.data.text, event.seq);
       return next;
-    case 'plan':
-      next.blocks = [...state.blocks, { kind: 'plan', key: `p${event.seq}`, steps: event.data.steps }];
-      next.waiting = { kind: 'plan', steps: event.data.steps };
+    case 'plan': {
+      const { steps } = event.data;
+      // a plan with progress is an edit of the one being carried out: nothing to approve
+      const proposed = !steps.some((step) => step.status);
+      const index = lastPlanBlock(state.blocks);
+      next.blocks = index < 0 ? [...state.blocks, { kind: 'plan', key: `p${event.seq}`, steps }] : withPlanSteps(state.blocks, index, () => steps);
+      if (proposed && (index < 0 || state.waiting?.kind === 'plan')) next.waiting = { kind: 'plan', steps };
       return next;
+    }
+    case 'plan.step': {
+      const { index: at, title, status, summary, attempt } = event.data;
+      const index = lastPlanBlock(state.blocks);
+      if (index < 0) return next;
+      // a step the card does not know yet (the plan was edited when it was approved) is added
+      next.blocks = withPlanSteps(state.blocks, index, (steps) =>
+        Array.from({ length: Math.max(steps.length, at + 1) }, (_, i): PlanStep => {
+          const step = steps[i] ?? { title };
+          return i === at ? { title, ...(step.detail && { detail: step.detail }), status, ...(summary && { summary }), ...(attempt && { attempts: attempt }) } : step;
+        }),
+      );
+      return next;
+    }
     case 'tool.start':
       next.blocks = [...state.blocks, { kind: 'tool', key: `c${event.seq}`, callId: event.data.callId, name: event.data.name, args: event.data.args, status: 'running' }];
       return next;
     case 'approval': {
-      const { approvalId, callId, name, args, risk } = event.data;
+      const { approvalId, callId, name, args, risk, reason } = event.data;
       next.blocks = updateTool(state.blocks, callId, (b) => ({ ...b, approval: { approvalId, risk } }));
-      next.waiting = { kind: 'approval', approvalId, callId, name, args, risk };
+      next.waiting = { kind: 'approval', approvalId, callId, name, args, risk, ...(reason && { reason }) };
       return next;
     }
     case 'tool.client': {
@@ -140,6 +163,12 @@ export function applyEvent(state: RunState, event: ClientRunEvent): RunState {
         const rest = waiting.callIds.filter((id) => id !== callId);
         next.waiting = rest.length ? { kind: 'client', callIds: rest } : null;
       }
+      return next;
+    }
+    case 'tasks': {
+      const { tasks } = event.data;
+      const at = state.blocks.findIndex((b) => b.kind === 'tasks');
+      next.blocks = at < 0 ? [...state.blocks, { kind: 'tasks', key: `k${event.seq}`, tasks }] : state.blocks.map((b, i) => (i === at ? { ...b, tasks } : b));
       return next;
     }
     case 'sources':
@@ -175,6 +204,15 @@ export function applyEvent(state: RunState, event: ClientRunEvent): RunState {
       // `debug`, and names added to the catalogue later: kept for the debug panel only
       return next;
   }
+}
+
+function lastPlanBlock(blocks: RunBlock[]): number {
+  for (let i = blocks.length - 1; i >= 0; i--) if (blocks[i].kind === 'plan') return i;
+  return -1;
+}
+
+function withPlanSteps(blocks: RunBlock[], index: number, change: (steps: PlanStep[]) => PlanStep[]): RunBlock[] {
+  return blocks.map((block, i) => (i === index && block.kind === 'plan' ? { ...block, steps: change(block.steps) } : block));
 }
 
 /** A plan approval or rejection leaves the waiting state at once (the stream confirms it). */

@@ -1,7 +1,7 @@
 'use strict';
 // Runs one code_exec call inside a worker thread, so a long evaluation never blocks the server's
 // event loop. Plain CommonJS on purpose: a worker thread loads its file with Node's own loader,
-// which cannot read TypeScript (under jest nor in dist, where nest-cli copies this file as an asset).
+// which cannot read TypeScript (under jest nor in dist, where scripts/build-server.js copies this file).
 // Protocol: workerData = { code, timeLimitMs, memoryLimitBytes, stackLimitBytes, maxStdoutChars,
 // maxResultChars }; one message back: { ok: true, stdout, result } or
 // { ok: false, limit?: 'time' | 'memory', error, stdout }.

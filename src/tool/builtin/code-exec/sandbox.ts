@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { runWorkerOnce, Slots } from '../worker-once';
 
 /** Default limits of one code_exec call (the time limit can be changed by HELIX_CODE_EXEC_TIMEOUT_MS). */
 export const CODE_EXEC_TIME_LIMIT_MS = 5_000;
@@ -45,7 +45,7 @@ export type SandboxOutcome =
 
 /**
  * The worker is plain JavaScript next to this file: under jest this is the source folder, in the
- * build nest-cli copies it into dist beside the compiled module (nest-cli.json assets).
+ * build scripts/build-server.js copies it into dist beside the compiled module.
  */
 const WORKER_FILE = join(__dirname, 'code-exec.worker.js');
 
@@ -64,77 +64,32 @@ export async function runInSandbox(code: string, limits: SandboxLimits, signal?:
   }
 }
 
-function runWorker(code: string, limits: SandboxLimits, signal?: AbortSignal): Promise<SandboxOutcome> {
-  if (signal?.aborted) return Promise.resolve({ ok: false, cancelled: true });
-  return new Promise<SandboxOutcome>((resolve) => {
-    const worker = new Worker(WORKER_FILE, {
-      workerData: {
-        code,
-        timeLimitMs: limits.timeLimitMs,
-        memoryLimitBytes: limits.memoryLimitMb * 1024 * 1024,
-        stackLimitBytes: limits.stackLimitKb * 1024,
-        maxStdoutChars: limits.maxStdoutChars,
-        maxResultChars: limits.maxResultChars,
-      },
-      // the worker's own JS heap only holds captured output; the sandbox lives in wasm memory
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
-    });
-    let settled = false;
-    const finish = (outcome: SandboxOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      void worker.terminate();
-      resolve(outcome);
-    };
-    const onAbort = () => finish({ ok: false, cancelled: true });
-    const timer = setTimeout(
-      () => finish({ ok: false, limit: 'time', error: 'the sandbox did not stop in time and was terminated', stdout: '' }),
-      limits.timeLimitMs + CODE_EXEC_GRACE_MS,
-    );
-    signal?.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (outcome: SandboxOutcome) => finish(outcome));
-    worker.once('error', (error: Error) => {
-      const memory = 'code' in error && error.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      finish({ ok: false, ...(memory ? { limit: 'memory' as const } : {}), error: `${error.name}: ${error.message}`, stdout: '' });
-    });
-    worker.once('exit', (exitCode) => finish({ ok: false, error: `the sandbox exited unexpectedly (code ${exitCode})`, stdout: '' }));
-  });
-}
-
-/** A counting semaphore whose waiters leave the queue when their signal aborts. */
-class Slots {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly size: number) {}
-
-  /** true once a slot is held; false when the signal aborted first */
-  acquire(signal?: AbortSignal): Promise<boolean> {
-    if (signal?.aborted) return Promise.resolve(false);
-    if (this.running < this.size) {
-      this.running++;
-      return Promise.resolve(true);
-    }
-    return new Promise<boolean>((resolve) => {
-      const go = () => {
-        signal?.removeEventListener('abort', leave);
-        this.running++;
-        resolve(true);
-      };
-      const leave = () => {
-        this.waiting.splice(this.waiting.indexOf(go), 1);
-        resolve(false);
-      };
-      this.waiting.push(go);
-      signal?.addEventListener('abort', leave, { once: true });
-    });
-  }
-
-  release(): void {
-    this.running--;
-    this.waiting.shift()?.();
+async function runWorker(code: string, limits: SandboxLimits, signal?: AbortSignal): Promise<SandboxOutcome> {
+  const end = await runWorkerOnce<SandboxOutcome>(WORKER_FILE, {
+    workerData: {
+      code,
+      timeLimitMs: limits.timeLimitMs,
+      memoryLimitBytes: limits.memoryLimitMb * 1024 * 1024,
+      stackLimitBytes: limits.stackLimitKb * 1024,
+      maxStdoutChars: limits.maxStdoutChars,
+      maxResultChars: limits.maxResultChars,
+    },
+    // the worker's own JS heap only holds captured output; the sandbox lives in wasm memory
+    resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
+  }, limits.timeLimitMs + CODE_EXEC_GRACE_MS, signal);
+  switch (end.kind) {
+    case 'answer':
+      return end.answer;
+    case 'cancelled':
+      return { ok: false, cancelled: true };
+    case 'deadline':
+      return { ok: false, limit: 'time', error: 'the sandbox did not stop in time and was terminated', stdout: '' };
+    case 'out_of_memory':
+      return { ok: false, limit: 'memory', error: `${end.error.name}: ${end.error.message}`, stdout: '' };
+    case 'error':
+      return { ok: false, error: `${end.error.name}: ${end.error.message}`, stdout: '' };
+    case 'exit':
+      return { ok: false, error: `the sandbox exited unexpectedly (code ${end.exitCode})`, stdout: '' };
   }
 }
 

@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { HelixTool, type ToolContext, type ToolDefinition, type ToolResult } from '../../tool.types';
 import { decodeBody, htmlToReadable, kindOfType, mediaType, sniffKind } from './body-text';
 import { discard, openPinned, readBody } from './pinned-request';
-import { resolveTarget, systemResolver, type Resolver } from './resolve-target';
+import { resolveTarget, systemResolver, type Resolver } from '../../../common';
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export const MAX_REDIRECTS = 5;
@@ -61,7 +61,7 @@ export class HttpFetchTool implements ToolDefinition {
       if (context.signal.aborted) return { ok: false, error: 'http_fetch was cancelled.' };
       let response: IncomingMessage;
       try {
-        response = await openPinned(url, target, context.signal);
+        response = await openPinned(url, target, context.signal, context.traceparent);
       } catch (error) {
         return { ok: false, error: `Could not fetch ${url.href}${via(trail)}: ${reason(error)}` };
       }

@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Target } from './resolve-target';
+import type { Target } from '../../../common';
 
 const HEADERS = {
   'user-agent': 'Helix-http_fetch/1.0',
@@ -17,7 +17,8 @@ const HEADERS = {
  * and a private one for the connection (DNS rebinding). The Host header, TLS SNI and certificate
  * check still use the URL's host name. No agent: a pooled socket must not outlive its check.
  */
-export function openPinned(url: URL, target: Target, signal: AbortSignal): Promise<IncomingMessage> {
+/** @param traceparent the W3C trace context to send along (the tool call's span, when traces are exported) */
+export function openPinned(url: URL, target: Target, signal: AbortSignal, traceparent?: string): Promise<IncomingMessage> {
   const lookup: LookupFunction = (_hostname, options, callback) => {
     // with autoSelectFamily, net asks for every address at once
     if (options.all) callback(null, [{ address: target.address, family: target.family }]);
@@ -27,7 +28,7 @@ export function openPinned(url: URL, target: Target, signal: AbortSignal): Promi
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: 'GET', headers: HEADERS, lookup, agent: false, signal, auth: undefined },
+      { method: 'GET', headers: traceparent ? { ...HEADERS, traceparent } : HEADERS, lookup, agent: false, signal, auth: undefined },
       resolve,
     );
     req.on('error', reject);

@@ -16,16 +16,23 @@ export type Resolver = (hostname: string) => Promise<Array<{ address: string; fa
 
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
-const ADVICE = 'http_fetch reaches public addresses only; a workspace admin can allow a host with the setting httpFetchAllowedHosts.';
+/** What to do about a refusal, for the one refused (http_fetch's words by default). */
+export const HTTP_FETCH_ADVICE = 'http_fetch reaches public addresses only; a workspace admin can allow a host with the setting httpFetchAllowedHosts.';
 
 /**
+ * The SSRF guard of every outgoing call a workspace can aim (http_fetch, MCP servers over HTTP).
  * Resolves `url`'s host and checks the addresses: every one must be public (a name answering with
  * one public and one private address is refused: the connection might land on either), unless the
  * workspace allows the host. Cloud metadata names and addresses are refused even then.
  */
-export async function resolveTarget(url: URL, allowedHosts: readonly string[] | undefined, resolve: Resolver = systemResolver): Promise<TargetResult> {
+export async function resolveTarget(
+  url: URL,
+  allowedHosts: readonly string[] | undefined,
+  resolve: Resolver = systemResolver,
+  advice = HTTP_FETCH_ADVICE,
+): Promise<TargetResult> {
   const host = bareAddress(url.hostname);
-  if (isMetadataName(host)) return { ok: false, error: `${host} is a cloud metadata service. ${ADVICE}` };
+  if (isMetadataName(host)) return { ok: false, error: `${host} is a cloud metadata service. ${advice}` };
   const literal = isIP(host) !== 0;
   let addresses: Array<{ address: string; family: number }>;
   if (literal) addresses = [{ address: host, family: isIP(host) }];
@@ -44,7 +51,7 @@ export async function resolveTarget(url: URL, allowedHosts: readonly string[] | 
     const blocked = classifyAddress(address);
     if (!blocked || (allowed && !isMetadataAddress(address))) continue;
     const what = literal ? `${blocked.shown} is ${blocked.what}` : `${host} resolves to ${blocked.shown}, ${blocked.what}`;
-    return { ok: false, error: `${what}. ${ADVICE}` };
+    return { ok: false, error: `${what}. ${advice}` };
   }
   const [first] = addresses;
   return { ok: true, address: first.address, family: first.family === 6 ? 6 : 4 };

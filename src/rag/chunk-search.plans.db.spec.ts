@@ -1,0 +1,118 @@
+/**
+ * How ChunkSearchRepository's statement finds its candidates: the lexical list from the GIN
+ * index's posting lists with BM25 computed only for a shortlist (the same ranking as scoring
+ * every match, where the bounds allow), the vector list from the HNSW index walked on past other
+ * knowledge bases' and filtered-out chunks, and neither turned into a sequential scan by a filter.
+ */
+import { HASHED_MODEL, hashedVector, mediumTest, type MediumTest } from '../../test/support/medium';
+import type { KeyAuth } from '../security/auth-context';
+import { type ChunkSearch, ChunkSearchRepository, SHORTLIST_FACTOR } from './chunk-search.repository';
+import { lexicalQuery } from './lexical';
+
+describe('chunk search plans (database)', () => {
+  let t: MediumTest;
+  let auth: KeyAuth;
+  let search: ChunkSearchRepository;
+
+  beforeAll(async () => {
+    t = await mediumTest();
+    auth = await t.workspace();
+    search = t.repo(ChunkSearchRepository);
+  });
+  afterAll(() => t?.close());
+
+  const vectorIt = (name: string, fn: () => Promise<void>) => it(name, async () => (t.vector.enabled ? fn() : undefined));
+
+  async function knowledgeBase(texts: string[], metadata: (i: number) => Record<string, unknown> = () => ({})): Promise<{ kb: string; ids: string[] }> {
+    const kb = (await t.knowledgeBase(auth)).id;
+    const ids: string[] = [];
+    for (const [i, text] of texts.entries()) ids.push((await t.document(kb, text, { id: `${kb}_${String(i).padStart(3, '0')}`, metadata: metadata(i) })).id);
+    return { kb, ids: ids.map((id) => `chk_${id}`) };
+  }
+
+  const lexical = (kb: string, query: string, more: Partial<ChunkSearch> = {}) =>
+    search.search({ knowledgeBaseIds: [kb], lexical: [{ knowledgeBaseIds: [kb], config: 'simple', query: lexicalQuery(query) }], candidates: 5, k: 5, ...more });
+  const nearest = (kbs: string[], query: string, more: Partial<ChunkSearch> = {}) =>
+    search.search({ knowledgeBaseIds: kbs, lexical: [], vector: { literal: hashedVector(query), model: HASHED_MODEL }, candidates: 5, k: 5, ...more });
+
+  it('scoring a shortlist ranks as scoring every match did, when the bounds leave no more than the shortlist', async () => {
+    // a common word in every chunk, a rarer one in some, at different frequencies and lengths
+    const texts = Array.from({ length: 60 }, (_, i) => {
+      const rare = i % 6 === 0 ? ' quartz'.repeat(1 + (i % 4)) : '';
+      const filler = Array.from({ length: 3 + (i % 7) }, (_, j) => `w${j}`).join(' ');
+      return `stone ${filler}${rare}${i % 5 === 0 ? ' stone stone' : ''}`;
+    });
+    const { kb } = await knowledgeBase(texts);
+    const everyMatch = await lexical(kb, 'quartz stone', { candidates: 60 * SHORTLIST_FACTOR, k: 50 });
+    expect(everyMatch).toHaveLength(50);
+    const shortlisted = await lexical(kb, 'quartz stone', { candidates: 5, k: 5 });
+    expect(shortlisted.map((row) => row.id)).toEqual(everyMatch.slice(0, 5).map((row) => row.id));
+  });
+
+  it('a lexeme with a quote or a backslash is searched as itself', async () => {
+    const { kb, ids } = await knowledgeBase(["o'brien wrote", 'back\\slash here', 'nothing']);
+    expect((await lexical(kb, "o'brien")).map((row) => row.id)).toContain(ids[0]);
+    expect((await lexical(kb, 'back\\slash')).map((row) => row.id)).toContain(ids[1]);
+  });
+
+  vectorIt('the vector list of one knowledge base walks past nearer chunks of another, in distance order', async () => {
+    // 60 chunks of another knowledge base nearer to the query than any of ours
+    const other = await knowledgeBase(Array.from({ length: 60 }, (_, i) => `beacon beacon beacon signal${i}`));
+    const ours = await knowledgeBase(['beacon harbor', 'beacon harbor lighthouse keeper', 'storm beacon', 'unrelated words only']);
+    const rows = await nearest([ours.kb], 'beacon');
+    expect(rows.map((row) => row.knowledge_base_id)).toEqual(rows.map(() => ours.kb));
+    // the three chunks sharing a word, nearest first (ties by chunk id)
+    const expected = [ours.ids[0], ours.ids[2], ours.ids[1]];
+    expect(rows.map((row) => row.id)).toEqual(expected);
+    expect((await nearest([other.kb, ours.kb], 'beacon', { candidates: 70, k: 50 })).length).toBe(50);
+  });
+
+  vectorIt('a metadata filter keeps the vector list to matching documents, still in distance order', async () => {
+    const { kb, ids } = await knowledgeBase(
+      Array.from({ length: 50 }, (_, i) => (i % 10 === 0 ? `comet tail ${'x'.repeat(i)}` : `comet comet comet dust${i}`)),
+      (i) => ({ tagged: i % 10 === 0 }),
+    );
+    const rows = await nearest([kb], 'comet', { filter: { tagged: true }, candidates: 10, k: 10 });
+    expect(rows.map((row) => row.id).sort()).toEqual(ids.filter((_, i) => i % 10 === 0).sort());
+    const exact = await t.sql.$queryRaw<{ id: string }[]>`
+      SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
+      WHERE c.knowledge_base_id = ${kb} AND d.metadata @> '{"tagged": true}'::jsonb
+      ORDER BY c.embedding <=> ${hashedVector('comet')}::vector, c.id`;
+    expect(rows.map((row) => row.id)).toEqual(exact.map((row) => row.id));
+  });
+
+  vectorIt('through the HNSW index (larger knowledge bases): only that knowledge base\'s chunks, in distance order', async () => {
+    const other = await knowledgeBase(Array.from({ length: 60 }, (_, i) => `lantern lantern lantern glow${i}`));
+    const ours = await knowledgeBase(Array.from({ length: 30 }, (_, i) => `lantern wick${i} ${i % 2 ? 'oil' : ''}`), (i) => ({ odd: i % 2 === 1 }));
+    const distances = new Map<string, number>(
+      (await t.sql.$queryRaw<{ id: string; distance: number }[]>`
+        SELECT id, embedding <=> ${hashedVector('lantern')}::vector AS distance FROM chunks WHERE knowledge_base_id IN (${ours.kb}, ${other.kb})`).map((row) => [row.id, row.distance]),
+    );
+    for (const filter of [undefined, { odd: true }]) {
+      const rows = await nearest([ours.kb], 'lantern', { exactVectorScanMax: 0, candidates: 10, k: 10, filter });
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((row) => row.knowledge_base_id === ours.kb)).toBe(true);
+      if (filter) expect(rows.every((row) => ours.ids.indexOf(row.id) % 2 === 1)).toBe(true);
+      const found = rows.map((row) => distances.get(row.id)!);
+      expect(found).toEqual([...found].sort((a, b) => a - b));
+    }
+    const plan = await search.explain({ knowledgeBaseIds: [ours.kb], lexical: [], vector: { literal: hashedVector('lantern'), model: HASHED_MODEL }, filter: { odd: true }, exactVectorScanMax: 0, candidates: 10, k: 10 });
+    expect(plan).toContain('Index Scan using chunks_embedding_hnsw_idx');
+    expect(plan).not.toMatch(/Seq Scan on chunks/);
+  });
+
+  it('the plan reads the GIN index, never every chunk, with a knowledge-base and metadata filter', async () => {
+    const { kb } = await knowledgeBase(Array.from({ length: 30 }, (_, i) => `meteor shower ${i}`), (i) => ({ n: i % 3 }));
+    const plan = await search.explain({
+      knowledgeBaseIds: [kb],
+      lexical: [{ knowledgeBaseIds: [kb], config: 'simple', query: lexicalQuery('meteor shower') }],
+      vector: t.vector.enabled ? { literal: hashedVector('meteor shower'), model: HASHED_MODEL } : undefined,
+      filter: { n: 1 },
+      candidates: 5,
+      k: 5,
+    });
+    expect(plan).toContain('Bitmap Index Scan on chunks_tsv_gin_idx');
+    expect(plan).not.toMatch(/Seq Scan on chunks/);
+    expect(plan).toMatch(/Execution Time/);
+  });
+});

@@ -1,0 +1,150 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, SqlClient } from '../database';
+import type { TextSearchConfig } from './lexical';
+
+interface ChunkRow {
+  id: string;
+  knowledge_base_id: string;
+  document_id: string;
+  ordinal: number;
+  text: string;
+  token_count: number;
+  heading_path: string[] | null;
+  char_start: number;
+  char_end: number;
+  embedding_model: string | null;
+  has_vector: boolean;
+}
+
+/** A chunk as the chunk routes show it. */
+export interface ChunkRecord {
+  id: string;
+  knowledgeBaseId: string;
+  documentId: string;
+  ordinal: number;
+  text: string;
+  tokenCount: number;
+  headingPath: string[];
+  charStart: number;
+  charEnd: number;
+  /** the model whose vector the chunk has; null: found by its words only */
+  embeddingModel: string | null;
+}
+
+/** What an edit writes: the text, what to_tsvector indexes, and its vector (none: words only). */
+export interface ChunkEdit {
+  text: string;
+  /** lexicalText(text, the knowledge base's language), indexed with `config` */
+  lexical: string;
+  config: TextSearchConfig;
+  tokenCount: number;
+  embedding: { vector: string; model: string } | null;
+}
+
+/** The vector column exists only where pgvector does: its presence is read through it when it may. */
+const columns = (vector: boolean) => Prisma.sql`id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end,
+  ${vector ? Prisma.sql`embedding_model, embedding IS NOT NULL AS has_vector` : Prisma.sql`NULL::text AS embedding_model, false AS has_vector`}`;
+
+function toRecord(row: ChunkRow): ChunkRecord {
+  return {
+    id: row.id,
+    knowledgeBaseId: row.knowledge_base_id,
+    documentId: row.document_id,
+    ordinal: row.ordinal,
+    text: row.text,
+    tokenCount: row.token_count,
+    headingPath: row.heading_path ?? [],
+    charStart: row.char_start,
+    charEnd: row.char_end,
+    embeddingModel: row.has_vector ? row.embedding_model : null,
+  };
+}
+
+/** Reading and editing single chunks of documents (ingestion writes them: DocumentRepository). */
+@Injectable()
+export class ChunkRepository {
+  constructor(private readonly sql: SqlClient) {}
+
+  /** The workspace owning the chunk, through its knowledge base (the access check's lookup). */
+  async workspaceOf(id: string): Promise<string | undefined> {
+    const [row] = await this.sql.$queryRaw<{ workspace_id: string }[]>`
+      SELECT kb.workspace_id FROM chunks c JOIN knowledge_bases kb ON kb.id = c.knowledge_base_id WHERE c.id = ${id}`;
+    return row?.workspace_id;
+  }
+
+  /** A document's chunks in their order, after the ordinal `after`. */
+  async page(documentId: string, limit: number, after: number | undefined, vector: boolean): Promise<ChunkRecord[]> {
+    const rows = await this.sql.$queryRaw<ChunkRow[]>`
+      SELECT ${columns(vector)} FROM chunks WHERE document_id = ${documentId}
+        ${after !== undefined ? Prisma.sql`AND ordinal > ${after}` : Prisma.empty}
+      ORDER BY ordinal, id LIMIT ${limit}`;
+    return rows.map(toRecord);
+  }
+
+  async find(knowledgeBaseId: string, id: string, vector: boolean): Promise<ChunkRecord | undefined> {
+    const [row] = await this.sql.$queryRaw<ChunkRow[]>`
+      SELECT ${columns(vector)} FROM chunks WHERE id = ${id} AND knowledge_base_id = ${knowledgeBaseId}`;
+    return row && toRecord(row);
+  }
+
+  /**
+   * Replaces the chunk's text with its full-text index entry and vector (or none) in one
+   * statement, so search never finds the new text with the old vector or the reverse. A chunk of
+   * a ready document also moves its knowledge base's term statistics from its old terms and
+   * length to the new ones (BM25, chunk-search.repository.ts) in that statement. Whether the
+   * chunk still existed.
+   */
+  async update(knowledgeBaseId: string, id: string, edit: ChunkEdit, vector: boolean): Promise<boolean> {
+    const embedding = vector
+      ? Prisma.sql`, embedding = ${edit.embedding?.vector ?? null}::vector, embedding_model = ${edit.embedding?.model ?? null}::text`
+      : Prisma.empty;
+    const tsv = Prisma.sql`to_tsvector(${edit.config}::regconfig, ${edit.lexical})`;
+    const [row] = await this.sql.$queryRaw<{ updated: number }[]>`
+      WITH old AS (
+        SELECT c.id, c.tsv, c.token_count, d.status = 'ready' AS counted
+        FROM chunks c JOIN documents d ON d.id = c.document_id
+        WHERE c.id = ${id} AND c.knowledge_base_id = ${knowledgeBaseId}),
+      updated AS (
+        UPDATE chunks c SET text = ${edit.text}, token_count = ${edit.tokenCount}, tsv = ${tsv} ${embedding}
+        FROM old WHERE c.id = old.id RETURNING c.id),
+      delta AS (
+        SELECT t.term, sum(t.d)::int AS d FROM (
+          SELECT term, -1 AS d FROM old, unnest(tsvector_to_array(old.tsv)) AS term WHERE old.counted
+          UNION ALL
+          SELECT term, 1 AS d FROM old, unnest(tsvector_to_array(${tsv})) AS term WHERE old.counted) t
+        GROUP BY t.term HAVING sum(t.d) <> 0),
+      terms AS (
+        INSERT INTO knowledge_base_terms (knowledge_base_id, term, df)
+        SELECT ${knowledgeBaseId}, term, d FROM delta ORDER BY term
+        ON CONFLICT (knowledge_base_id, term) DO UPDATE SET df = knowledge_base_terms.df + excluded.df),
+      totals AS (
+        UPDATE knowledge_bases kb SET indexed_tokens = kb.indexed_tokens - old.token_count + ${edit.tokenCount}
+        FROM old WHERE kb.id = ${knowledgeBaseId} AND old.counted)
+      SELECT count(*)::int AS updated FROM updated`;
+    return row.updated > 0;
+  }
+
+  /**
+   * Deletes the chunk, counts it off its document and, for a ready document, takes it out of its
+   * knowledge base's term statistics. Whether it existed.
+   */
+  async delete(knowledgeBaseId: string, id: string): Promise<boolean> {
+    const rows = await this.sql.$queryRaw<{ document_id: string }[]>`
+      WITH gone AS (
+        DELETE FROM chunks c USING documents d
+        WHERE c.id = ${id} AND c.knowledge_base_id = ${knowledgeBaseId} AND d.id = c.document_id
+        RETURNING c.document_id, c.tsv, c.token_count, d.status = 'ready' AS counted),
+      terms AS (
+        UPDATE knowledge_base_terms kt SET df = kt.df - 1
+        FROM gone, unnest(tsvector_to_array(gone.tsv)) AS t(term)
+        WHERE gone.counted AND kt.knowledge_base_id = ${knowledgeBaseId} AND kt.term = t.term),
+      totals AS (
+        UPDATE knowledge_bases kb SET indexed_chunks = kb.indexed_chunks - 1, indexed_tokens = kb.indexed_tokens - gone.token_count
+        FROM gone WHERE gone.counted AND kb.id = ${knowledgeBaseId})
+      SELECT document_id FROM gone`;
+    if (!rows.length) return false;
+    await this.sql.$executeRaw`
+      UPDATE documents SET chunk_count = GREATEST(chunk_count - 1, 0), updated_at = now() WHERE id = ${rows[0].document_id}`;
+    return true;
+  }
+}

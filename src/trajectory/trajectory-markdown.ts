@@ -1,0 +1,47 @@
+import type { Trajectory } from './trajectory.types';
+
+/** A fence longer than any run of backticks in `text`, so the text cannot close it. */
+function fenced(text: string, lang = ''): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${lang}\n${text}\n${fence}`;
+}
+
+function prettyArgs(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return raw;
+  }
+}
+
+const HEADINGS: Record<string, string> = { user: 'User', assistant: 'Assistant', tool: 'Tool', system: 'System' };
+
+/**
+ * The trajectory as a transcript people read: each message in order (tool calls with their
+ * arguments, tool results), then each run's state, model and usage. Already redacted.
+ */
+export function trajectoryMarkdown(t: Trajectory): string {
+  const lines: string[] = [`# ${t.conversation.title}`, ''];
+  lines.push(`Conversation \`${t.conversation.id}\` · exported ${t.exportedAt} · ${t.usage.runs} run(s), ${t.usage.totalTokens} tokens, cost ${t.usage.cost}`, '');
+  for (const m of t.messages) {
+    const kind = m.parts.kind;
+    const note = kind === 'partial' ? ' (interrupted)' : kind === 'failure' ? ' (failed)' : kind === 'tool_result' ? `: ${m.parts.name}${m.parts.ok ? '' : ' (error)'}` : '';
+    lines.push(`## ${m.seq}. ${HEADINGS[m.role] ?? m.role}${note}`, '');
+    if (m.parts.kind === 'answer' && m.parts.reasoning) lines.push('> ' + m.parts.reasoning.split('\n').join('\n> '), '');
+    if (m.role === 'tool') lines.push(fenced(m.content), '');
+    else if (m.content) lines.push(m.content, '');
+    if (m.parts.kind === 'answer') {
+      for (const call of m.parts.toolCalls ?? []) lines.push(`Tool call \`${call.name}\` (\`${call.id}\`):`, '', fenced(prettyArgs(call.arguments), 'json'), '');
+    }
+  }
+  if (t.runs.length) {
+    lines.push('## Runs', '', '| run | state | mode | model | steps | prompt tokens | completion tokens | cost |', '|---|---|---|---|---|---|---|---|');
+    for (const r of t.runs) {
+      const cells = [`\`${r.id}\``, r.state, r.mode, `${r.model.provider}:${r.model.modelId}`, String(r.step), String(r.usage.promptTokens), String(r.usage.completionTokens), String(r.usage.cost)];
+      lines.push(`| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
