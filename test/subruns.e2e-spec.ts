@@ -84,6 +84,30 @@ describe('sub-runs: the delegate tool (mock provider)', () => {
     expect(parent.usage.completionTokens).toBe(own.c + child.usage.completionTokens);
   });
 
+  it("exports the parent's conversation with each sub-run's conversation under the run that started it", async () => {
+    const conversationId = await app.api.createConversation({ title: 'exported delegation' });
+    const task = `summarise ${directive({ text: 'Summary: all good.' })}`;
+    const { posted, done, events } = await app.api.converse(conversationId, { text: delegating({ agent: 'researcher', task }) });
+    expect(done.data.state).toBe('SUCCEEDED');
+    const callId = events.find((e) => e.type === 'tool.start')?.data.callId;
+    const [child] = await children(posted.run.id);
+
+    const t = JSON.parse((await app.api.get(`/conversations/${conversationId}/export`).expect(200)).text);
+    expect(t.runs).toHaveLength(1);
+    expect(t.runs[0].subruns).toHaveLength(1);
+    const sub = t.runs[0].subruns[0];
+    expect(sub).toMatchObject({ callId, conversation: { id: child.conversationId, title: expect.stringContaining('researcher: summarise') } });
+    expect(sub.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([['user', task], ['assistant', 'Summary: all good.']]);
+    expect(sub.runs.map((r: RunItem) => [r.id, r.parentRunId, r.state])).toEqual([[child.id, posted.run.id, 'SUCCEEDED']]);
+    expect(sub.runs[0].subruns).toEqual([]);
+    // the parent's usage holds the child's: the export's total is not counted twice
+    expect(t.usage.promptTokens).toBe(t.runs[0].usage.promptTokens);
+
+    const markdown = (await app.api.get(`/conversations/${conversationId}/export?format=markdown`).expect(200)).text;
+    expect(markdown).toContain(`## Sub-run for \`${callId}\`: researcher: summarise`);
+    expect(markdown).toContain('### 2. Assistant\n\nSummary: all good.');
+  });
+
   it('cancelling the parent cancels its live child', async () => {
     const conversationId = await app.api.createConversation({ title: 'cancel' });
     const posted = await app.api.postMessage(conversationId, { text: delegating({ agent: researcher.name, task: `wait ${directive({ hang: true })}` }) });

@@ -2,11 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { ConversationService, type MessageView, toMessageView } from '../conversation';
 import { ProviderRequests, SecretRedactor } from '../model';
 import { type SpanNode, TraceReader } from '../observe';
-import { type RunView, RunService } from '../runtime';
+import { type RunEvent, type RunView, RunService } from '../runtime';
 import { type AuthContext, SecretService } from '../security';
 import { openMcpValue, SECRET_REF, WorkspaceService } from '../workspace';
 import { type CurlCall, curlScript } from './trajectory-curl';
-import { TRAJECTORY_FORMAT, TRAJECTORY_VERSION, type Trajectory, type TrajectoryRun, type TrajectoryToolCall } from './trajectory.types';
+import {
+  TRAJECTORY_FORMAT, TRAJECTORY_VERSION, type Trajectory, type TrajectoryConversation, type TrajectoryRun, type TrajectorySubrun, type TrajectoryToolCall,
+} from './trajectory.types';
 
 /**
  * A conversation's trajectory (trajectory.types.ts): its messages, its runs with their tool
@@ -27,33 +29,42 @@ export class TrajectoryExport {
 
   async trajectory(auth: AuthContext, conversationId: string): Promise<Trajectory> {
     const conversation = await this.conversations.get(auth, conversationId);
-    const messages = (await this.conversations.history(conversation.id)).map(toMessageView);
-    const runs = await this.runs.ofConversation(auth, conversation.id);
-    const trees = await this.traces.spanTrees(runs.map((run) => run.id));
-    const exported: TrajectoryRun[] = [];
-    for (const [i, run] of runs.entries()) {
-      const events = (await this.runs.allEvents(run.id)).map(({ seq, type, data, at }) => ({ seq, type, data, at: at.toISOString() }));
-      exported.push({ ...run, toolCalls: toolCallsOf(run, messages), events, spans: trees[i] } as TrajectoryRun);
-    }
+    const { messages, runs } = await this.transcript(auth, conversation.id);
+    // a parent's usage already holds its sub-runs' (they are charged to it when they end)
     const promptTokens = sum(runs, (run) => run.usage.promptTokens);
     const completionTokens = sum(runs, (run) => run.usage.completionTokens);
     const trajectory: Trajectory = {
       format: TRAJECTORY_FORMAT,
       version: TRAJECTORY_VERSION,
       exportedAt: new Date().toISOString(),
-      conversation: {
-        id: conversation.id,
-        title: conversation.title,
-        model: conversation.model,
-        agentId: conversation.agentId,
-        createdAt: conversation.createdAt,
-        updatedAt: conversation.updatedAt,
-      },
-      messages: messages.map(({ id, seq, runId, role, content, parts, toolCallId, createdAt }) => ({ id, seq, runId, role, content, parts, toolCallId, createdAt })),
-      runs: exported,
+      conversation: headerOf(conversation),
+      messages,
+      runs,
       usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cost: sum(runs, (run) => run.usage.cost), runs: runs.length },
     };
     return this.redact(auth, trajectory);
+  }
+
+  /** A conversation's messages and runs, each run with its sub-runs' conversations (at most 2 deep). */
+  private async transcript(auth: AuthContext, conversationId: string): Promise<Pick<Trajectory, 'messages' | 'runs'>> {
+    const messages = (await this.conversations.history(conversationId)).map(toMessageView);
+    const runs = await this.runs.ofConversation(auth, conversationId);
+    const trees = await this.traces.spanTrees(runs.map((run) => run.id));
+    const exported: TrajectoryRun[] = [];
+    for (const [i, run] of runs.entries()) {
+      const logged = await this.runs.allEvents(run.id);
+      const events = logged.map(({ seq, type, data, at }) => ({ seq, type, data, at: at.toISOString() }));
+      const subruns: TrajectorySubrun[] = [];
+      for (const child of (await this.runs.children(auth, run.id)).items) {
+        const conversation = headerOf(await this.conversations.get(auth, child.conversationId));
+        subruns.push({ callId: callIdOf(logged, child.id), conversation, ...(await this.transcript(auth, child.conversationId)) });
+      }
+      exported.push({ ...run, toolCalls: toolCallsOf(run, messages), events, spans: trees[i], subruns } as TrajectoryRun);
+    }
+    return {
+      messages: messages.map(({ id, seq, runId, role, content, parts, toolCallId, createdAt }) => ({ id, seq, runId, role, content, parts, toolCallId, createdAt })),
+      runs: exported,
+    };
   }
 
   /**
@@ -93,6 +104,14 @@ export class TrajectoryExport {
       return [];
     }
   }
+}
+
+const headerOf = ({ id, title, model, agentId, createdAt, updatedAt }: TrajectoryConversation): TrajectoryConversation => ({ id, title, model, agentId, createdAt, updatedAt });
+
+/** The parent's call a child answered, as the parent's `subrun` events name it. */
+function callIdOf(events: RunEvent[], childId: string): string | null {
+  for (const event of events) if (event.type === 'subrun' && event.data.runId === childId) return event.data.callId;
+  return null;
 }
 
 const flatten = (nodes: SpanNode[]): SpanNode[] => nodes.flatMap((node) => [node, ...flatten(node.children)]);

@@ -31,7 +31,7 @@ export class TrajectoryController {
   @ApiOperation({
     operationId: 'exportConversation',
     summary: "A conversation's trajectory as a download: JSON (helix.trajectory v1) or a Markdown transcript",
-    description: 'Messages, runs with their tool calls, events and spans, and usage; secrets redacted. The JSON schema: docs/EXPORT.md.',
+    description: 'Messages, runs with their tool calls, events, spans and sub-runs, and usage; secrets redacted. The JSON schema: docs/EXPORT.md.',
   })
   @ApiProduces('application/json', 'text/markdown')
   @ApiOkResponse({ description: 'the trajectory (`Content-Disposition: attachment`)' })

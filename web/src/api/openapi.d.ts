@@ -569,7 +569,7 @@ export interface paths {
         };
         /**
          * A conversation's trajectory as a download: JSON (helix.trajectory v1) or a Markdown transcript
-         * @description Messages, runs with their tool calls, events and spans, and usage; secrets redacted. The JSON schema: docs/EXPORT.md.
+         * @description Messages, runs with their tool calls, events, spans and sub-runs, and usage; secrets redacted. The JSON schema: docs/EXPORT.md.
          */
         get: operations["exportConversation"];
         put?: never;
