@@ -229,6 +229,19 @@ describeInBrowser('web chat app', () => {
     if (process.env.HELIX_UPDATE_SCREENSHOT === '1') await page.screenshot({ path: join(__dirname, '..', 'docs', 'web.png') });
   });
 
+  it('shows on a delegate call which agent took the task and how its sub-run ended', async () => {
+    expect((await ctx.api.post('/agents', { name: 'scout', description: 'Looks around', systemPrompt: 'You scout.' })).status).toBe(201);
+    const task = `look around ${mock({ text: 'All clear.' })}`;
+    await send(mock({ toolCall: { name: 'delegate', arguments: JSON.stringify({ agent: 'scout', task }) } }));
+    await finished();
+    const card = lastRun().locator('.tool-card[data-tool="delegate"]');
+    await expect(card.locator('.subrun').textContent()).resolves.toBe('delegated to scout: answered');
+    const childId = await card.locator('.subrun').getAttribute('data-subrun');
+    expect((await ctx.api.run(childId!)).parentRunId).toBe(await runIdOnPage());
+    await card.locator('summary').click();
+    await expect(card.textContent()).resolves.toContain('All clear.');
+  });
+
   it("runs the agent chosen in a conversation's settings", async () => {
     const created = await ctx.api.post('/agents', { name: 'pirate', description: 'Talks like a pirate', systemPrompt: 'You are a pirate.' });
     expect(created.status).toBe(201);

@@ -29,7 +29,7 @@ export function RunView({ run, onShowSources, onSettle }: { run: RunState; onSho
               />
             );
           case 'tool':
-            return <ToolCard key={block.key} name={block.name} args={block.args} status={block.status} output={block.output} durationMs={block.durationMs} />;
+            return <ToolCard key={block.key} name={block.name} args={block.args} status={block.status} output={block.output} durationMs={block.durationMs} subrun={block.subrun} />;
           case 'plan':
             return <PlanCard key={block.key} runId={run.runId} steps={block.steps} open={run.waiting?.kind === 'plan'} onDecided={() => onSettle(run.runId)} />;
           case 'tasks':

@@ -1,11 +1,22 @@
 import { useI18n } from '../i18n/i18n';
+import type { Subrun } from '../run/run-state';
 
 type Status = 'running' | 'ok' | 'failed' | 'client';
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
-/** A tool call: its name and state, arguments and result folded, how long it took. */
-export function ToolCard({ name, args, status, output, durationMs }: { name: string; args: unknown; status: Status; output?: string; durationMs?: number }) {
+interface ToolCardProps {
+  name: string;
+  args: unknown;
+  status: Status;
+  output?: string;
+  durationMs?: number;
+  /** the child run a `delegate` call started */
+  subrun?: Subrun;
+}
+
+/** A tool call: its name and state, arguments and result folded, how long it took, the sub-run it started. */
+export function ToolCard({ name, args, status, output, durationMs, subrun }: ToolCardProps) {
   const { t } = useI18n();
   const label = { running: t('tool.running'), ok: t('tool.ok'), failed: t('tool.failed'), client: t('tool.waitingClient') }[status];
   return (
@@ -14,7 +25,17 @@ export function ToolCard({ name, args, status, output, durationMs }: { name: str
         <code>{name}</code>
         <span className={`badge ${status}`}>{label}</span>
         {durationMs !== undefined && <span className="muted small">{t('tool.duration', { ms: durationMs })}</span>}
+        {subrun && (
+          <span className="muted small subrun" data-subrun={subrun.runId}>
+            {t('tool.subrun', { agent: subrun.agent, status: t(`tool.subrun.${subrun.status}`) })}
+          </span>
+        )}
       </summary>
+      {subrun && (
+        <p className="muted small">
+          {t('tool.subrunId')} <code>{subrun.runId}</code> · {subrun.state}
+        </p>
+      )}
       {args !== undefined && (
         <>
           <h4>{t('tool.args')}</h4>

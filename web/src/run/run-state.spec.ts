@@ -24,6 +24,19 @@ describe('run state from the event log', () => {
     expect(state.finalState).toBe('SUCCEEDED');
   });
 
+  it('shows on a delegate call the sub-run it started, then how the sub-run ended', () => {
+    const started = play([
+      ev('tool.start', { callId: 'c1', name: 'delegate', args: { agent: 'researcher', task: 'look' } }),
+      ev('subrun', { runId: 'run_child', agentId: 'agt_1', agent: 'researcher', callId: 'c1', task: 'look', state: 'CREATED', status: 'started' }),
+    ]);
+    expect(started.blocks[0]).toMatchObject({ kind: 'tool', status: 'running', subrun: { runId: 'run_child', agent: 'researcher', status: 'started', state: 'CREATED' } });
+    const ended = play([
+      ev('subrun', { runId: 'run_child', agentId: 'agt_1', agent: 'researcher', callId: 'c1', task: 'look', state: 'SUCCEEDED', status: 'succeeded', answer: 'found' }),
+      ev('tool.end', { callId: 'c1', name: 'delegate', ok: true, output: 'found', durationMs: 9 }),
+    ], started);
+    expect(ended.blocks[0]).toMatchObject({ kind: 'tool', status: 'ok', output: 'found', subrun: { runId: 'run_child', status: 'succeeded', state: 'SUCCEEDED' } });
+  });
+
   it("keeps one card of the agent's to-do list, updated by each `tasks` event", () => {
     const state = play([
       ev('tool.start', { callId: 'c1', name: 'task_tracker', args: {} }),

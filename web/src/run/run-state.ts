@@ -3,6 +3,8 @@ import type { ClientRunEvent, PlanStep, RunEventPayloads } from '../api/events';
 export type Citation = RunEventPayloads['sources']['items'][number];
 export type AskOption = NonNullable<RunEventPayloads['status']['options']>[number];
 export type TaskItem = RunEventPayloads['tasks']['tasks'][number];
+/** The child run a `delegate` call started, as its `subrun` events last described it. */
+export type Subrun = Pick<RunEventPayloads['subrun'], 'runId' | 'agent' | 'status' | 'state'>;
 
 /** What a run has shown so far, in the order it happened. */
 export type RunBlock =
@@ -17,6 +19,7 @@ export type RunBlock =
       output?: string;
       durationMs?: number;
       approval?: { approvalId: string; risk: string };
+      subrun?: Subrun;
     }
   | { kind: 'plan'; key: string; steps: PlanStep[] }
   /** the agent's to-do list as task_tracker last set it in this run (one card, updated in place) */
@@ -163,6 +166,11 @@ export function applyEvent(state: RunState, event: ClientRunEvent): RunState {
         const rest = waiting.callIds.filter((id) => id !== callId);
         next.waiting = rest.length ? { kind: 'client', callIds: rest } : null;
       }
+      return next;
+    }
+    case 'subrun': {
+      const { callId, runId, agent, status, state: childState } = event.data;
+      next.blocks = updateTool(state.blocks, callId, (b) => ({ ...b, subrun: { runId, agent, status, state: childState } }));
       return next;
     }
     case 'tasks': {
