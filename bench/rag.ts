@@ -12,7 +12,8 @@
  *   3. ranking quality: the README files of npm packages in node_modules (bench/rag-questions.json
  *      lists them, with questions whose answering sentence is known) in one knowledge base per
  *      language; recall@5 and MRR@10 of full text alone (the app without pgvector), vectors alone
- *      (the offline embeddings) and hybrid search.
+ *      (the offline embeddings), hybrid search, and hybrid search reranked by the offline model
+ *      (the `rerankModel` step: its 24 best fused candidates reordered by query-term coverage).
  *
  * Asserts nothing; prints a table (--markdown: Markdown). Options: --quick (fewer documents),
  * --explain (after each search section, the plan of one search as EXPLAIN (ANALYZE, BUFFERS)
@@ -28,10 +29,13 @@ import { performance } from 'node:perf_hooks';
 import type { INestApplication } from '@nestjs/common';
 import { createApp } from '../src/app.factory';
 import { loadConfig } from '../src/config/app-config';
+import { ModelGateway } from '../src/model';
 import { ChunkSearchRepository } from '../src/rag/chunk-search.repository';
 import { Embedder } from '../src/rag/embedder';
 import { KnowledgeBaseRepository } from '../src/rag/knowledge-base.repository';
 import { lexicalQuery, textSearchConfig } from '../src/rag/lexical';
+import type { RerankCall } from '../src/rag/rerank';
+import { RetrievalService } from '../src/rag/retrieval.service';
 import { VectorSupport } from '../src/database';
 import { fmt, median, percentile, table } from './lib/stats';
 import { throwawayDatabase } from './lib/throwaway-pg';
@@ -317,10 +321,16 @@ async function quality(record: (...measured: string[][]) => void): Promise<void>
         const rows = await apps.hybrid.app.get(ChunkSearchRepository).search({ knowledgeBaseIds: [kbs.hybrid], lexical: [], vector: { literal, model: model.label }, candidates: 40, k: 10 });
         return rows.map((row) => row.text);
       };
+      // reranked: RetrievalService with the rerank call a run makes, sent straight to the offline model
+      const gateway = apps.hybrid.app.get(ModelGateway);
+      const rerank: RerankCall = async (request, signal) => (await gateway.complete({ model: { provider: 'offline', modelId: 'echo' }, ...request }, signal)).text;
+      const reranked = async (query: string) =>
+        (await apps.hybrid.app.get(RetrievalService).searchForRun(workspaceId, { knowledgeBaseIds: [kbs.hybrid], query, k: 10, rerank })).items.map((hit) => hit.text);
       const lists = {
         lexical: await Promise.all(set.questions.map((q) => texts(apps.lexical, kbs.lexical, q.question))),
         vector: await Promise.all(set.questions.map((q) => nearest(q.question))),
         hybrid: await Promise.all(set.questions.map((q) => texts(apps.hybrid, kbs.hybrid, q.question))),
+        'hybrid+rerank': await Promise.all(set.questions.map((q) => reranked(q.question))),
       };
       for (const [mode, results] of Object.entries(lists)) {
         const { recall, mrr } = score(set.questions, results);

@@ -84,6 +84,8 @@ export interface RetrievalSpanAttributes {
   /** what was searched: the question, or its standalone rewrite */
   query: string;
   rewritten: boolean;
+  /** with a rerank model: whether its order was applied (false: it failed, the fused order stood) */
+  reranked?: boolean;
   /** passages put in the prompt */
   hits: number;
   error?: string;

@@ -91,7 +91,8 @@ export class TraceService extends StepTracer {
           status: signal.error ? 'error' : 'ok',
           attributes: {
             step: signal.step, knowledgeBaseIds: signal.knowledgeBaseIds, query: this.sink.redact(signal.query),
-            rewritten: signal.rewritten, hits: signal.hits, ...(signal.error && { error: signal.error }),
+            rewritten: signal.rewritten, hits: signal.hits, ...(signal.reranked !== undefined && { reranked: signal.reranked }),
+            ...(signal.error && { error: signal.error }),
           },
         });
         return;

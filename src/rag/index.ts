@@ -3,5 +3,6 @@ export type { Citation } from './citation';
 export { renderPassages, sourceOf } from './passages';
 export { RagModule } from './rag.module';
 export { RetrievalService } from './retrieval.service';
+export type { RerankCall } from './rerank';
 export type { SearchHit } from './retrieval.types';
 export { readPdfText } from './text-extraction';

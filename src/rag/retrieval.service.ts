@@ -5,7 +5,8 @@ import { ChunkSearchRepository, type LexicalSearch } from './chunk-search.reposi
 import { Embedder } from './embedder';
 import { KnowledgeBaseService } from './knowledge-base.service';
 import { type Language, lexicalQuery, queryTerms, textSearchConfig } from './lexical';
-import type { SearchRequest, SearchResult } from './retrieval.types';
+import { parseRanking, RERANK_CANDIDATES, RERANK_TIMEOUT_MS, rerankRequest, type RerankCall } from './rerank';
+import type { SearchHit, SearchRequest, SearchResult } from './retrieval.types';
 import { snippetOf } from './snippet';
 import { say } from '../common';
 
@@ -15,7 +16,9 @@ export const MAX_K = 50;
 /**
  * Hybrid retrieval over knowledge bases of the caller's workspace: full-text and vector top
  * lists fused by reciprocal rank. Without vector search (no pgvector, or the query could not be
- * embedded) the results are lexical-only and flagged `degraded`, with the reason.
+ * embedded) the results are lexical-only and flagged `degraded`, with the reason. With a
+ * `rerank` call, the best RERANK_CANDIDATES fused hits are reordered by a model before the top k
+ * are kept; when it fails, times out or answers no order, the fused order stands.
  */
 @Injectable()
 export class RetrievalService {
@@ -53,17 +56,18 @@ export class RetrievalService {
     if (!languages.size) return { items: [], degraded: false };
 
     const vector = await this.queryVector(workspaceId, query);
+    const wanted = request.rerank ? Math.min(MAX_K, Math.max(RERANK_CANDIDATES, request.k)) : request.k;
     const rows = await this.chunks.search({
       knowledgeBaseIds: [...languages.keys()],
       lexical: lexicalSearches(query, languages),
       vector: 'literal' in vector ? vector : undefined,
       filter: request.filter && Object.keys(request.filter).length ? request.filter : undefined,
       // 40: what an HNSW scan returns by default (hnsw.ef_search); never fewer than asked for
-      candidates: Math.max(40, request.k),
-      k: request.k,
+      candidates: Math.max(40, wanted),
+      k: wanted,
     });
     const terms = [...new Set([...languages.values()].flatMap((language) => queryTerms(query, language)))];
-    const items = rows.map((row) => ({
+    let items: SearchHit[] = rows.map((row) => ({
       id: row.id,
       documentId: row.document_id,
       knowledgeBaseId: row.knowledge_base_id,
@@ -74,7 +78,33 @@ export class RetrievalService {
       snippet: snippetOf(row.text, terms),
       score: Number(row.score),
     }));
-    return 'degradedReason' in vector ? { items, degraded: true, degradedReason: vector.degradedReason } : { items, degraded: false };
+    let reranked: { reranked: boolean } | undefined;
+    if (request.rerank) {
+      const order = await this.rerankOrder(query, items, request.rerank);
+      if (order) items = order.map((i) => items[i]);
+      reranked = { reranked: order !== undefined };
+      items = items.slice(0, request.k);
+    }
+    const result: SearchResult = 'degradedReason' in vector ? { items, degraded: true, degradedReason: vector.degradedReason } : { items, degraded: false };
+    return { ...result, ...reranked };
+  }
+
+  /** The model's order of `hits` (indexes), or undefined when there is none to apply (logged). */
+  private async rerankOrder(query: string, hits: SearchHit[], call: RerankCall): Promise<number[] | undefined> {
+    if (hits.length < 2) return hits.map((_, i) => i);
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error(`no answer within ${RERANK_TIMEOUT_MS} ms`)), RERANK_TIMEOUT_MS);
+    try {
+      const answer = await call(rerankRequest(query, hits.map((hit) => hit.text)), timeout.signal);
+      const order = parseRanking(answer, hits.length);
+      if (!order) this.logger.warn('The rerank model answered no ranking: the fused order stands');
+      return order;
+    } catch (error) {
+      this.logger.warn(`Rerank failed (${error instanceof Error ? error.message : String(error)}): the fused order stands`);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async queryVector(workspaceId: string, query: string): Promise<{ literal: string; model: string } | { degradedReason: string }> {

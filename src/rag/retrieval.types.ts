@@ -1,4 +1,5 @@
 /** The surface other modules (runtime, tool) use to search knowledge bases: RetrievalService. */
+import type { RerankCall } from './rerank';
 
 /** Matches documents whose metadata contains every key with exactly this value. */
 export type MetadataFilter = Record<string, string | number | boolean>;
@@ -8,6 +9,8 @@ export interface SearchRequest {
   query: string;
   k: number;
   filter?: MetadataFilter;
+  /** reorders the fused candidates with a model (the workspace's `rerankModel`; rerank.ts) */
+  rerank?: RerankCall;
 }
 
 export interface SearchHit {
@@ -25,7 +28,7 @@ export interface SearchHit {
   text: string;
   /** short excerpt (≤ ~240 chars) for UIs */
   snippet: string;
-  /** fused reciprocal-rank score (higher is better) */
+  /** fused reciprocal-rank score (higher is better; a reranked list keeps each hit's, in the model's order) */
   score: number;
 }
 
@@ -35,4 +38,6 @@ export interface SearchResult {
   degraded: boolean;
   /** why, when degraded */
   degradedReason?: string;
+  /** with `rerank`: whether the model's order was applied (false: it failed, the fused order stands) */
+  reranked?: boolean;
 }

@@ -1,6 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { EffectiveSettings } from '../workspace';
-import type { Citation } from '../rag';
+import type { Citation, RerankCall } from '../rag';
 import type { TaskItem } from '../workdir';
 
 export type ToolPolicyMode = 'always' | 'confirm' | 'forbid';
@@ -38,6 +38,8 @@ export interface ToolContext extends ToolScope {
   runId: string;
   /** numbers the passages a search returns (absent outside a run: each search numbers from 1) */
   citations?: CitationLedger;
+  /** reorders a search's passages with the workspace's `rerankModel`, as a model call of the run (absent without one) */
+  rerank?: RerankCall;
   /** aborted when the run is cancelled or the call's time limit passes: stop work and return */
   signal: AbortSignal;
   /** the call's trace context for the requests it sends (only when traces are exported) */

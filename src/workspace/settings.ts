@@ -73,6 +73,8 @@ export interface WorkspaceSettings extends AgentSettings {
   mcpServers?: McpServerConfig[];
   /** the model that embeds the workspace's knowledge-base chunks and queries (default: DEFAULT_EMBEDDING_MODEL) */
   embeddingModel?: ModelRef;
+  /** the chat model that reorders retrieval's fused candidates before the top k are kept (unset: no rerank) */
+  rerankModel?: ModelRef;
 }
 
 /** Workspace settings with an agent's and a conversation's overrides applied, key by key. */
@@ -204,6 +206,7 @@ export function readWorkspaceSettings(value: unknown): WorkspaceSettings {
     shellAllowedUrls: readUrlPrefixes(json.shellAllowedUrls),
     mcpServers: readMcpServers(json.mcpServers),
     embeddingModel: readModelRef(json.embeddingModel) ?? undefined,
+    rerankModel: readModelRef(json.rerankModel) ?? undefined,
     ...readAgentSettings(json),
   });
 }

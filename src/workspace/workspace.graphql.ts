@@ -26,6 +26,9 @@ const FALLBACK_MODELS = 'tried in order when the model fails with a retryable er
 const EMBEDDING_MODEL =
   'the model that embeds knowledge-base chunks and search queries (null: openai:text-embedding-3-small, offline hashing without a key); documents added later are embedded with it, search compares only vectors of the same model';
 
+const RERANK_MODEL =
+  'the chat model that reranks retrieval: the 24 best fused passages (each cut to 1,000 characters) are ordered by it with a fixed rubric before the top k are kept, as a model call of the run (budget, span of purpose `rerank`); null (default): no rerank. A failure keeps the fused order';
+
 @ObjectType('WorkspaceSettings', { description: "A workspace's defaults (conversations may override some)." })
 export class WorkspaceSettingsType {
   @ModelRefSetting(DEFAULT_MODEL)
@@ -75,6 +78,9 @@ export class WorkspaceSettingsType {
 
   @ModelRefSetting(EMBEDDING_MODEL)
   embeddingModel?: ModelRefDto;
+
+  @ModelRefSetting(RERANK_MODEL)
+  rerankModel?: ModelRefDto;
 }
 
 @ObjectType('Prompt', { description: 'A named prompt of the workspace; `system` is the system prompt of its conversations.' })
@@ -163,6 +169,9 @@ export class WorkspaceSettingsInput {
 
   @ModelRefSetting(EMBEDDING_MODEL)
   embeddingModel?: ModelRefDto | null;
+
+  @ModelRefSetting(RERANK_MODEL)
+  rerankModel?: ModelRefDto | null;
 }
 
 export const PROMPT_KEY = /^[A-Za-z0-9_.\-/]{1,100}$/;

@@ -5,6 +5,7 @@ import type { ChatImage, ChatMessage, ModelChunk, ModelRequest, ToolCall } from 
 import { modelError } from '../provider-errors';
 import type { ChatProvider, ProviderCall } from './openai-compatible.provider';
 import { offlineInstance } from './offline-instance';
+import { offlineRanking, RERANK_PHRASE } from './offline-rerank';
 import { offlineRating, RISK_PHRASE } from './offline-risk';
 import { promptChars } from './openai-format';
 import { base64Bytes } from '../request-view';
@@ -41,7 +42,8 @@ const WORDS = /\S+\s*|\s+/g;
  * `offline:echo` — the model used with no API key or HELIX_FAKE_MODEL=1. Deterministic and
  * useful: it calls an offered tool when a message clearly asks for one (calculator, kb_search,
  * current_time), answers from tool results, returns a JSON plan when asked to plan, rates a tool
- * call's risk when asked by the risk analyzer (offline-risk.ts), gives a
+ * call's risk when asked by the risk analyzer (offline-risk.ts), ranks passages when asked by
+ * retrieval's rerank (offline-rerank.ts), gives a
  * final answer in a response format as an instance of it (offline-instance.ts), and otherwise
  * echoes — so a new user sees the whole agent loop work without any key.
  */
@@ -86,6 +88,7 @@ export class OfflineModel implements ChatProvider {
     const planning = messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(PLAN_PHRASE));
     if (planning) return { text: planFor(lastUser), toolCalls: [] };
     if (messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(RISK_PHRASE))) return { text: offlineRating(lastUser), toolCalls: [] };
+    if (messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(RERANK_PHRASE))) return { text: offlineRanking(lastUser), toolCalls: [] };
     if (messages.some((m) => m.role === 'system' && m.content.toLowerCase().includes(TITLE_PHRASE))) {
       return { text: titleFor(messages.find((m) => m.role === 'user')?.content ?? ''), toolCalls: [] };
     }

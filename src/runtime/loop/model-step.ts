@@ -6,6 +6,7 @@ import { ToolHub } from '../../tool';
 import { TokenCounter } from '../../memory';
 import { knowledgeBasesIn } from '../../workspace';
 import { rewritePrompt, rewrittenQuery } from './query-rewrite';
+import { chargedReranker } from './rerank-call';
 import { clientToolsOf } from './client-tools';
 import { EventLog } from '../events/event-log';
 import { ModelCall } from './model-call';
@@ -14,7 +15,9 @@ import { addUsage, NO_USAGE, type RunUsage } from '../store/run.records';
 import { StepDebug } from './step-debug';
 import { outputLimit } from './run-sampling';
 import { definedOnly } from '../../common';
-import { BudgetGate, ContextBuilder, type EventDraft, type ModelAnswer, type QueryRewriter, StepRetriever, type StepInput, type StepSpan, StepTracer } from './step-hooks';
+import {
+  BudgetGate, ContextBuilder, type EventDraft, type ModelAnswer, type PassageReranker, type QueryRewriter, StepRetriever, type StepInput, type StepSpan, StepTracer,
+} from './step-hooks';
 
 /** The longest a query rewrite may take before retrieval searches the question as written. */
 export const REWRITE_TIMEOUT_MS = 15_000;
@@ -109,15 +112,15 @@ export class ModelStep {
     if (run.mode !== 'direct' && !this.tools.listsAtOnce({ workspaceId, conversationId: run.conversationId, settings })) return false;
     // a prefetch embeds the question
     const embeds = knowledgeBasesIn(settings, 'prefetch').length > 0;
-    // a query rewrite is a model call of its own, made once the run is written
-    if (embeds && settings.queryRewrite) return false;
+    // a query rewrite and a rerank are model calls of their own, made once the run is written
+    if (embeds && (settings.queryRewrite || settings.rerankModel)) return false;
     const models = [run.model, ...context.fallbacks, ...(embeds ? [settings.embeddingModel ?? DEFAULT_EMBEDDING_MODEL] : [])];
     const reads = await Promise.all(models.map((model) => this.router.readsSecret(model, workspaceId)));
     return !reads.includes(true);
   }
 
   async prepare(input: StepInput): Promise<PreparedStep> {
-    const retrieved = input.purpose === 'answer' ? await this.retriever.retrieve(input, this.rewriterFor(input)) : undefined;
+    const retrieved = input.purpose === 'answer' ? await this.retriever.retrieve(input, this.rewriterFor(input), this.rerankerFor(input)) : undefined;
     const window = await this.window.build(input, retrieved);
     const request: ModelRequest = {
       model: input.run.model,
@@ -154,6 +157,33 @@ export class ModelStep {
       for (const event of prepared.events) this.events.emit(input.run.id, event.type, event.data);
       const { result, charged } = await this.complete(prepared, AbortSignal.timeout(REWRITE_TIMEOUT_MS));
       return { query: rewrittenQuery(result.text), charged };
+    };
+  }
+
+  /** The rerank calls of a run's `kb_search` calls (with `rerankModel`), and what they cost. */
+  async toolReranker(run: StepInput['run'], context: RunContext): Promise<ReturnType<typeof chargedReranker> | undefined> {
+    const reranker = this.rerankerFor(await this.inputFor(run, context, [], 'rerank'));
+    return reranker && chargedReranker(reranker);
+  }
+
+  /**
+   * The rerank of a run's retrieval with the workspace's `rerankModel`: a call of purpose
+   * `rerank` through the same hooks as a query rewrite (budget held at the rerank model's prices,
+   * span, `usage` event), with no fallbacks (a failure keeps the fused order). Throws when the
+   * budget refuses it or the call fails.
+   */
+  private rerankerFor(input: StepInput): PassageReranker | undefined {
+    const model = input.settings.rerankModel;
+    if (!model) return undefined;
+    return async ({ messages, maxTokens }, signal) => {
+      const rerankInput: StepInput = { ...input, run: { ...input.run, model }, purpose: 'rerank', tools: undefined };
+      const estimatedTokens = this.tokens.text(messages.map((m) => m.content).join('\n'), this.tokens.family(model.modelId)) + 8;
+      const request: ModelRequest = { model, workspaceId: input.workspaceId, messages, maxTokens, temperature: 0 };
+      const prepared = await this.prepareCall(rerankInput, request, estimatedTokens);
+      if (prepared.kind === 'denied') throw new Error(prepared.reason);
+      for (const event of prepared.events) this.events.emit(input.run.id, event.type, event.data);
+      const { result, charged } = await this.complete(prepared, signal);
+      return { text: result.text, charged };
     };
   }
 

@@ -5,9 +5,10 @@ import type { SearchHit } from '../../rag';
 import type { SourceDraft } from '../../tool';
 import { knowledgeBasesIn } from '../../workspace';
 import { RunObserver } from '../store/run-observer';
-import type { RunUsage } from '../store/run.records';
+import { addUsage, NO_USAGE, type RunUsage } from '../store/run.records';
+import { chargedReranker } from './rerank-call';
 import { SourceLedger } from './source-ledger';
-import { type CitationInput, type QueryRewriter, type Retrieved, StepRetriever, type StepInput } from './step-hooks';
+import { type CitationInput, type PassageReranker, type QueryRewriter, type Retrieved, StepRetriever, type StepInput } from './step-hooks';
 
 /** How many passages classic retrieval prefetches, at most. */
 export const PREFETCH_K = 6;
@@ -27,8 +28,10 @@ interface Prefetch {
   sources: SourceDraft[];
   /** what was searched for: the question, or its rewrite */
   query: string;
-  /** what the query rewrite cost */
+  /** what the query rewrite and the rerank cost */
   charged?: RunUsage;
+  /** with a rerank model: whether its order was applied */
+  reranked?: boolean;
 }
 
 /**
@@ -37,7 +40,8 @@ interface Prefetch {
  * (its first step) and put in every step's system prompt, numbered for citing, within
  * DOCUMENT_TOKEN_BUDGET. Those in `search` mode: nothing is prefetched; the model calls
  * `kb_search`, whose passages join the same numbering (`ledger`). Either way each step knows the
- * run's sources so far: the `context` event counts them and the final answer stores them.
+ * run's sources so far: the `context` event counts them and the final answer stores them. With
+ * the `rerankModel` setting the prefetch's candidates are reordered by that model (`rerank`).
  */
 @Injectable()
 export class RunRetrieval extends StepRetriever {
@@ -53,10 +57,10 @@ export class RunRetrieval extends StepRetriever {
     super();
   }
 
-  async retrieve(input: StepInput, rewrite?: QueryRewriter): Promise<Retrieved | undefined> {
-    // the step that makes the prefetch charges its rewrite; later steps reuse both
+  async retrieve(input: StepInput, rewrite?: QueryRewriter, rerank?: PassageReranker): Promise<Retrieved | undefined> {
+    // the step that makes the prefetch charges its rewrite and rerank; later steps reuse them
     const first = !this.prefetches.has(input.run.id);
-    const prefetch = await this.prefetch(input, rewrite);
+    const prefetch = await this.prefetch(input, rewrite, rerank);
     const ledger = new SourceLedger(prefetch?.sources, input.history, input.run.id);
     if (!prefetch && !ledger.size) return undefined;
     return {
@@ -72,7 +76,7 @@ export class RunRetrieval extends StepRetriever {
     return new SourceLedger(prefetch?.sources, input.history, input.run.id);
   }
 
-  private prefetch(input: CitationInput, rewrite?: QueryRewriter): Promise<Prefetch | undefined> {
+  private prefetch(input: CitationInput, rewrite?: QueryRewriter, rerank?: PassageReranker): Promise<Prefetch | undefined> {
     const knowledgeBaseIds = knowledgeBasesIn(input.settings, 'prefetch');
     if (!knowledgeBaseIds.length) return Promise.resolve(undefined);
     let prefetch = this.prefetches.get(input.run.id);
@@ -81,19 +85,22 @@ export class RunRetrieval extends StepRetriever {
       // only a follow-up needs rewriting: a run's first question has no history to resolve
       const followUp = input.history.some((m) => m.runId !== input.run.id && (m.parts.kind === 'user' || m.role === 'assistant'));
       const rewriter = input.settings.queryRewrite && followUp ? rewrite : undefined;
-      prefetch = this.search(input, knowledgeBaseIds, question, rewriter);
+      prefetch = this.search(input, knowledgeBaseIds, question, rewriter, rerank);
       this.keep(input.run.id, prefetch);
     }
     return prefetch;
   }
 
-  private async search(input: CitationInput, knowledgeBaseIds: string[], question: string, rewrite?: QueryRewriter): Promise<Prefetch | undefined> {
+  private async search(
+    input: CitationInput, knowledgeBaseIds: string[], question: string, rewrite?: QueryRewriter, rerank?: PassageReranker,
+  ): Promise<Prefetch | undefined> {
     if (!question.trim()) return undefined;
     const startedAt = new Date();
-    const prefetch = await this.searchOnce(input.workspaceId, knowledgeBaseIds, question, input.run.model.modelId, rewrite);
+    const prefetch = await this.searchOnce(input.workspaceId, knowledgeBaseIds, question, input.run.model.modelId, rewrite, rerank);
     this.observer?.record({
       type: 'retrieval', runId: input.run.id, step: input.run.step, knowledgeBaseIds, query: prefetch.query,
       rewritten: prefetch.query !== question, hits: prefetch.sources.length, startedAt,
+      ...(prefetch.reranked !== undefined && { reranked: prefetch.reranked }),
       durationMs: Date.now() - startedAt.getTime(), ...(prefetch.error && { error: prefetch.error }),
     });
     // a failed search leaves nothing to reuse, unless a rewrite it made must still be charged
@@ -101,10 +108,11 @@ export class RunRetrieval extends StepRetriever {
   }
 
   private async searchOnce(
-    workspaceId: string, knowledgeBaseIds: string[], question: string, modelId: string, rewrite?: QueryRewriter,
+    workspaceId: string, knowledgeBaseIds: string[], question: string, modelId: string, rewrite?: QueryRewriter, rerank?: PassageReranker,
   ): Promise<Prefetch & { error?: string }> {
     let query = question;
     let charged: RunUsage | undefined;
+    const reranker = rerank && chargedReranker(rerank);
     if (rewrite) {
       try {
         const rewritten = await rewrite(question);
@@ -116,11 +124,13 @@ export class RunRetrieval extends StepRetriever {
       }
     }
     try {
-      const result = await this.retrieval.searchForRun(workspaceId, { knowledgeBaseIds, query, k: PREFETCH_K });
+      const result = await this.retrieval.searchForRun(workspaceId, { knowledgeBaseIds, query, k: PREFETCH_K, ...(reranker && { rerank: reranker.call }) });
+      if (reranker && reranker.charged() !== NO_USAGE) charged = charged ? addUsage(charged, reranker.charged()) : reranker.charged();
       const hits = this.withinBudget(result.items, modelId);
-      if (!hits.length) return { context: '', sources: [], query, ...(charged && { charged }) };
+      const reranked = result.reranked !== undefined ? { reranked: result.reranked } : {};
+      if (!hits.length) return { context: '', sources: [], query, ...(charged && { charged }), ...reranked };
       const numbered = hits.map((hit, i) => ({ n: i + 1, hit }));
-      return { context: `${CITE_INSTRUCTIONS}\n\nSources:\n${renderPassages(numbered)}`, sources: hits.map(sourceOf), query, ...(charged && { charged }) };
+      return { context: `${CITE_INSTRUCTIONS}\n\nSources:\n${renderPassages(numbered)}`, sources: hits.map(sourceOf), query, ...(charged && { charged }), ...reranked };
     } catch (error) {
       // a knowledge base deleted since it was configured, or a database hiccup: the run answers without
       const reason = error instanceof Error ? error.message : String(error);

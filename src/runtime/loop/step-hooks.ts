@@ -18,9 +18,10 @@ import type { RunMode, RunPlan, RunUsage } from '../store/run.records';
 /**
  * What a model call is for: the answer steps of a run, the plan of a plan-mode run, a
  * conversation's title, the risk rating of a tool call (the optional analyzer), the rewrite of a
- * follow-up question into a standalone search query (the `queryRewrite` setting).
+ * follow-up question into a standalone search query (the `queryRewrite` setting), the reordering
+ * of retrieved passages (the `rerankModel` setting).
  */
-export type CallPurpose = 'answer' | 'plan' | 'title' | 'risk' | 'rewrite';
+export type CallPurpose = 'answer' | 'plan' | 'title' | 'risk' | 'rewrite' | 'rerank';
 
 /** Everything a hook may look at; the run may not be stored yet (its first, early call). */
 export interface StepInput {
@@ -57,7 +58,7 @@ export interface Retrieved {
   sources: Citation[];
   /** what prefetch retrieval searched for (the rewritten question with `queryRewrite`) */
   query?: string;
-  /** what rewriting the query cost (charged to the budget already; the run adds it to its usage) */
+  /** what rewriting the query and reranking cost (charged to the budget already; the run adds it to its usage) */
   charged?: RunUsage;
 }
 
@@ -67,10 +68,22 @@ export interface Retrieved {
  */
 export type QueryRewriter = (question: string) => Promise<{ query: string; charged: RunUsage }>;
 
+/**
+ * The rerank of a run's retrieval (the `rerankModel` setting), as a model call the run makes
+ * (budget, span, `usage` event): the rerank model's answer to the request, and what it cost.
+ */
+export type PassageReranker = (
+  request: { messages: ChatMessage[]; maxTokens: number },
+  signal: AbortSignal,
+) => Promise<{ text: string; charged: RunUsage }>;
+
 /** RAG: what the model should read before it answers (classic mode), and the sources the run has cited from. */
 export abstract class StepRetriever {
-  /** @param rewrite makes the query rewrite call, for retrieval that wants one (the `queryRewrite` setting) */
-  abstract retrieve(input: StepInput, rewrite?: QueryRewriter): Promise<Retrieved | undefined>;
+  /**
+   * @param rewrite makes the query rewrite call, for retrieval that wants one (the `queryRewrite` setting)
+   * @param rerank makes the rerank call (with the `rerankModel` setting)
+   */
+  abstract retrieve(input: StepInput, rewrite?: QueryRewriter, rerank?: PassageReranker): Promise<Retrieved | undefined>;
 
   /** The numbering of the run's sources for the searches its tool calls make (what was prefetched comes first). */
   async citations(input: CitationInput): Promise<CitationLedger> {

@@ -17,6 +17,7 @@ import { StepDebug } from './step-debug';
 import { StepRetriever } from './step-hooks';
 import { RiskAnalyzer, type RiskAssessment } from './risk-analyzer';
 import { SubrunStep } from './subrun-step';
+import { ModelStep } from './model-step';
 
 export type ToolStepOutcome = { kind: 'continue'; run: RunRecord } | { kind: 'suspended' };
 
@@ -90,6 +91,7 @@ export class ToolStep {
     private readonly retriever: StepRetriever,
     private readonly risk: RiskAnalyzer,
     private readonly subruns: SubrunStep,
+    private readonly steps: ModelStep,
   ) {}
 
   async answerPending(run: RunRecord, context: RunContext, history: MessageRecord[], signal: AbortSignal): Promise<ToolStepOutcome> {
@@ -173,7 +175,10 @@ export class ToolStep {
     if (analyzed !== NO_USAGE) run = await this.runs.update(run, { usage: addUsage(run.usage, analyzed) });
 
     const citations = runnable.length ? await this.retriever.citations({ run, workspaceId: context.workspaceId, settings: context.settings, history }) : undefined;
-    answered.push(...(await this.runAll(run, runnable, { ...scope, runId: run.id, signal, citations })));
+    // a search's rerank is a model call of the run: its cost joins the run's usage
+    const rerank = runnable.some(({ tool }) => tool?.name === 'kb_search') ? await this.steps.toolReranker(run, context) : undefined;
+    answered.push(...(await this.runAll(run, runnable, { ...scope, runId: run.id, signal, citations, ...(rerank && { rerank: rerank.call }) })));
+    if (rerank && rerank.charged() !== NO_USAGE) run = await this.runs.update(run, { usage: addUsage(run.usage, rerank.charged()) });
     if (answered.length) run = await this.store(run, byCallOrder(calls, answered), context);
     if (wait?.kind === 'approval') return this.awaitApproval(run, wait);
     if (wait?.kind === 'user') return this.awaitUser(run, wait);

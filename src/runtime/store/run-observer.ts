@@ -36,6 +36,8 @@ export type RunSignal =
       knowledgeBaseIds: string[];
       query: string;
       rewritten: boolean;
+      /** with a rerank model: whether its order was applied (false: the fused order stood) */
+      reranked?: boolean;
       hits: number;
       startedAt: Date;
       durationMs: number;

@@ -40,7 +40,8 @@ export class KbSearchTool implements ToolDefinition {
     const query = String(args.query).trim();
     if (!query) return { ok: false, error: 'query must not be blank' };
     const k = typeof args.k === 'number' ? args.k : KB_SEARCH_DEFAULT_K;
-    const result = await this.retrieval.searchForRun(context.workspaceId, { knowledgeBaseIds: knowledgeBasesIn(context.settings, 'search'), query, k });
+    const knowledgeBaseIds = knowledgeBasesIn(context.settings, 'search');
+    const result = await this.retrieval.searchForRun(context.workspaceId, { knowledgeBaseIds, query, k, ...(context.rerank && { rerank: context.rerank }) });
     if (!result.items.length) return { ok: true, output: `No passage of the knowledge bases matches "${query}".`, sources: [] };
     const cited = result.items.map((hit, i) => {
       const draft = sourceOf(hit);
