@@ -242,6 +242,22 @@ describeInBrowser('web chat app', () => {
     await expect(card.textContent()).resolves.toContain('All clear.');
   });
 
+  it("lists the files the agent wrote and downloads them and the conversation's export", async () => {
+    await send(mock({ toolCall: { name: 'file_write', arguments: JSON.stringify({ path: 'notes/plan.md', content: '# Plan\nstep one\n' }) } }));
+    await finished();
+    await page.getByRole('button', { name: 'Files of this conversation' }).click();
+    const panel = page.getByRole('complementary', { name: 'Files' });
+    const file = panel.getByRole('button', { name: 'notes/plan.md' });
+    await shows(file);
+    await expect(panel.textContent()).resolves.toContain('notes/plan.md · 16 B');
+    const [saved] = await Promise.all([page.waitForEvent('download'), file.click()]);
+    expect(saved.suggestedFilename()).toBe('plan.md');
+    expect(readFileSync((await saved.path())!, 'utf8')).toBe('# Plan\nstep one\n');
+    const [exported] = await Promise.all([page.waitForEvent('download'), panel.getByRole('button', { name: 'Transcript (Markdown)' }).click()]);
+    expect(exported.suggestedFilename()).toMatch(/^conv_.*\.md$/);
+    expect(readFileSync((await exported.path())!, 'utf8')).toContain('Tool call `file_write`');
+  });
+
   it("runs the agent chosen in a conversation's settings", async () => {
     const created = await ctx.api.post('/agents', { name: 'pirate', description: 'Talks like a pirate', systemPrompt: 'You are a pirate.' });
     expect(created.status).toBe(201);

@@ -11,6 +11,7 @@ import { useRuns } from '../run/useRuns';
 import { ErrorNote } from '../ui/ErrorNote';
 import { toAttachment } from './attachments';
 import { Composer } from './Composer';
+import { FilesPanel } from './FilesPanel';
 import { ConversationSettingsDialog } from './ConversationSettings';
 import { MessageList } from './MessageList';
 import { SourcesPanel } from './SourcesPanel';
@@ -32,7 +33,7 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
   const [hasMore, setHasMore] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [sources, setSources] = useState<{ items: Citation[]; focus: number | null } | null>(null);
-  const [panel, setPanel] = useState<'debug' | 'settings' | null>(null);
+  const [panel, setPanel] = useState<'debug' | 'settings' | 'files' | null>(null);
   const [sending, setSending] = useState(false);
   /** the model picked before the conversation exists: it is created with it */
   const [pendingModel, setPendingModel] = useState<ModelRef | null>(null);
@@ -155,13 +156,18 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
   };
 
   return (
-    <div className={`chat ${sources || panel === 'debug' ? 'with-panel' : ''}`}>
+    <div className={`chat ${sources || panel === 'debug' || panel === 'files' ? 'with-panel' : ''}`}>
       <header className="chat-head">
         <h1>{conversation?.title ?? t('conv.new')}</h1>
         <div className="chat-tools">
           {conversation && (
             <button onClick={() => setPanel(panel === 'settings' ? null : 'settings')} aria-haspopup="dialog">
               {t('conv.settings')}
+            </button>
+          )}
+          {conversation && (
+            <button onClick={() => setPanel(panel === 'files' ? null : 'files')} aria-pressed={panel === 'files'} aria-label={t('files.open')}>
+              {t('files.title')}
             </button>
           )}
           <button onClick={() => setPanel(panel === 'debug' ? null : 'debug')} aria-pressed={panel === 'debug'} aria-label={panel === 'debug' ? t('debug.close') : t('debug.open')}>
@@ -187,6 +193,9 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
           <ErrorNote error={error} />
         </section>
         {sources && <SourcesPanel items={sources.items} focus={sources.focus} onClose={() => setSources(null)} />}
+        {panel === 'files' && conversationId && (
+          <FilesPanel conversationId={conversationId} revision={`${live?.runId ?? ''}:${live?.finalState ?? ''}`} onClose={() => setPanel(null)} />
+        )}
         {panel === 'debug' && <DebugPanel conversationId={conversationId} live={live} onClose={() => setPanel(null)} />}
       </div>
       <Composer busy={sending} running={running} onSend={send} onCancel={cancel} models={models} model={conversation ? conversation.model : pendingModel} onModelChange={conversation ? changeModel : setPendingModel} />

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { saveBlob } from '../api/download';
 import { useI18n } from '../i18n/i18n';
 import { ErrorNote } from '../ui/ErrorNote';
 import { fetchFile, formatSize, isImage, type StoredAttachment } from './attachments';
@@ -65,15 +66,7 @@ function FileChip({ file }: { file: StoredAttachment }) {
     setBusy(true);
     setError(null);
     try {
-      const url = URL.createObjectURL(await fetchFile(file.fileId));
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = file.name;
-      document.body.append(link);
-      link.click();
-      link.remove();
-      // revoked a little later: a download started by the click may still be reading the URL
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      saveBlob(await fetchFile(file.fileId), file.name);
     } catch (failure) {
       setError(failure);
     } finally {

@@ -1,7 +1,6 @@
-import { requestHeaders } from '../api/client';
-import { ApiError, errorFrom } from '../api/errors';
+import { fetchBlob } from '../api/download';
+import { ApiError } from '../api/errors';
 import type { components } from '../api/openapi';
-import { UNAUTHORIZED_EVENT } from '../api/session';
 
 /** A file sent with a message (POST body), as a data URL. */
 export type AttachmentInput = components['schemas']['AttachmentDto'];
@@ -50,18 +49,7 @@ export function toAttachment(file: File): Promise<AttachmentInput> {
   });
 }
 
-/**
- * A stored file's bytes, fetched with the key: an <img src> or a link cannot send the
- * Authorization header, so the page shows and downloads files from blob: URLs instead.
- */
-export async function fetchFile(fileId: string, signal?: AbortSignal): Promise<Blob> {
-  let response: Response;
-  try {
-    response = await fetch(`/api/v1/files/${encodeURIComponent(fileId)}`, { headers: requestHeaders(), signal });
-  } catch (error) {
-    throw new ApiError(0, error instanceof Error ? error.message : String(error));
-  }
-  if (response.status === 401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
-  if (!response.ok) throw errorFrom(response.status, await response.json().catch(() => null), response.statusText);
-  return response.blob();
+/** A stored file's bytes (GET /api/v1/files/{fileId}), fetched with the key. */
+export function fetchFile(fileId: string, signal?: AbortSignal): Promise<Blob> {
+  return fetchBlob(`/api/v1/files/${encodeURIComponent(fileId)}`, signal);
 }
