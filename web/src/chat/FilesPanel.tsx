@@ -4,6 +4,7 @@ import { download } from '../api/download';
 import { useI18n } from '../i18n/i18n';
 import { ErrorNote } from '../ui/ErrorNote';
 import { formatSize } from './attachments';
+import { SidePanel } from '../ui/SidePanel';
 
 type WorkdirFile = { path: string; size: number; updatedAt: string };
 
@@ -36,13 +37,7 @@ export function FilesPanel({ conversationId, revision, onClose }: { conversation
   const base = `/api/v1/conversations/${encodeURIComponent(conversationId)}`;
 
   return (
-    <aside className="side-panel files-panel" aria-label={t('files.title')}>
-      <header>
-        <h2>{t('files.title')}</h2>
-        <button className="icon" onClick={onClose} aria-label={t('settings.close')}>
-          ×
-        </button>
-      </header>
+    <SidePanel className="files-panel" title={t('files.title')} closeLabel={t('settings.close')} onClose={onClose}>
       {files && !files.length && <p className="muted">{t('files.empty')}</p>}
       {files && files.length > 0 && (
         <ul className="file-list">
@@ -62,6 +57,6 @@ export function FilesPanel({ conversationId, revision, onClose }: { conversation
         <button onClick={() => save(`${base}/export?format=markdown`, `${conversationId}.md`)}>{t('files.exportMarkdown')}</button>
       </p>
       <ErrorNote error={error} />
-    </aside>
+    </SidePanel>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { useI18n } from '../i18n/i18n';
 import type { Citation } from '../run/run-state';
+import { SidePanel } from '../ui/SidePanel';
 
 /** The passages an answer cites: `[n]` in the text is `items[n-1]` here. */
 export function SourcesPanel({ items, focus, onClose }: { items: Citation[]; focus: number | null; onClose(): void }) {
@@ -13,13 +14,7 @@ export function SourcesPanel({ items, focus, onClose }: { items: Citation[]; foc
     item?.focus();
   }, [focus, items]);
   return (
-    <aside className="side-panel sources-panel" aria-label={t('sources.title')}>
-      <header>
-        <h2>{t('sources.title')}</h2>
-        <button className="icon" onClick={onClose} aria-label={t('settings.close')}>
-          ×
-        </button>
-      </header>
+    <SidePanel className="sources-panel" title={t('sources.title')} closeLabel={t('settings.close')} onClose={onClose}>
       {!items.length && <p className="muted">{t('sources.empty')}</p>}
       <ol ref={list}>
         {items.map((item, i) => (
@@ -32,6 +27,6 @@ export function SourcesPanel({ items, focus, onClose }: { items: Citation[]; foc
           </li>
         ))}
       </ol>
-    </aside>
+    </SidePanel>
   );
 }

@@ -5,6 +5,7 @@ import { useI18n } from '../i18n/i18n';
 import { applyEvent, emptyRun, type RunState } from '../run/run-state';
 import { ErrorNote } from '../ui/ErrorNote';
 import { loadSpans, type SpanNode } from './spans';
+import { SidePanel } from '../ui/SidePanel';
 
 type Tab = 'events' | 'context' | 'spans' | 'requests';
 const TABS: Tab[] = ['events', 'context', 'spans', 'requests'];
@@ -46,13 +47,7 @@ export function DebugPanel({ conversationId, live, onClose }: { conversationId: 
   }, [tab, runId, finished]);
 
   return (
-    <aside className="side-panel debug-panel" aria-label={t('debug.title')}>
-      <header>
-        <h2>{t('debug.title')}</h2>
-        <button className="icon" onClick={onClose} aria-label={t('debug.close')}>
-          ×
-        </button>
-      </header>
+    <SidePanel className="debug-panel" title={t('debug.title')} closeLabel={t('debug.close')} onClose={onClose}>
       <div role="tablist" className="tabs">
         {TABS.map((name) => (
           <button key={name} role="tab" aria-selected={tab === name} onClick={() => setTab(name)}>
@@ -62,7 +57,7 @@ export function DebugPanel({ conversationId, live, onClose }: { conversationId: 
       </div>
       <ErrorNote error={error} />
       {!run ? <p className="muted">{t('debug.noRun')}</p> : <DebugTab tab={tab} run={run} spans={spans} />}
-    </aside>
+    </SidePanel>
   );
 }
 
