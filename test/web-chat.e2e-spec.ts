@@ -215,9 +215,14 @@ describeInBrowser('web chat app', () => {
     await page.goto(`${ctx.t.baseUrl}/c/${conversationId}`);
     await page.getByRole('button', { name: 'Conversation settings' }).click();
     const settings = page.getByRole('dialog', { name: 'Conversation settings' });
-    await settings.getByLabel('Handbook').check();
-    await settings.getByLabel('Retrieval').selectOption('classic');
+    await settings.getByLabel('Handbook').selectOption('prefetch');
     await settings.getByRole('button', { name: 'Save' }).click();
+    await settings.waitFor({ state: 'detached' });
+    expect((await ctx.api.get(`/conversations/${conversationId}`)).body.settings).toMatchObject({ knowledgeBaseIds: [], knowledgeBases: [{ id: expect.any(String), mode: 'prefetch' }], queryRewrite: false });
+    // opened again, the dialog shows the saved mode
+    await page.getByRole('button', { name: 'Conversation settings' }).click();
+    await expect(settings.getByLabel('Handbook').inputValue()).resolves.toBe('prefetch');
+    await settings.getByRole('button', { name: 'Cancel' }).click();
     // (the mock's next answer, queued, so that the question reads as a person's)
     ctx.mock.enqueue({ text: 'Helix keeps every run event in PostgreSQL, so a stream **resumes from any event** [1].' });
     await send('How does a stream resume after a network drop?');

@@ -13,3 +13,4 @@ export type SearchHit = Schemas['SearchHitResponse'];
 export type ModelRef = Schemas['ModelRefDto'];
 export type RunMode = NonNullable<Schemas['PostMessageDto']['mode']>;
 export type RetrievalMode = NonNullable<ConversationSettings['retrieval']>;
+export type SourceMode = Schemas['KnowledgeSourceDto']['mode'];

@@ -1,18 +1,32 @@
 import { useEffect, useState } from 'react';
 import { api, ok } from '../api/client';
-import type { Agent, Conversation, KnowledgeBase, RetrievalMode } from '../api/types';
+import type { Agent, Conversation, KnowledgeBase, RetrievalMode, SourceMode } from '../api/types';
 import { useI18n } from '../i18n/i18n';
 import { Dialog } from '../ui/Dialog';
 import { ErrorNote } from '../ui/ErrorNote';
 
-const RETRIEVAL: RetrievalMode[] = ['classic', 'agentic', 'off'];
+const SOURCE_MODES: SourceMode[] = ['off', 'prefetch', 'search'];
+/** the mode `retrieval` gives a bare id of `knowledgeBaseIds` */
+const BARE_ID_MODE: Record<RetrievalMode, SourceMode> = { classic: 'prefetch', agentic: 'search', off: 'off' };
 
-/** Per conversation: its agent, the knowledge bases it reads, how it retrieves, debug events. */
+/** Each knowledge base's mode in the conversation's settings: its own entry, else what `retrieval` gives a bare id. */
+function sourceModes(settings: Conversation['settings']): Record<string, SourceMode> {
+  const modes: Record<string, SourceMode> = {};
+  const bare = BARE_ID_MODE[settings.retrieval ?? 'off'];
+  for (const id of settings.knowledgeBaseIds ?? []) modes[id] = bare;
+  for (const { id, mode } of settings.knowledgeBases ?? []) modes[id] = mode;
+  return modes;
+}
+
+/**
+ * Per conversation: its agent, each knowledge base's mode (searched before the answer, searched
+ * by the model, or not used), the query rewrite, debug events.
+ */
 export function ConversationSettingsDialog({ conversation, onClose, onSaved }: { conversation: Conversation; onClose(): void; onSaved(c: Conversation): void }) {
   const { t } = useI18n();
   const [bases, setBases] = useState<KnowledgeBase[] | null>(null);
-  const [selected, setSelected] = useState<string[]>(conversation.settings.knowledgeBaseIds ?? []);
-  const [retrieval, setRetrieval] = useState<RetrievalMode>(conversation.settings.retrieval ?? 'classic');
+  const [modes, setModes] = useState<Record<string, SourceMode>>(() => sourceModes(conversation.settings));
+  const [queryRewrite, setQueryRewrite] = useState(conversation.settings.queryRewrite ?? false);
   const [debug, setDebug] = useState(conversation.settings.debug ?? false);
   const [agents, setAgents] = useState<Agent[] | null>(null);
   const [agentId, setAgentId] = useState(conversation.agentId);
@@ -30,7 +44,10 @@ export function ConversationSettingsDialog({ conversation, onClose, onSaved }: {
 
   const save = async () => {
     try {
-      const saved = await ok(api.PATCH('/api/v1/conversations/{id}', { params: { path: { id: conversation.id } }, body: { agentId, settings: { knowledgeBaseIds: selected, retrieval, debug } } }));
+      // every base with its own mode: bare ids (whose mode `retrieval` gave) are not kept
+      const knowledgeBases = Object.entries(modes).filter(([, mode]) => mode !== 'off').map(([id, mode]) => ({ id, mode }));
+      const settings = { knowledgeBaseIds: [], knowledgeBases, queryRewrite, debug };
+      const saved = await ok(api.PATCH('/api/v1/conversations/{id}', { params: { path: { id: conversation.id } }, body: { agentId, settings } }));
       onSaved(saved);
       onClose();
     } catch (failure) {
@@ -64,20 +81,22 @@ export function ConversationSettingsDialog({ conversation, onClose, onSaved }: {
           {bases === null && <p className="muted">{t('common.loading')}</p>}
           {bases?.length === 0 && <p className="muted">{t('settings.noKnowledgeBases')}</p>}
           {bases?.map((kb) => (
-            <label key={kb.id} className="check">
-              <input type="checkbox" checked={selected.includes(kb.id)} onChange={(e) => setSelected((s) => (e.target.checked ? [...s, kb.id] : s.filter((id) => id !== kb.id)))} />
-              {kb.name}
-            </label>
+            <div key={kb.id} className="source-mode">
+              <label htmlFor={`kb-mode-${kb.id}`}>{kb.name}</label>
+              <select id={`kb-mode-${kb.id}`} value={modes[kb.id] ?? 'off'} onChange={(e) => setModes((m) => ({ ...m, [kb.id]: e.target.value as SourceMode }))}>
+                {SOURCE_MODES.map((mode) => (
+                  <option key={mode} value={mode}>
+                    {t(`settings.source.${mode}`)}
+                  </option>
+                ))}
+              </select>
+            </div>
           ))}
+          <label className="check">
+            <input type="checkbox" checked={queryRewrite} onChange={(e) => setQueryRewrite(e.target.checked)} />
+            {t('settings.queryRewrite')}
+          </label>
         </fieldset>
-        <label htmlFor="settings-retrieval">{t('settings.retrieval')}</label>
-        <select id="settings-retrieval" value={retrieval} onChange={(e) => setRetrieval(e.target.value as RetrievalMode)}>
-          {RETRIEVAL.map((mode) => (
-            <option key={mode} value={mode}>
-              {t(`settings.retrieval.${mode}`)}
-            </option>
-          ))}
-        </select>
         <label className="check">
           <input type="checkbox" checked={debug} onChange={(e) => setDebug(e.target.checked)} />
           {t('settings.debug')}
