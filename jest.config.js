@@ -26,7 +26,8 @@ module.exports = {
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
-  testTimeout: 60000,
+  // a hook that starts a server or a database waits for a busy machine (CI shares it) before it fails
+  testTimeout: 120000,
   maxWorkers: 2,
   workerIdleMemoryLimit: '1GB',
 };
