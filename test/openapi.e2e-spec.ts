@@ -90,7 +90,8 @@ describe('OpenAPI document and UI', () => {
       'post /api/v1/runs/{id}/tool-results': { required: ['results'], fields: ['results'] },
       'post /api/v1/agents': { required: ['name'], fields: [...AGENT_FIELDS, 'name'] },
       'patch /api/v1/agents/{id}': { required: [], fields: [...AGENT_FIELDS, 'name'] },
-      'post /api/v1/knowledge-bases': { required: ['name'], fields: ['name', 'description', 'language'] },
+      'post /api/v1/knowledge-bases': { required: ['name'], fields: ['name', 'description', 'language', 'graph'] },
+      'patch /api/v1/knowledge-bases/{id}': { required: [], fields: ['description', 'graph'] },
       // JSON text (the first of its schemas; the second is a multipart upload)
       'post /api/v1/knowledge-bases/{id}/documents': { required: ['title', 'text'], fields: ['title', 'text', 'source', 'metadata'] },
       'post /api/v1/knowledge-bases/{id}/search': { required: ['query'], fields: ['query', 'k', 'filter'] },

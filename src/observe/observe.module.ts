@@ -2,8 +2,10 @@ import { Global, Module } from '@nestjs/common';
 import { BudgetGate, StepTracer, RunObserver } from '../runtime';
 import { WorkspaceModule } from '../workspace';
 import { ModelModule } from '../model';
+import { IngestionBudget } from '../rag';
 import { BudgetResolver, WorkspaceBudgetResolver } from './budget.resolver';
 import { BudgetService } from './budget.service';
+import { IngestionBudgetService } from './ingestion-budget';
 import { MetricsController } from './metrics.controller';
 import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';
@@ -44,9 +46,10 @@ import { UsageRepository } from './usage.repository';
     BudgetResolver,
     WorkspaceBudgetResolver,
     { provide: BudgetGate, useExisting: BudgetService },
+    { provide: IngestionBudget, useClass: IngestionBudgetService },
     { provide: StepTracer, useExisting: TraceService },
     { provide: RunObserver, useClass: ObserveHub },
   ],
-  exports: [BudgetGate, StepTracer, RunObserver, BudgetService, TraceService, TraceReader, TraceRetention, MetricsService, OtelExport],
+  exports: [BudgetGate, IngestionBudget, StepTracer, RunObserver, BudgetService, TraceService, TraceReader, TraceRetention, MetricsService, OtelExport],
 })
 export class ObserveModule {}

@@ -22,7 +22,7 @@ export interface HoldRequest {
   id: string;
   workspaceId: string;
   day: string;
-  runId: string;
+  runId: string | null;
   promptTokens: number;
   /** the prompt's price */
   promptCost: number;

@@ -3,6 +3,7 @@ import { decodeCursor, encodeCursor, keysetPage, newId, say } from '../common';
 import type { AuthContext } from '../security';
 import { normaliseText } from './chunker';
 import { DocumentRepository } from './document.repository';
+import { KnowledgeGraph } from './graph.service';
 import { contentChecksum, INGEST_JOB, IngestionService, type IngestInput } from './ingestion.service';
 import { JobRunner } from './job-runner';
 import { KnowledgeBaseService } from './knowledge-base.service';
@@ -28,6 +29,7 @@ export class DocumentService {
     private readonly documents: DocumentRepository,
     private readonly ingestion: IngestionService,
     private readonly runner: JobRunner,
+    private readonly graph: KnowledgeGraph,
   ) {}
 
   /**
@@ -83,6 +85,8 @@ export class DocumentService {
   async remove(auth: AuthContext, knowledgeBaseId: string, id: string): Promise<void> {
     await this.knowledgeBases.get(auth, knowledgeBaseId);
     if (!(await this.documents.delete(knowledgeBaseId, id))) throw new NotFoundException(say('document.not_found', { id }));
+    // its chunks took their mentions and relations along; entities only it named go now
+    await this.graph.prune(knowledgeBaseId);
   }
 
   private duplicate(auth: AuthContext, existing: DocumentRecord): Promise<JobRecord> {

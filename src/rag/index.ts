@@ -6,3 +6,8 @@ export { RetrievalService } from './retrieval.service';
 export type { RerankCall } from './rerank';
 export type { SearchHit } from './retrieval.types';
 export { readPdfText } from './text-extraction';
+export { IngestionBudget } from './graph-budget';
+export type { CallUsage, IngestionHold } from './graph-budget';
+export { KnowledgeGraph, MAX_GRAPH_DEPTH, renderGraph } from './graph.service';
+export type { GraphStart, Neighbourhood } from './graph.service';
+export type { GraphEntity, GraphRelation, SubGraph } from './graph.types';

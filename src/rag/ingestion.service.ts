@@ -5,6 +5,7 @@ import { DatabaseHandle, VectorSupport } from '../database';
 import { chunkText, normaliseText } from './chunker';
 import { DocumentGoneError, DocumentRepository } from './document.repository';
 import { Embedder } from './embedder';
+import { GraphExtractor, type GraphOutcome } from './graph-extractor';
 import { JobContext, JobFailure } from './job-runner';
 import { JobRepository } from './job.repository';
 import { KnowledgeBaseRepository } from './knowledge-base.repository';
@@ -59,6 +60,8 @@ export class IngestionService implements OnModuleInit {
     private readonly vector: VectorSupport,
     /** its kind sizes the chunk batches (absent in SQL-only tests: the embedded size) */
     private readonly database?: DatabaseHandle,
+    /** the knowledge graph of knowledge bases with `graph` on (absent in SQL-only tests: none) */
+    private readonly graph?: GraphExtractor,
   ) {}
 
   /** Ingestion jobs a crash interrupted fail, and so do their documents (their chunks go). */
@@ -134,13 +137,21 @@ export class IngestionService implements OnModuleInit {
       await context.progress(Math.min(0.99, 0.8 + (0.2 * (i + batch)) / chunks.length));
     }
     await this.documents.markReady({ id: documentId, chunkCount: chunks.length, charCount: text.length });
+    const graph = await this.extractGraph(target, chunks, context);
     return {
       documentId,
       chunks: chunks.length,
       embedded: embedding.model !== null,
       ...(embedding.model && { embeddingModel: embedding.model }),
       ...(embedding.warning && { warning: embedding.warning }),
+      ...(graph && { graph }),
     };
+  }
+
+  /** The document's entities and relations, where its knowledge base has `graph` on (never fails the document). */
+  private async extractGraph(target: IngestTarget, chunks: NewChunk[], context: JobContext): Promise<GraphOutcome | undefined> {
+    if (!this.graph || !(await this.knowledgeBases.graphOf(target.knowledgeBaseId))) return undefined;
+    return this.graph.extract(target, chunks.map((c) => ({ id: c.id, text: c.text })), context.signal);
   }
 
   /**

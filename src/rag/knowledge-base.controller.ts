@@ -6,6 +6,7 @@ import {
   Get,
   HttpCode,
   Param,
+  Patch,
   Post,
   Query,
   UnsupportedMediaTypeException,
@@ -30,6 +31,7 @@ import {
   ListDocumentsQuery,
   SearchDto,
   SearchResponse,
+  UpdateKnowledgeBaseDto,
   UploadDocumentFieldsDto,
 } from './rag.dto';
 import { toDocumentView, toJobView, toKnowledgeBaseView } from './rag.view';
@@ -100,6 +102,15 @@ export class KnowledgeBaseController {
   @ApiErrors(404)
   async get(@Auth() auth: AuthContext, @Param('id') id: string) {
     return toKnowledgeBaseView(await this.knowledgeBases.get(auth, id));
+  }
+
+  @Patch(':id')
+  @Access('knowledgeBase')
+  @ApiOperation({ operationId: 'updateKnowledgeBase', summary: "Change a knowledge base's description or knowledge-graph setting" })
+  @ApiOkResponse({ type: KnowledgeBaseResponse })
+  @ApiErrors(400, 404)
+  async update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: UpdateKnowledgeBaseDto) {
+    return toKnowledgeBaseView(await this.knowledgeBases.update(auth, id, dto));
   }
 
   @Delete(':id')

@@ -9,12 +9,13 @@ interface KnowledgeBaseRow {
   name: string;
   description: string | null;
   language: string;
+  graph: boolean;
   document_count: number;
   created_at: Date | string;
   updated_at: Date | string;
 }
 
-const COLUMNS = Prisma.sql`kb.id, kb.workspace_id, kb.name, kb.description, kb.language, kb.created_at, kb.updated_at,
+const COLUMNS = Prisma.sql`kb.id, kb.workspace_id, kb.name, kb.description, kb.language, kb.graph, kb.created_at, kb.updated_at,
   (SELECT count(*)::int FROM documents d WHERE d.knowledge_base_id = kb.id) AS document_count`;
 
 function toRecord(row: KnowledgeBaseRow): KnowledgeBaseRecord {
@@ -25,6 +26,7 @@ function toRecord(row: KnowledgeBaseRow): KnowledgeBaseRecord {
     description: row.description,
     // a value written by a later version reads as the stock configuration
     language: isLanguage(row.language) ? row.language : 'simple',
+    graph: row.graph === true,
     documentCount: row.document_count,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
@@ -37,11 +39,44 @@ export class KnowledgeBaseRepository {
   constructor(private readonly sql: SqlClient) {}
 
   /** Throws a unique violation when the workspace already has a knowledge base of that name. */
-  async create(kb: { id: string; workspaceId: string; name: string; description: string | null; language: Language }): Promise<KnowledgeBaseRecord> {
+  async create(kb: { id: string; workspaceId: string; name: string; description: string | null; language: Language; graph: boolean }): Promise<KnowledgeBaseRecord> {
     await this.sql.$executeRaw`
-      INSERT INTO knowledge_bases (id, workspace_id, name, description, language, updated_at)
-      VALUES (${kb.id}, ${kb.workspaceId}, ${kb.name}, ${kb.description}, ${kb.language}, now())`;
+      INSERT INTO knowledge_bases (id, workspace_id, name, description, language, graph, updated_at)
+      VALUES (${kb.id}, ${kb.workspaceId}, ${kb.name}, ${kb.description}, ${kb.language}, ${kb.graph}, now())`;
     return (await this.find(kb.workspaceId, kb.id))!;
+  }
+
+  /**
+   * Changes the fields given; undefined when it is not the workspace's. `graph` turned off
+   * removes the graph extracted so far (entities take their mentions and relations along).
+   */
+  async update(workspaceId: string, id: string, changes: { description?: string | null; graph?: boolean }): Promise<KnowledgeBaseRecord | undefined> {
+    const sets = [
+      ...(changes.description !== undefined ? [Prisma.sql`description = ${changes.description}`] : []),
+      ...(changes.graph !== undefined ? [Prisma.sql`graph = ${changes.graph}`] : []),
+      Prisma.sql`updated_at = now()`,
+    ];
+    const [updated] = await this.sql.$atomic([
+      Prisma.sql`UPDATE knowledge_bases SET ${Prisma.join(sets)} WHERE id = ${id} AND workspace_id = ${workspaceId} RETURNING id`,
+      ...(changes.graph === false
+        ? [Prisma.sql`DELETE FROM kb_entities WHERE knowledge_base_id = ${id} AND EXISTS (SELECT 1 FROM knowledge_bases WHERE id = ${id} AND workspace_id = ${workspaceId})`]
+        : []),
+    ]);
+    return updated.length ? this.find(workspaceId, id) : undefined;
+  }
+
+  /** Which of `ids` are knowledge bases of the workspace with `graph` on. */
+  async withGraph(workspaceId: string, ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await this.sql.$queryRaw<{ id: string }[]>`
+      SELECT id FROM knowledge_bases WHERE workspace_id = ${workspaceId} AND graph AND id IN (${Prisma.join(ids)}) ORDER BY id`;
+    return rows.map((row) => row.id);
+  }
+
+  /** Whether the knowledge base has `graph` on (ingestion's lookup); false when it is gone. */
+  async graphOf(id: string): Promise<boolean> {
+    const [row] = await this.sql.$queryRaw<{ graph: boolean }[]>`SELECT graph FROM knowledge_bases WHERE id = ${id}`;
+    return row?.graph === true;
   }
 
   async list(workspaceId: string): Promise<KnowledgeBaseRecord[]> {

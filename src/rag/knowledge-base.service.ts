@@ -10,7 +10,7 @@ import { isUniqueViolation, type KnowledgeBaseRecord } from './rag.records';
 export class KnowledgeBaseService {
   constructor(private readonly knowledgeBases: KnowledgeBaseRepository) {}
 
-  async create(auth: AuthContext, input: { name: string; description?: string; language?: Language }): Promise<KnowledgeBaseRecord> {
+  async create(auth: AuthContext, input: { name: string; description?: string; language?: Language; graph?: boolean }): Promise<KnowledgeBaseRecord> {
     try {
       return await this.knowledgeBases.create({
         id: newId('kb'),
@@ -18,11 +18,22 @@ export class KnowledgeBaseService {
         name: input.name,
         description: input.description ?? null,
         language: input.language ?? 'auto',
+        graph: input.graph ?? false,
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictException(say('knowledge_base.name_taken', { name: input.name }));
       throw error;
     }
+  }
+
+  /**
+   * Changes its description or `graph`. Turning the graph on applies to documents added from
+   * then on; turning it off removes the graph extracted so far.
+   */
+  async update(auth: AuthContext, id: string, changes: { description?: string | null; graph?: boolean }): Promise<KnowledgeBaseRecord> {
+    const updated = await this.knowledgeBases.update(auth.workspaceId, id, changes);
+    if (!updated) throw notFound(id);
+    return updated;
   }
 
   list(auth: AuthContext): Promise<KnowledgeBaseRecord[]> {

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  IsBoolean,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -16,6 +17,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsStorableText, PageQuery, say } from '../common';
 import { LANGUAGES, type Language } from './lexical';
 import { MAX_K } from './retrieval.service';
+
+const GRAPH_DESCRIPTION =
+  'extract entities and relations from each document at ingestion (one model call per batch of chunks, charged to the daily budget; without a model key, capitalised names and repeated Chinese terms related by co-occurrence), used by retrieval and the `kb_graph` tool.';
 
 /** Longest document text accepted as JSON (an upload is limited by its file size instead). */
 export const MAX_TEXT_LENGTH = 5_000_000;
@@ -60,6 +64,25 @@ export class CreateKnowledgeBaseDto {
   @IsOptional()
   @IsIn(LANGUAGES)
   language?: Language;
+
+  @ApiPropertyOptional({ description: `${GRAPH_DESCRIPTION} Default false.` })
+  @IsOptional()
+  @IsBoolean()
+  graph?: boolean;
+}
+
+export class UpdateKnowledgeBaseDto {
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 2000, description: 'null clears it' })
+  @IsOptional()
+  @IsString()
+  @IsStorableText()
+  @MaxLength(2000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ description: `${GRAPH_DESCRIPTION} Turned on, it applies to documents added from then on; turned off, the graph extracted so far is removed.` })
+  @IsOptional()
+  @IsBoolean()
+  graph?: boolean;
 }
 
 /** Fields of a document besides its title and content. */
@@ -137,6 +160,7 @@ export class KnowledgeBaseResponse {
   @ApiProperty() name!: string;
   @ApiProperty({ type: String, nullable: true }) description!: string | null;
   @ApiProperty({ enum: LANGUAGES, description: 'how words are indexed and searched' }) language!: Language;
+  @ApiProperty({ description: 'entities and relations are extracted at ingestion (the knowledge graph)' }) graph!: boolean;
   @ApiProperty({ type: 'integer' }) documentCount!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;

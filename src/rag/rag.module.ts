@@ -10,6 +10,10 @@ import { DocumentRepository } from './document.repository';
 import { DocumentService } from './document.service';
 import { Embedder } from './embedder';
 import { closeExtractionPool } from './extraction-pool';
+import { GraphExtractor } from './graph-extractor';
+import { GraphRepository } from './graph.repository';
+import { GraphResolver } from './graph.resolver';
+import { KnowledgeGraph } from './graph.service';
 import { IngestionService } from './ingestion.service';
 import { JobController } from './job.controller';
 import { JobRunner } from './job-runner';
@@ -24,7 +28,8 @@ export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './r
 
 /**
  * Knowledge bases, document ingestion (background jobs), chunking, embeddings and hybrid
- * retrieval. Other modules use RetrievalService only. Needs ModelModule (embeddings),
+ * retrieval, and the knowledge graph of knowledge bases with `graph` on. Other modules use
+ * RetrievalService and KnowledgeGraph only. Needs ModelModule (embeddings),
  * WorkspaceModule (the workspace's embedding model) and the global database providers.
  */
 @Module({
@@ -43,8 +48,13 @@ export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './r
     JobRunner,
     Embedder,
     RetrievalService,
+    GraphRepository,
+    GraphExtractor,
+    KnowledgeGraph,
+    // the admin GraphQL API's knowledge graphs
+    GraphResolver,
   ],
-  exports: [RetrievalService],
+  exports: [RetrievalService, KnowledgeGraph],
 })
 export class RagModule implements OnModuleInit, OnModuleDestroy {
   constructor(

@@ -9,6 +9,8 @@ export interface KnowledgeBaseRecord {
   description: string | null;
   /** how its words are indexed (lexical.ts) */
   language: Language;
+  /** entities and relations are extracted at ingestion (graph-extractor.ts) */
+  graph: boolean;
   documentCount: number;
   createdAt: Date;
   updatedAt: Date;

@@ -6,6 +6,7 @@ export interface KnowledgeBaseView {
   name: string;
   description: string | null;
   language: Language;
+  graph: boolean;
   documentCount: number;
   createdAt: string;
   updatedAt: string;
@@ -33,6 +34,7 @@ export function toKnowledgeBaseView(kb: KnowledgeBaseRecord): KnowledgeBaseView 
     name: kb.name,
     description: kb.description,
     language: kb.language,
+    graph: kb.graph,
     documentCount: kb.documentCount,
     createdAt: kb.createdAt.toISOString(),
     updatedAt: kb.updatedAt.toISOString(),

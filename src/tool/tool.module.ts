@@ -7,6 +7,7 @@ import { CalculatorTool } from './builtin/calculator';
 import { CodeExecTool } from './builtin/code-exec/code-exec.tool';
 import { CurrentTimeTool } from './builtin/current-time';
 import { DelegateTool } from './builtin/delegate';
+import { KbGraphTool } from './builtin/kb-graph';
 import { KbSearchTool } from './builtin/kb-search';
 import { HttpFetchTool } from './builtin/http-fetch/http-fetch.tool';
 import { FileListTool, FileReadTool } from './builtin/workdir/file-read.tools';
@@ -22,7 +23,7 @@ import { ToolResolver } from './tool.resolver';
 
 /** The built-in tools (each a provider marked @HelixTool; ToolHub discovers them, and those of other modules). */
 const BUILTIN_TOOLS = [
-  CalculatorTool, CurrentTimeTool, KbSearchTool, HttpFetchTool, AskUserTool, CodeExecTool, DelegateTool,
+  CalculatorTool, CurrentTimeTool, KbSearchTool, KbGraphTool, HttpFetchTool, AskUserTool, CodeExecTool, DelegateTool,
   FileListTool, FileReadTool, FileWriteTool, FileEditTool, TaskTrackerTool, ShellTool,
 ];
 

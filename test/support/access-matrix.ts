@@ -128,6 +128,13 @@ export const REST_CASES: RestCase[] = [
     status: 201,
   },
   { method: 'GET', route: `${API}/knowledge-bases/{id}`, path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}`, status: 404 },
+  {
+    method: 'PATCH',
+    route: `${API}/knowledge-bases/{id}`,
+    path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}`,
+    body: { graph: false },
+    status: 404,
+  },
   { method: 'DELETE', route: `${API}/knowledge-bases/{id}`, path: (a) => `${API}/knowledge-bases/${a.knowledgeBaseId}`, status: 404 },
   {
     method: 'POST',
@@ -262,6 +269,7 @@ export const GRAPHQL_CASES: GraphqlCase[] = [
   { field: 'configVersions', query: (a) => `{ configVersions(key: "settings", workspaceId: "${a.workspaceId}") { version } }`, outcome: 'NOT_FOUND' },
   { field: 'rollbackConfig', query: (a) => `mutation { rollbackConfig(key: "settings", version: 1, workspaceId: "${a.workspaceId}") { version } }`, outcome: 'NOT_FOUND' },
   { field: 'tools', query: (a) => `{ tools(workspaceId: "${a.workspaceId}") { name } }`, outcome: 'NOT_FOUND' },
+  { field: 'knowledgeGraph', query: (a) => `{ knowledgeGraph(knowledgeBaseId: "${a.knowledgeBaseId}") { entityCount } }`, outcome: 'NOT_FOUND' },
   { field: 'toolPolicies', query: (a) => `{ toolPolicies(conversationId: "${a.conversationId}") { tool } }`, outcome: 'NOT_FOUND' },
   { field: 'setToolPolicy', query: (a) => `mutation { setToolPolicy(tool: "calculator", mode: always, conversationId: "${a.conversationId}") { tool } }`, outcome: 'NOT_FOUND' },
   { field: 'clearToolPolicy', query: (a) => `mutation { clearToolPolicy(tool: "calculator", conversationId: "${a.conversationId}") }`, outcome: 'NOT_FOUND' },

@@ -73,7 +73,7 @@ export interface MediumTest {
   /** A run row of the conversation (CREATED, step 0, for messages and spans to refer to); its id. */
   run(conversationId: string, overrides?: { id?: string; goal?: string; model?: ModelRef; maxSteps?: number }): Promise<string>;
   /** language `simple` unless given */
-  knowledgeBase(auth: Pick<KeyAuth, 'workspaceId'>, overrides?: { id?: string; name?: string; description?: string | null; language?: Language }): Promise<KnowledgeBaseRecord>;
+  knowledgeBase(auth: Pick<KeyAuth, 'workspaceId'>, overrides?: { id?: string; name?: string; description?: string | null; language?: Language; graph?: boolean }): Promise<KnowledgeBaseRecord>;
   /**
    * A ready document of one chunk holding `text` (with its hashed vector where the database has
    * pgvector), through DocumentRepository.
@@ -168,6 +168,7 @@ export async function mediumTest(): Promise<MediumTest> {
         name: overrides.name ?? kbId,
         description: overrides.description ?? null,
         language: overrides.language ?? 'simple',
+        graph: overrides.graph ?? false,
       });
     },
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Citation } from '../../rag';
+import type { Citation, SubGraph } from '../../rag';
 import { ConversationService } from '../../conversation';
 import { SqlClient, UnitOfWork } from '../../database';
 import { type FinishReason, ModelError, type ModelResult, type ToolCall, type Usage } from '../../model';
@@ -186,7 +186,7 @@ export class AnswerStep {
       if (context.needsTitle && final && verdict.kind === 'accepted') {
         charged = addUsage(charged, await this.title.run({ ...run, step }, context, history, answer.echo.value.text, signal));
       }
-      return await this.store(run, step, answer, addUsage(run.usage, charged), prepared.sources, verdict);
+      return await this.store(run, step, answer, addUsage(run.usage, charged), prepared.sources, verdict, prepared.graph);
     } finally {
       if (first) this.steps.abandon(first);
     }
@@ -233,9 +233,12 @@ export class AnswerStep {
 
   /**
    * Stores the answer (and the errors of malformed tool calls) in one unit; finishes the run if
-   * it called no tool. A final answer carries the run's sources, announced once in `sources`.
+   * it called no tool. A final answer carries the run's sources, announced once in `sources`
+   * (with the knowledge graph retrieval added, if any).
    */
-  private async store(run: RunRecord, step: number, answer: Answer, usage: RunUsage, retrieved: Citation[], verdict: OutputVerdict): Promise<StepOutcome> {
+  private async store(
+    run: RunRecord, step: number, answer: Answer, usage: RunUsage, retrieved: Citation[], verdict: OutputVerdict, retrievedGraph?: SubGraph,
+  ): Promise<StepOutcome> {
     const { invalid } = answer;
     const calls = [...answer.toolCalls, ...invalid.map((i) => i.call)];
     const reasoning = answer.echo.value.reasoning;
@@ -243,7 +246,8 @@ export class AnswerStep {
     const output = verdict.kind === 'accepted' ? verdict.output : undefined;
     // the answer that is accepted carries the sources (a repaired one is not final)
     const sources = calls.length || repair ? [] : retrieved;
-    if (sources.length) this.events.emit(run.id, 'sources', { items: sourcesEventItems(sources) });
+    const graph = calls.length || repair ? undefined : retrievedGraph;
+    if (sources.length || graph) this.events.emit(run.id, 'sources', { items: sourcesEventItems(sources), ...(graph && { graph }) });
     await this.events.flush(run.id);
     const unit = new UnitOfWork();
     const base = { conversationId: run.conversationId, runId: run.id };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MessageRecord } from '../../conversation';
-import type { Citation } from '../../rag';
+import type { Citation, SubGraph } from '../../rag';
 import { DEFAULT_EMBEDDING_MODEL, ModelCatalog, ModelGateway, ModelRouter, ModelError, type ModelRequest, type ModelResult, type Usage } from '../../model';
 import { ToolHub } from '../../tool';
 import { TokenCounter } from '../../memory';
@@ -56,6 +56,8 @@ export type PreparedStep =
       events: EventDraft[];
       /** the run's retrieved sources so far: a final answer stores them */
       sources: Citation[];
+      /** the knowledge graph around the question's entities: a final answer's `sources` event carries it */
+      graph?: SubGraph;
       settleBudget(usage: RunUsage): Promise<void>;
       span: StepSpan;
     }
@@ -134,7 +136,7 @@ export class ModelStep {
     const limits = await this.router.limits(input.run.model, input.workspaceId);
     const maxTokens = outputLimit(request.maxTokens, limits, window.estimatedTokens);
     if (maxTokens !== undefined) request.maxTokens = maxTokens;
-    const prepared = await this.prepareCall(input, request, window.estimatedTokens, window.events, retrieved?.sources);
+    const prepared = await this.prepareCall(input, request, window.estimatedTokens, window.events, retrieved?.sources, retrieved?.graph);
     const charged = [window.charged, retrieved?.charged].filter((usage): usage is RunUsage => usage !== undefined);
     if (prepared.kind !== 'ready' || !charged.length) return prepared;
     // a summary written for the window and a query rewrite: both charged already, both the run's
@@ -192,8 +194,11 @@ export class ModelStep {
    * tail of `prepare`, and the whole of a call outside the answer steps (a conversation's title).
    * @param events what the earlier hooks asked to emit
    * @param sources what retrieval found for the run so far
+   * @param graph the knowledge graph retrieval found for it
    */
-  async prepareCall(input: StepInput, request: ModelRequest, estimatedTokens: number, events: EventDraft[] = [], sources: Citation[] = []): Promise<PreparedStep> {
+  async prepareCall(
+    input: StepInput, request: ModelRequest, estimatedTokens: number, events: EventDraft[] = [], sources: Citation[] = [], graph?: SubGraph,
+  ): Promise<PreparedStep> {
     const reservation = await this.budget.reserve({
       workspaceId: input.workspaceId,
       runId: input.run.id,
@@ -214,6 +219,7 @@ export class ModelStep {
       estimatedTokens,
       events: [...events, ...this.debug.request(input, request)],
       sources,
+      ...(graph && { graph }),
       settleBudget: (usage) => reservation.settle(usage),
       span,
     };

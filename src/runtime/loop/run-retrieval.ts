@@ -1,7 +1,7 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { TokenCounter } from '../../memory';
-import { renderPassages, sourceOf, RetrievalService } from '../../rag';
-import type { SearchHit } from '../../rag';
+import { KnowledgeGraph, renderGraph, renderPassages, sourceOf, RetrievalService } from '../../rag';
+import type { SearchHit, SubGraph } from '../../rag';
 import type { SourceDraft } from '../../tool';
 import { knowledgeBasesIn } from '../../workspace';
 import { RunObserver } from '../store/run-observer';
@@ -32,7 +32,11 @@ interface Prefetch {
   charged?: RunUsage;
   /** with a rerank model: whether its order was applied */
   reranked?: boolean;
+  /** the knowledge graph around the entities the query names (knowledge bases with `graph` on) */
+  graph?: SubGraph;
 }
+
+export const GRAPH_HEADING = 'Knowledge graph (entities the question names and what the documents relate them to):';
 
 /**
  * Retrieval for a run's answer steps. Knowledge bases in `prefetch` mode: the passages that best
@@ -53,6 +57,8 @@ export class RunRetrieval extends StepRetriever {
     private readonly tokens: TokenCounter,
     /** traces the prefetch (a `retrieval` span); optional for tests of the search alone */
     @Optional() private readonly observer?: RunObserver,
+    /** adds the knowledge graph of the question's entities; optional for tests of the search alone */
+    @Optional() private readonly graph?: KnowledgeGraph,
   ) {
     super();
   }
@@ -68,6 +74,7 @@ export class RunRetrieval extends StepRetriever {
       sources: ledger.items(),
       ...(prefetch && { query: prefetch.query }),
       ...(first && prefetch?.charged && { charged: prefetch.charged }),
+      ...(prefetch?.graph && { graph: prefetch.graph }),
     };
   }
 
@@ -128,15 +135,32 @@ export class RunRetrieval extends StepRetriever {
       if (reranker && reranker.charged() !== NO_USAGE) charged = charged ? addUsage(charged, reranker.charged()) : reranker.charged();
       const hits = this.withinBudget(result.items, modelId);
       const reranked = result.reranked !== undefined ? { reranked: result.reranked } : {};
-      if (!hits.length) return { context: '', sources: [], query, ...(charged && { charged }), ...reranked };
+      const graph = await this.graphOf(workspaceId, knowledgeBaseIds, query);
       const numbered = hits.map((hit, i) => ({ n: i + 1, hit }));
-      return { context: `${CITE_INSTRUCTIONS}\n\nSources:\n${renderPassages(numbered)}`, sources: hits.map(sourceOf), query, ...(charged && { charged }), ...reranked };
+      // the graph comes before the passages, its relations citing the passages that state them
+      const cited = new Map(hits.map((hit, i) => [hit.id, i + 1]));
+      const graphText = graph ? `${GRAPH_HEADING}\n${renderGraph(graph, (chunkId) => cited.get(chunkId))}` : '';
+      if (!hits.length && !graph) return { context: '', sources: [], query, ...(charged && { charged }), ...reranked };
+      const context = [CITE_INSTRUCTIONS, graphText, hits.length ? `Sources:\n${renderPassages(numbered)}` : ''].filter(Boolean).join('\n\n');
+      return { context, sources: hits.map(sourceOf), query, ...(charged && { charged }), ...reranked, ...(graph && { graph }) };
     } catch (error) {
       // a knowledge base deleted since it was configured, or a database hiccup: the run answers without
       const reason = error instanceof Error ? error.message : String(error);
       this.logger.warn(`Prefetch failed: ${reason}`);
       // what a rewrite cost is charged all the same
       return { context: '', sources: [], query, ...(charged && { charged }), error: reason };
+    }
+  }
+
+  /** The neighbourhood of the entities the query names, when some knowledge base has a graph; a failure only leaves it out. */
+  private async graphOf(workspaceId: string, knowledgeBaseIds: string[], query: string): Promise<SubGraph | undefined> {
+    if (!this.graph) return undefined;
+    try {
+      const found = await this.graph.neighbourhood(workspaceId, knowledgeBaseIds, { query });
+      return found.entities.length ? { entities: found.entities, relations: found.relations } : undefined;
+    } catch (error) {
+      this.logger.warn(`Graph context left out: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
     }
   }
 

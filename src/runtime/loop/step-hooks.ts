@@ -1,6 +1,6 @@
 import type { MessageRecord } from '../../conversation';
 import type { EffectiveSettings } from '../../workspace';
-import type { Citation } from '../../rag';
+import type { Citation, SubGraph } from '../../rag';
 import type { CitationLedger } from '../../tool';
 import { SourceLedger } from './source-ledger';
 import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ResponseFormat, SamplingParams, ToolCall, ToolSpec } from '../../model';
@@ -60,6 +60,8 @@ export interface Retrieved {
   query?: string;
   /** what rewriting the query and reranking cost (charged to the budget already; the run adds it to its usage) */
   charged?: RunUsage;
+  /** the knowledge graph around the question's entities: the final answer's `sources` event carries it */
+  graph?: SubGraph;
 }
 
 /**
@@ -109,7 +111,8 @@ export abstract class ContextBuilder {
 
 export interface BudgetRequest {
   workspaceId: string;
-  runId: string;
+  /** absent for a call outside runs (knowledge-graph extraction at ingestion) */
+  runId?: string;
   model: ModelRef;
   estimatedPromptTokens: number;
   /** the call's output limit, when it has one */

@@ -118,8 +118,28 @@ export const RUN_EVENT_PAYLOAD_SCHEMAS: { readonly [K in RunEventType]: SchemaOb
     "the agent's to-do list of the conversation, whole, after task_tracker changed it",
   ),
   sources: obj(
-    { items: { type: 'array', items: obj({ id: str(), documentId: str(), title: str(), source: str(), snippet: str(), score: num() }) } },
-    [],
+    {
+      items: { type: 'array', items: obj({ id: str(), documentId: str(), title: str(), source: str(), snippet: str(), score: num() }) },
+      graph: obj(
+        {
+          entities: { type: 'array', items: obj({ id: str(), knowledgeBaseId: str(), name: str(), type: str(), mentions: int('chunks mentioning it') }) },
+          relations: {
+            type: 'array',
+            items: obj({
+              source: str('entity id'),
+              target: str('entity id'),
+              label: str(),
+              weight: int('chunks stating it'),
+              chunkIds: { type: 'array', items: str() },
+              documentIds: { type: 'array', items: str() },
+            }),
+          },
+        },
+        [],
+        'the knowledge graph around the entities the question names (knowledge bases with `graph` on)',
+      ),
+    },
+    ['graph'],
     'the knowledge-base passages the answer may cite',
   ),
   context: obj(

@@ -32,7 +32,11 @@ export interface RunEventPayloads {
   approval: { approvalId: string; callId: string; name: string; args: unknown; risk: string; assessedBy?: 'analyzer'; reason?: string };
   /** the agent's to-do list of the conversation, whole, after task_tracker changed it */
   tasks: { tasks: TaskItem[] };
-  sources: { items: { id: string; documentId: string; title: string; source: string; snippet: string; score: number }[] };
+  /**
+   * `graph`: the knowledge graph around the entities the question names (knowledge bases with
+   * `graph` on); relations name entities by id and cite the chunks and documents that state them
+   */
+  sources: { items: { id: string; documentId: string; title: string; source: string; snippet: string; score: number }[]; graph?: SourcesGraph };
   context: {
     model: string;
     contextWindow: number;
@@ -70,6 +74,12 @@ export interface RunEventPayloads {
 }
 
 export type RunEventType = keyof RunEventPayloads;
+
+/** The knowledge graph part of `sources`. */
+export interface SourcesGraph {
+  entities: { id: string; knowledgeBaseId: string; name: string; type: string; mentions: number }[];
+  relations: { source: string; target: string; label: string; weight: number; chunkIds: string[]; documentIds: string[] }[];
+}
 
 export type SubrunStatus = 'started' | 'succeeded' | 'failed' | 'cancelled' | 'budget_exceeded';
 

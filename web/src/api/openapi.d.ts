@@ -446,7 +446,8 @@ export interface paths {
         delete: operations["deleteKnowledgeBase"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change a knowledge base's description or knowledge-graph setting */
+        patch: operations["updateKnowledgeBase"];
         trace?: never;
     };
     "/api/v1/knowledge-bases/{id}/documents": {
@@ -1282,6 +1283,8 @@ export interface components {
              * @enum {string}
              */
             language: "auto" | "english" | "chinese" | "simple";
+            /** @description extract entities and relations from each document at ingestion (one model call per batch of chunks, charged to the daily budget; without a model key, capitalised names and repeated Chinese terms related by co-occurrence), used by retrieval and the `kb_graph` tool. Default false. */
+            graph?: boolean;
         };
         KnowledgeBaseResponse: {
             /** @example kb_01jc9x… */
@@ -1293,6 +1296,8 @@ export interface components {
              * @enum {string}
              */
             language: "auto" | "english" | "chinese" | "simple";
+            /** @description entities and relations are extracted at ingestion (the knowledge graph) */
+            graph: boolean;
             documentCount: number;
             /** Format: date-time */
             createdAt: string;
@@ -1302,6 +1307,12 @@ export interface components {
         KnowledgeBaseListResponse: {
             /** @description oldest first */
             items: components["schemas"]["KnowledgeBaseResponse"][];
+        };
+        UpdateKnowledgeBaseDto: {
+            /** @description null clears it */
+            description?: string | null;
+            /** @description extract entities and relations from each document at ingestion (one model call per batch of chunks, charged to the daily budget; without a model key, capitalised names and repeated Chinese terms related by co-occurrence), used by retrieval and the `kb_graph` tool. Turned on, it applies to documents added from then on; turned off, the graph extracted so far is removed. */
+            graph?: boolean;
         };
         JobResponse: {
             /** @example job_01jc9x… */
@@ -1724,6 +1735,28 @@ export interface components {
                     snippet: string;
                     score: number;
                 }[];
+                /** @description the knowledge graph around the entities the question names (knowledge bases with `graph` on) */
+                graph?: {
+                    entities: {
+                        id: string;
+                        knowledgeBaseId: string;
+                        name: string;
+                        type: string;
+                        /** @description chunks mentioning it */
+                        mentions: number;
+                    }[];
+                    relations: {
+                        /** @description entity id */
+                        source: string;
+                        /** @description entity id */
+                        target: string;
+                        label: string;
+                        /** @description chunks stating it */
+                        weight: number;
+                        chunkIds: string[];
+                        documentIds: string[];
+                    }[];
+                };
             };
             /** Format: date-time */
             at: string;
@@ -3632,6 +3665,67 @@ export interface operations {
             };
             /** @description no such id in your workspace */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateKnowledgeBase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateKnowledgeBaseDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeBaseResponse"];
+                };
+            };
+            /** @description the body, a query parameter or a path parameter is invalid; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no API token, or a wrong one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such id in your workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the body is not of a type the route takes (JSON unless said otherwise), or an attachment is not a supported kind of file */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
