@@ -101,4 +101,23 @@ describe('knowledge graph (offline extraction)', () => {
     const after = await admin.request<{ knowledgeGraph: { entityCount: number; relationCount: number; entities: unknown[] } }>(query, { kb });
     expect(after.knowledgeGraph).toMatchObject({ entityCount: 0, relationCount: 0, entities: [] });
   });
+
+  it("editing a chunk's text replaces what it stated; deleting it leaves no graph", async () => {
+    const job = await ragClient(t, TOKEN).addText(kb, { title: 'Mark I', text: 'Grace Hopper programmed the Harvard Mark I. Howard Aiken designed the Harvard Mark I.' });
+    const docId = job.result.documentId as string;
+    const [chunk] = (await api.get(`/knowledge-bases/${kb}/documents/${docId}/chunks`)).body.items as { id: string }[];
+    const names = async (entity?: string) =>
+      (await admin.request<{ knowledgeGraph: { entities: { name: string }[] } }>(
+        gql`query($kb: ID!, $entity: String) { knowledgeGraph(knowledgeBaseId: $kb, entity: $entity) { entities { name } } }`, { kb, entity },
+      )).knowledgeGraph.entities.map((e) => e.name).sort();
+    expect(await names('aiken')).toEqual(['Grace Hopper', 'Harvard Mark I', 'Howard Aiken']);
+
+    const edited = await api.patch(`/knowledge-bases/${kb}/chunks/${chunk.id}`, { text: 'Grace Hopper wrote a compiler with Jean Sammet.' });
+    expect(edited.status).toBe(200);
+    expect(await names('aiken')).toEqual([]);
+    expect(await names()).toEqual(['Grace Hopper', 'Jean Sammet']);
+
+    expect((await api.delete(`/knowledge-bases/${kb}/chunks/${chunk.id}`)).status).toBe(204);
+    expect(await names()).toEqual([]);
+  });
 });

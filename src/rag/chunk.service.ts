@@ -1,10 +1,11 @@
-import { BadRequestException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, Logger, NotFoundException, Optional } from '@nestjs/common';
 import { say } from '../common';
 import { VectorSupport } from '../database';
 import type { AuthContext } from '../security';
 import { ChunkRepository, type ChunkRecord } from './chunk.repository';
 import { DocumentRepository } from './document.repository';
 import { Embedder } from './embedder';
+import { GraphExtractor } from './graph-extractor';
 import { KnowledgeBaseService } from './knowledge-base.service';
 import { lexicalText, textSearchConfig } from './lexical';
 import { countTokens } from './token-count';
@@ -31,6 +32,8 @@ export class ChunkService {
     private readonly chunks: ChunkRepository,
     private readonly embedder: Embedder,
     private readonly vector: VectorSupport,
+    /** re-extracts an edited chunk's graph (absent in SQL-only tests: none) */
+    @Optional() private readonly graph?: GraphExtractor,
   ) {}
 
   async list(auth: AuthContext, knowledgeBaseId: string, documentId: string, limit: number, cursor?: string): Promise<{ items: ChunkRecord[]; nextCursor: string | null }> {
@@ -55,8 +58,8 @@ export class ChunkService {
    * keeps no vector, so it is found by its new words only and never by its old meaning.
    */
   async edit(auth: AuthContext, knowledgeBaseId: string, id: string, text: string): Promise<EditedChunk> {
-    const { language } = await this.knowledgeBases.get(auth, knowledgeBaseId);
-    await this.get(auth, knowledgeBaseId, id);
+    const { language, graph } = await this.knowledgeBases.get(auth, knowledgeBaseId);
+    const { documentId } = await this.get(auth, knowledgeBaseId, id);
     const trimmed = text.trim();
     if (!trimmed) throw new BadRequestException(say('validation.not_blank', { field: 'text' }));
     let embedding: { vector: string; model: string } | null = null;
@@ -75,12 +78,19 @@ export class ChunkService {
     }
     const edit = { text: trimmed, lexical: lexicalText(trimmed, language), config: textSearchConfig(language), tokenCount: countTokens(trimmed), embedding };
     if (!(await this.chunks.update(knowledgeBaseId, id, edit, this.vector.enabled))) throw new NotFoundException(say('chunk.not_found', { id }));
+    if (graph && this.graph) {
+      // what the old text stated goes; what the new one states is extracted as at ingestion
+      const outcome = await this.graph.extract({ workspaceId: auth.workspaceId, knowledgeBaseId, documentId }, [{ id, text: trimmed }], new AbortController().signal, 'chunks');
+      if (outcome.warning) warning = warning ? `${warning}; ${outcome.warning}` : outcome.warning;
+    }
     return { chunk: await this.get(auth, knowledgeBaseId, id), ...(warning && { warning }) };
   }
 
   async remove(auth: AuthContext, knowledgeBaseId: string, id: string): Promise<void> {
     await this.knowledgeBases.get(auth, knowledgeBaseId);
     if (!(await this.chunks.delete(knowledgeBaseId, id))) throw new NotFoundException(say('chunk.not_found', { id }));
+    // its mentions and relations went with it; entities only it named go now
+    await this.graph?.pruneOrphans(knowledgeBaseId);
   }
 }
 

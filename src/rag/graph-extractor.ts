@@ -47,7 +47,12 @@ export class GraphExtractor {
     @Optional() private readonly budget?: IngestionBudget,
   ) {}
 
-  async extract(target: GraphTarget, chunks: { id: string; text: string }[], signal: AbortSignal): Promise<GraphOutcome> {
+  /**
+   * Extracts the chunks' graph. `scope: 'document'` (ingestion) replaces what the whole document
+   * stated; `'chunks'` (a chunk's text edited) only what these chunks stated, and removes the
+   * entities no chunk names any more.
+   */
+  async extract(target: GraphTarget, chunks: { id: string; text: string }[], signal: AbortSignal, scope: 'document' | 'chunks' = 'document'): Promise<GraphOutcome> {
     const entities = new Set<string>();
     const relations = new Set<string>();
     const count = (graphs: ChunkGraph[]) => {
@@ -62,8 +67,9 @@ export class GraphExtractor {
       const model = await this.router.resolve(undefined, undefined, settings, target.workspaceId);
       const offline = (await this.router.target(model, target.workspaceId)).kind === 'offline';
       if (!offline) extractedBy = `${model.provider}:${model.modelId}`;
-      // a document extracted again (re-ingested) is not counted twice
-      await this.graphs.clearDocument(target.documentId);
+      // a document or chunk extracted again is not counted twice
+      if (scope === 'document') await this.graphs.clearDocument(target.documentId);
+      else await this.graphs.clearChunks(chunks.map((c) => c.id));
       for (let i = 0; i < chunks.length; i += GRAPH_BATCH) {
         if (signal.aborted) return { entities: entities.size, relations: relations.size, extractedBy, warning: 'interrupted: Helix stopped during graph extraction' };
         const batch = chunks.slice(i, i + GRAPH_BATCH);
@@ -72,12 +78,18 @@ export class GraphExtractor {
         await this.graphs.store(target, read);
         count(read);
       }
+      if (scope === 'chunks') await this.graphs.prune(target.knowledgeBaseId);
       return { entities: entities.size, relations: relations.size, extractedBy };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.logger.warn(`Graph extraction of ${target.documentId} stopped: ${reason}`);
       return { entities: entities.size, relations: relations.size, extractedBy, warning: `graph extraction stopped: ${reason}` };
     }
+  }
+
+  /** Removes the entities of the knowledge base no chunk names any more (after chunks were deleted). */
+  async pruneOrphans(knowledgeBaseId: string): Promise<void> {
+    await this.graphs.prune(knowledgeBaseId);
   }
 
   /** One model call over a batch of chunks, held against the budget and settled with its usage. */

@@ -56,6 +56,15 @@ export class GraphRepository {
     ]);
   }
 
+  /** Forgets what these chunks stated (before they are extracted again). */
+  async clearChunks(chunkIds: string[]): Promise<void> {
+    if (!chunkIds.length) return;
+    await this.sql.$atomic([
+      Prisma.sql`DELETE FROM kb_relations WHERE chunk_id IN (${Prisma.join(chunkIds)})`,
+      Prisma.sql`DELETE FROM kb_entity_mentions WHERE chunk_id IN (${Prisma.join(chunkIds)})`,
+    ]);
+  }
+
   /**
    * Stores what some chunks of one document state, in one transaction: entities are merged by
    * key with those already known; a mention or relation stored before is not counted twice.

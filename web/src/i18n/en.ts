@@ -129,6 +129,7 @@ export const en = {
   'kb.create': 'Create',
   'kb.name': 'Name',
   'kb.description': 'Description',
+  'kb.graph': 'Knowledge graph: extract entities and relations at ingestion',
   'kb.language': 'Language (how words are matched)',
   'kb.language.auto': 'Automatic: English stemming, Chinese word segmentation',
   'kb.language.english': 'English: stemming and stop words',

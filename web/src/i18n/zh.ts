@@ -131,6 +131,7 @@ export const zh: Record<MessageKey, string> = {
   'kb.create': '创建',
   'kb.name': '名称',
   'kb.description': '描述',
+  'kb.graph': '知识图谱：导入时抽取实体与关系',
   'kb.language': '语言（词语如何匹配）',
   'kb.language.auto': '自动：英文词干提取，中文分词',
   'kb.language.english': '英文：词干提取与停用词',

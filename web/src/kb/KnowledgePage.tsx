@@ -17,6 +17,7 @@ export function KnowledgePage({ knowledgeBaseId }: { knowledgeBaseId: string | n
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [language, setLanguage] = useState<Language>('auto');
+  const [graph, setGraph] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
   const load = useCallback(() => {
@@ -29,9 +30,10 @@ export function KnowledgePage({ knowledgeBaseId }: { knowledgeBaseId: string | n
   const create = async (event: FormEvent) => {
     event.preventDefault();
     try {
-      const created = await ok(api.POST('/api/v1/knowledge-bases', { body: { name: name.trim(), language, ...(description.trim() ? { description: description.trim() } : {}) } }));
+      const created = await ok(api.POST('/api/v1/knowledge-bases', { body: { name: name.trim(), language, graph, ...(description.trim() ? { description: description.trim() } : {}) } }));
       setName('');
       setDescription('');
+      setGraph(false);
       load();
       navigate(paths.knowledge(created.id));
     } catch (failure) {
@@ -71,6 +73,9 @@ export function KnowledgePage({ knowledgeBaseId }: { knowledgeBaseId: string | n
                 </option>
               ))}
             </select>
+            <label className="kb-graph">
+              <input type="checkbox" checked={graph} onChange={(e) => setGraph(e.target.checked)} /> {t('kb.graph')}
+            </label>
             <button type="submit" className="primary" disabled={!name.trim()}>
               {t('kb.create')}
             </button>
