@@ -1,6 +1,7 @@
-import { rerankRequest } from '../../rag/rerank';
-import { OfflineModel } from './offline.model';
-import { coverageScores, offlineRanking } from './offline-rerank';
+/** The offline model's answer to the rag module's rerank rubric (here: the model module may not import rag). */
+import { rerankRequest } from './rerank';
+import { OfflineModel } from '../model/providers/offline.model';
+import { coverageScores, offlineRanking } from '../model/providers/offline-rerank';
 
 const ask = (query: string, passages: string[]) => new OfflineModel().decide({ model: { provider: 'offline', modelId: 'echo' }, ...rerankRequest(query, passages) }).text;
 
