@@ -16,6 +16,14 @@ export interface ChunkOptions {
   targetTokens: number;
   overlapTokens: number;
   countTokens: (text: string) => number;
+  /** the headings open where `text` starts, outermost first (a window of a longer text: text-stream.ts) */
+  outerHeadings?: Heading[];
+}
+
+/** A Markdown heading: its level (1–6) and title. */
+export interface Heading {
+  level: number;
+  title: string;
 }
 
 /** A piece no chunk boundary falls inside: a paragraph, a code block, a sentence or a slice. */
@@ -32,15 +40,15 @@ interface Section {
   blocks: Array<{ start: number; end: number; code: boolean }>;
 }
 
-const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+export const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/;
+export const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const SENTENCE_END = /(?<=[.!?;。！？；])\s+|(?<=[。！？；])/gu;
 
 /** Heading sections of `text`, each a list of blocks (paragraphs or fenced code). */
-function sections(text: string): Section[] {
+function sections(text: string, outer: Heading[] = []): Section[] {
   const result: Section[] = [];
-  const path: Array<{ level: number; title: string }> = [];
-  let current: Section = { headingPath: [], heading: false, blocks: [] };
+  const path: Heading[] = [...outer];
+  let current: Section = { headingPath: path.map((h) => h.title), heading: false, blocks: [] };
   let blockStart = -1;
   let fence: string | null = null;
   let offset = 0;
@@ -150,7 +158,7 @@ function pack(units: Unit[], target: number, overlap: number): Array<[number, nu
 
 export function chunkText(text: string, options: ChunkOptions): Chunk[] {
   const chunks: Chunk[] = [];
-  for (const section of sections(text)) {
+  for (const section of sections(text, options.outerHeadings)) {
     const units = section.blocks.flatMap((block) =>
       split(text, block.start, block.end, block.code, options.targetTokens, options.countTokens),
     );

@@ -16,7 +16,8 @@ export interface NewDocumentInput {
   metadata?: Record<string, unknown>;
 }
 
-export type DocumentContent = { kind: 'text'; text: string } | { kind: 'file'; fileName: string; format: Format; data: Buffer };
+/** A document's content: JSON text, or an upload stored in a file (upload-storage.ts) that its ingestion job removes. */
+export type DocumentContent = { kind: 'text'; text: string } | { kind: 'file'; fileName: string; format: Format; path: string };
 
 /**
  * Documents of a knowledge base. Adding one answers at once with an ingestion job; the text is
@@ -69,7 +70,7 @@ export class DocumentService {
       if (existing) return this.duplicate(auth, existing);
       throw error;
     }
-    const ingestInput: IngestInput = content.kind === 'text' ? content : { kind: 'file', format: content.format, data: content.data };
+    const ingestInput: IngestInput = content.kind === 'text' ? content : { kind: 'file', format: content.format, path: content.path };
     const target = { workspaceId: auth.workspaceId, knowledgeBaseId, documentId: document.id };
     return this.runner.submit(auth.workspaceId, INGEST_JOB, { documentId: document.id }, (context) => this.ingestion.ingest(target, ingestInput, context));
   }

@@ -31,21 +31,23 @@ function thePool(): Piscina {
 }
 
 /**
- * Reads a file's text in a worker thread of a small shared pool, off the event loop. Time is
+ * Reads a file's text (bytes, or a file the worker reads) in a worker thread of a small shared pool, off the event loop. Time is
  * bounded: past `timeoutMs` (or when `signal` aborts) the worker is terminated and the answer is
  * a reason. A worker that dies (out of memory) rejects.
  */
 export async function extractInWorker(
   format: ExtractionFormat,
-  data: Buffer,
+  source: Buffer | { path: string },
   options: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<ExtractionAnswer> {
   const timeoutMs = options.timeoutMs ?? EXTRACTION_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   try {
-    // a copy: the worker gets its own bytes and the caller's buffer stays intact
-    return (await thePool().run({ format, data: new Uint8Array(data), maxHtmlDepth: MAX_HTML_DEPTH }, { signal })) as ExtractionAnswer;
+    // bytes are copied (the caller's buffer stays intact); a stored upload is read by the worker
+    // itself, so its bytes never enter the server thread's heap
+    const input = Buffer.isBuffer(source) ? { data: new Uint8Array(source) } : { path: source.path };
+    return (await thePool().run({ format, ...input, maxHtmlDepth: MAX_HTML_DEPTH }, { signal })) as ExtractionAnswer;
   } catch (error) {
     if (timeout.aborted) return { ok: false, error: `reading it took longer than ${timeoutMs / 1000} s` };
     throw error;

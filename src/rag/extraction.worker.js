@@ -4,6 +4,7 @@
 // in the build (scripts/build-server.js copies it). Not in the server's thread: a large or
 // hostile file must not block the event loop every stream shares, and pdf-parse's bundle
 // installs core-js polyfills that replace globals such as `JSON.parse`.
+const { readFile } = require('node:fs/promises');
 const { convert } = require('html-to-text');
 const { Parser } = require('htmlparser2');
 
@@ -61,8 +62,12 @@ async function pdfText(data) {
   }
 }
 
-/** `{format, data: Uint8Array, maxHtmlDepth}` → `{ok: true, text}` or `{ok: false, error}` (a reason for the user). */
-module.exports = async function extract({ format, data, maxHtmlDepth }) {
+/**
+ * `{format, data: Uint8Array | path: string, maxHtmlDepth}` → `{ok: true, text}` or `{ok: false, error}`
+ * (a reason for the user). A `path` (a stored upload) is read here, in the worker's bounded heap.
+ */
+module.exports = async function extract({ format, data: bytes, path, maxHtmlDepth }) {
+  const data = path === undefined ? bytes : new Uint8Array(await readFile(path));
   if (format === 'pdf') {
     try {
       return { ok: true, text: await pdfText(data) };

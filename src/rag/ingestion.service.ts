@@ -2,17 +2,19 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { newId } from '../common';
 import { DatabaseHandle, VectorSupport } from '../database';
-import { chunkText, normaliseText } from './chunker';
+import { chunkText, normaliseText, type Heading } from './chunker';
 import { DocumentGoneError, DocumentRepository } from './document.repository';
 import { Embedder } from './embedder';
-import { GraphExtractor, type GraphOutcome } from './graph-extractor';
+import { GraphExtractor } from './graph-extractor';
 import { JobContext, JobFailure } from './job-runner';
 import { JobRepository } from './job.repository';
 import { KnowledgeBaseRepository } from './knowledge-base.repository';
 import { lexicalText, textSearchConfig } from './lexical';
 import { isUniqueViolation, type NewChunk } from './rag.records';
 import { ExtractionError, extractText, type Format } from './text-extraction';
+import { streamedChecksum, textWindows } from './text-stream';
 import { countTokens } from './token-count';
+import { removeUpload } from './upload-storage';
 
 /** About 450 tokens a chunk, 15 % of it repeated at the start of the next one. */
 export const CHUNK_TOKENS = 450;
@@ -29,8 +31,15 @@ const INTERRUPTED = 'interrupted: Helix stopped before the document was ingested
  */
 export const STORE_BATCH = { embedded: 8, postgres: 64 } as const;
 
-/** What a document's text comes from: the JSON body, or an uploaded file still to extract. */
-export type IngestInput = { kind: 'text'; text: string } | { kind: 'file'; format: Format; data: Buffer };
+/** What a document's text comes from: the JSON body, or an upload stored in a file (removed when the job ends). */
+export type IngestInput = { kind: 'text'; text: string } | { kind: 'file'; format: Format; path: string };
+
+/** A document's normalised text: whole, or a text or Markdown upload read from its file window by window. */
+interface DocumentText {
+  checksum: string;
+  chars: number;
+  windows: () => AsyncIterable<{ text: string; offset: number; outerHeadings?: Heading[] }>;
+}
 
 export interface IngestTarget {
   workspaceId: string;
@@ -90,24 +99,25 @@ export class IngestionService implements OnModuleInit {
       await this.documents.deleteChunks([target.documentId]);
       await this.documents.setStatus(target.documentId, 'failed', reason);
       throw error;
+    } finally {
+      if (input.kind === 'file') await removeUpload(input.path);
     }
   }
 
   private async process(target: IngestTarget, input: IngestInput, context: JobContext): Promise<Record<string, unknown>> {
     const { documentId } = target;
     if (!(await this.documents.setStatus(documentId, 'processing'))) throw new DocumentGoneError(documentId);
-    let raw: string;
+    let document: DocumentText;
     try {
-      raw = input.kind === 'text' ? input.text : await extractText(input.format, input.data, context.signal);
+      document = await this.textOf(input, context.signal);
     } catch (error) {
       throw new JobFailure(error instanceof ExtractionError ? error.message : `the file could not be read: ${String(error)}`);
     }
-    const text = normaliseText(raw);
-    if (!text) {
+    if (!document.chars) {
       throw new JobFailure(input.kind === 'file' && input.format === 'pdf' ? 'the PDF has no text layer (scanned pages are not read)' : 'the document has no text');
     }
     if (input.kind === 'file') {
-      const existing = await this.recordChecksum(target, contentChecksum(text));
+      const existing = await this.recordChecksum(target, document.checksum);
       if (existing) return { documentId: existing, duplicate: true };
     }
     await context.progress(0.1);
@@ -115,43 +125,63 @@ export class IngestionService implements OnModuleInit {
     // a knowledge base deleted meanwhile has taken the document with it
     const language = await this.knowledgeBases.languageOf(target.knowledgeBaseId);
     if (!language) throw new DocumentGoneError(documentId);
-    const pieces = chunkText(text, { targetTokens: CHUNK_TOKENS, overlapTokens: OVERLAP_TOKENS, countTokens });
-    const chunks: NewChunk[] = pieces.map((piece, ordinal) => ({
-      id: newId('chk'),
-      ordinal,
-      text: piece.text,
-      lexical: lexicalText(piece.text, language),
-      tokenCount: piece.tokenCount,
-      headingPath: piece.headingPath,
-      charStart: piece.charStart,
-      charEnd: piece.charEnd,
-    }));
-    await context.progress(0.2);
-
-    const embedding = await this.embed(target.workspaceId, chunks, context);
-    // stored in short statements: from 0.8 to 1
     const batch = STORE_BATCH[this.database?.kind ?? 'embedded'];
-    for (let i = 0; i < chunks.length; i += batch) {
-      if (context.signal.aborted) throw new JobFailure(INTERRUPTED);
-      await this.documents.insertChunks({ id: documentId, knowledgeBaseId: target.knowledgeBaseId, config: textSearchConfig(language) }, chunks.slice(i, i + batch), embedding.model);
-      await context.progress(Math.min(0.99, 0.8 + (0.2 * (i + batch)) / chunks.length));
+    let stored = 0;
+    let embedding: { model: string | null; warning?: string } | undefined;
+    // the knowledge graph, where its knowledge base has `graph` on, reads every chunk at the end
+    // (never fails the document); only then are the chunks' texts kept across windows
+    const graphed = this.graph && (await this.knowledgeBases.graphOf(target.knowledgeBaseId)) ? ([] as { id: string; text: string }[]) : undefined;
+    // window by window (one for a whole text): chunked, embedded, stored, so a large upload is
+    // never held whole; progress goes from 0.1 to 1 with the characters done
+    for await (const window of document.windows()) {
+      const done = (share: number) => context.progress(Math.min(0.99, 0.1 + (0.9 * (window.offset + share * window.text.length)) / document.chars));
+      const pieces = chunkText(window.text, { targetTokens: CHUNK_TOKENS, overlapTokens: OVERLAP_TOKENS, countTokens, outerHeadings: window.outerHeadings });
+      const chunks: NewChunk[] = pieces.map((piece, i) => ({
+        id: newId('chk'),
+        ordinal: stored + i,
+        text: piece.text,
+        lexical: lexicalText(piece.text, language),
+        tokenCount: piece.tokenCount,
+        headingPath: piece.headingPath,
+        charStart: window.offset + piece.charStart,
+        charEnd: window.offset + piece.charEnd,
+      }));
+      // a model that failed once is not asked again for the rest of the document
+      embedding = embedding?.model === null ? embedding : await this.embed(target.workspaceId, chunks, context, (share) => done(0.75 * share));
+      const model = embedding.model;
+      for (let i = 0; i < chunks.length; i += batch) {
+        if (context.signal.aborted) throw new JobFailure(INTERRUPTED);
+        await this.documents.insertChunks({ id: documentId, knowledgeBaseId: target.knowledgeBaseId, config: textSearchConfig(language) }, chunks.slice(i, i + batch), model);
+        await done(0.75 + (0.25 * (i + batch)) / chunks.length);
+      }
+      graphed?.push(...chunks.map((c) => ({ id: c.id, text: c.text })));
+      stored += chunks.length;
     }
-    await this.documents.markReady({ id: documentId, chunkCount: chunks.length, charCount: text.length });
-    const graph = await this.extractGraph(target, chunks, context);
+    await this.documents.markReady({ id: documentId, chunkCount: stored, charCount: document.chars });
+    const graph = graphed && this.graph ? await this.graph.extract(target, graphed, context.signal) : undefined;
+    const model = embedding?.model ?? null;
     return {
       documentId,
-      chunks: chunks.length,
-      embedded: embedding.model !== null,
-      ...(embedding.model && { embeddingModel: embedding.model }),
-      ...(embedding.warning && { warning: embedding.warning }),
+      chunks: stored,
+      embedded: model !== null,
+      ...(model && { embeddingModel: model }),
+      ...(embedding?.warning && { warning: embedding.warning }),
       ...(graph && { graph }),
     };
   }
 
-  /** The document's entities and relations, where its knowledge base has `graph` on (never fails the document). */
-  private async extractGraph(target: IngestTarget, chunks: NewChunk[], context: JobContext): Promise<GraphOutcome | undefined> {
-    if (!this.graph || !(await this.knowledgeBases.graphOf(target.knowledgeBaseId))) return undefined;
-    return this.graph.extract(target, chunks.map((c) => ({ id: c.id, text: c.text })), context.signal);
+  /**
+   * The document's normalised text. A text or Markdown upload is read from its file twice, a
+   * slice at a time: once for its checksum (a duplicate stops there), once for its windows. A
+   * PDF's or HTML page's text is extracted by a worker that reads the file itself.
+   */
+  private async textOf(input: IngestInput, signal: AbortSignal): Promise<DocumentText> {
+    if (input.kind === 'file' && (input.format === 'text' || input.format === 'markdown')) {
+      const { checksum, chars } = await streamedChecksum(input.path);
+      return { checksum, chars, windows: () => textWindows(input.path) };
+    }
+    const text = normaliseText(input.kind === 'text' ? input.text : await extractText(input.format, { path: input.path }, signal));
+    return { checksum: contentChecksum(text), chars: text.length, windows: async function* () { yield { text, offset: 0 }; } };
   }
 
   /**
@@ -178,7 +208,9 @@ export class IngestionService implements OnModuleInit {
   }
 
   /** Fills in the chunks' vectors; without vector search or when embedding fails, none. */
-  private async embed(workspaceId: string, chunks: NewChunk[], context: JobContext): Promise<{ model: string | null; warning?: string }> {
+  private async embed(
+    workspaceId: string, chunks: NewChunk[], context: JobContext, progress: (share: number) => Promise<void>,
+  ): Promise<{ model: string | null; warning?: string }> {
     if (!this.vector.enabled) return { model: null, warning: `not embedded: ${this.vector.reason}; the document is searchable by words only` };
     try {
       const model = await this.embedder.model(workspaceId);
@@ -186,7 +218,7 @@ export class IngestionService implements OnModuleInit {
         workspaceId,
         model,
         chunks.map((c) => c.text),
-        (done) => context.progress(0.2 + (0.6 * done) / chunks.length),
+        (done) => progress(done / chunks.length),
         context.signal,
       );
       vectors.forEach((vector, i) => (chunks[i].embedding = vector));

@@ -37,17 +37,18 @@ import {
 import { toDocumentView, toJobView, toKnowledgeBaseView } from './rag.view';
 import { RetrievalService } from './retrieval.service';
 import type { SearchResult } from './retrieval.types';
-import { FORMATS, formatOf, isBinary } from './text-extraction';
+import { FORMATS, formatOf, isBinaryFile } from './text-extraction';
+import { removeUpload, UPLOAD_DIR } from './upload-storage';
 
 /** Largest upload; bigger files are refused with 413. */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
-/** The part of a multipart upload that Multer hands over. */
+/** The part of a multipart upload that Multer hands over, written to a file of UPLOAD_DIR. */
 interface UploadedDocument {
   originalname: string;
   mimetype: string;
   size: number;
-  buffer: Buffer;
+  path: string;
 }
 
 const SUPPORTED = Object.values(FORMATS).flatMap((f) => f.extensions).join(', ');
@@ -126,7 +127,8 @@ export class KnowledgeBaseController {
   @Post(':id/documents')
   @Access('knowledgeBase')
   @HttpCode(202)
-  @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
+  // to disk as it arrives (a file past the limit is cut off, removed and refused with 413)
+  @UseInterceptors(FileInterceptor('file', { dest: UPLOAD_DIR, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
   @ApiOperation({
     operationId: 'addDocument',
     summary: 'Add a document: JSON text, or a multipart upload (`file`: .txt, .md, .html, .pdf up to 20 MB)',
@@ -148,13 +150,19 @@ export class KnowledgeBaseController {
       const dto = await validated(AddTextDocumentDto, body);
       return toJobView(await this.documents.add(auth, id, dto, { kind: 'text', text: dto.text }));
     }
-    const fields = await validated(UploadDocumentFieldsDto, parseMetadataField((body ?? {}) as Record<string, unknown>));
-    const format = formatOf(file.originalname, file.mimetype);
-    if (!format) throw new UnsupportedMediaTypeException(say('rag.unsupported_file', { name: file.originalname, supported: SUPPORTED }));
-    // a NUL byte is binary content, which no text column takes: refused here rather than failing the job
-    if (format !== 'pdf' && isBinary(file.buffer)) throw new UnsupportedMediaTypeException(say('rag.binary_file', { name: file.originalname, format }));
-    const title = fields.title ?? file.originalname;
-    return toJobView(await this.documents.add(auth, id, { ...fields, title }, { kind: 'file', fileName: file.originalname, format, data: file.buffer }));
+    try {
+      const fields = await validated(UploadDocumentFieldsDto, parseMetadataField((body ?? {}) as Record<string, unknown>));
+      const format = formatOf(file.originalname, file.mimetype);
+      if (!format) throw new UnsupportedMediaTypeException(say('rag.unsupported_file', { name: file.originalname, supported: SUPPORTED }));
+      // a NUL byte is binary content, which no text column takes: refused here rather than failing the job
+      if (format !== 'pdf' && (await isBinaryFile(file.path))) throw new UnsupportedMediaTypeException(say('rag.binary_file', { name: file.originalname, format }));
+      const title = fields.title ?? file.originalname;
+      // from here the ingestion job owns the file and removes it when it ends
+      return toJobView(await this.documents.add(auth, id, { ...fields, title }, { kind: 'file', fileName: file.originalname, format, path: file.path }));
+    } catch (error) {
+      await removeUpload(file.path);
+      throw error;
+    }
   }
 
   @Get(':id/documents')

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import { extractInWorker } from './extraction-pool';
 
@@ -24,11 +25,12 @@ export function formatOf(fileName: string, mimeType: string): Format | undefined
 export class ExtractionError extends Error {}
 
 /**
- * The text of an uploaded file, read off the event loop (extraction-pool.ts) with time, memory
- * and HTML depth bounded. Throws ExtractionError saying why when there is none.
+ * The text of an uploaded file (its bytes, or the file an upload was stored in, which the worker
+ * reads itself), read off the event loop (extraction-pool.ts) with time, memory and HTML depth
+ * bounded. Throws ExtractionError saying why when there is none.
  */
-export async function extractText(format: Format, data: Buffer, signal?: AbortSignal): Promise<string> {
-  const answer = await extractInWorker(format, data, { signal });
+export async function extractText(format: Format, source: Buffer | { path: string }, signal?: AbortSignal): Promise<string> {
+  const answer = await extractInWorker(format, source, { signal });
   if (!answer.ok) throw new ExtractionError(format === 'pdf' ? `the PDF could not be read: ${answer.error}` : answer.error);
   return answer.text;
 }
@@ -43,4 +45,10 @@ export async function readPdfText(data: Buffer, timeoutMs?: number): Promise<str
 /** Whether an upload said to be text holds binary data (a NUL byte: no text format has one). */
 export function isBinary(data: Buffer): boolean {
   return data.includes(0);
+}
+
+/** isBinary of a stored upload, read a slice at a time (it stops at the first NUL byte). */
+export async function isBinaryFile(path: string): Promise<boolean> {
+  for await (const bytes of createReadStream(path)) if ((bytes as Buffer).includes(0)) return true;
+  return false;
 }
