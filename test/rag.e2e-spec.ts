@@ -39,6 +39,7 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       name: 'Handbook',
       description: 'how we work',
       language: 'auto',
+      graph: false,
       documentCount: 0,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
