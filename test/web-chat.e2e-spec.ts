@@ -10,6 +10,7 @@ import { GraphQLClient, gql } from 'graphql-request';
 import type { Browser, Page } from 'playwright-core';
 import { describeInBrowser, launchBrowser } from './support/browser';
 import { useMockApp } from './support/mock-app';
+import { ragClient } from './support/rag-client';
 import { mockTokensText } from './support/sse-client';
 
 const TOKEN = 'web-chat-admin-key';
@@ -232,6 +233,22 @@ describeInBrowser('web chat app', () => {
     await expect(sources.locator('li.focused').textContent()).resolves.toContain('helix-handbook.md');
     // the picture in the README: a conversation with an answer and its sources
     if (process.env.HELIX_UPDATE_SCREENSHOT === '1') await page.screenshot({ path: join(__dirname, '..', 'docs', 'web.png') });
+  });
+
+  it("shows beside an answer's sources the knowledge graph around what the question named", async () => {
+    const kb = (await ctx.api.post('/knowledge-bases', { name: 'Engines', graph: true })).body.id as string;
+    const text = '# Engines\n\nAda Lovelace wrote the first program for the Analytical Engine.';
+    // the extraction call of the ingestion, answered by the mock as a model would
+    ctx.mock.script({ text: JSON.stringify({ entities: [{ name: 'Ada Lovelace', type: 'person' }, { name: 'Analytical Engine', type: 'machine' }], relations: [{ source: 'Ada Lovelace', target: 'Analytical Engine', label: 'programmed' }] }) });
+    expect((await ragClient(ctx.t, TOKEN).addText(kb, { title: 'Engines', text })).result.graph).toMatchObject({ entities: 2, relations: 1 });
+    const conversationId = await ctx.api.createConversation({ title: 'Engines', settings: { knowledgeBases: [{ id: kb, mode: 'prefetch' }] } });
+    await page.goto(`${ctx.t.baseUrl}/c/${conversationId}`);
+    ctx.mock.enqueue({ text: 'Ada Lovelace programmed it [1].' });
+    await send('Who programmed the Analytical Engine?');
+    await finished();
+    await lastRun().getByRole('button', { name: 'Sources (1)' }).click();
+    const graph = page.getByRole('complementary', { name: 'Sources' }).getByRole('region', { name: 'Related in the knowledge graph' });
+    await expect(graph.locator('li').textContent()).resolves.toBe('Ada Lovelace — programmed → Analytical Engine [1]');
   });
 
   it('shows on a delegate call which agent took the task and how its sub-run ended', async () => {

@@ -6,7 +6,7 @@ import type { Conversation, Message, ModelRef, RunMode } from '../api/types';
 import { navigate, paths } from '../app/router';
 import { DebugPanel } from '../debug/DebugPanel';
 import { useI18n } from '../i18n/i18n';
-import type { Citation } from '../run/run-state';
+import type { Citation, KnowledgeGraph } from '../run/run-state';
 import { useRuns } from '../run/useRuns';
 import { ErrorNote } from '../ui/ErrorNote';
 import { toAttachment } from './attachments';
@@ -32,7 +32,7 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
   const [messages, setMessages] = useState<Message[]>([]);
   const [hasMore, setHasMore] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [sources, setSources] = useState<{ items: Citation[]; focus: number | null } | null>(null);
+  const [sources, setSources] = useState<{ items: Citation[]; focus: number | null; graph?: KnowledgeGraph } | null>(null);
   const [panel, setPanel] = useState<'debug' | 'settings' | 'files' | null>(null);
   const [sending, setSending] = useState(false);
   /** the model picked before the conversation exists: it is created with it */
@@ -183,7 +183,7 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
               <p className="muted">{t('chat.welcomeHint')}</p>
             </div>
           )}
-          <MessageList messages={messages} runs={runs} onShowSources={(items, focus) => setSources({ items, focus })} onFork={fork} onSettle={settle} />
+          <MessageList messages={messages} runs={runs} onShowSources={(items, focus, graph) => setSources({ items, focus, graph })} onFork={fork} onSettle={settle} />
           {hasMore && (
             <button className="link" onClick={() => void loadMessages(messages.at(-1)?.seq ?? 0).catch(setError)}>
               {t('conv.more')}
@@ -192,7 +192,7 @@ export function ChatPage({ conversationId, onConversationsChanged }: { conversat
           {connection === 'reconnecting' && running && <p className="muted" role="status">{t('run.reconnecting')}</p>}
           <ErrorNote error={error} />
         </section>
-        {sources && <SourcesPanel items={sources.items} focus={sources.focus} onClose={() => setSources(null)} />}
+        {sources && <SourcesPanel items={sources.items} focus={sources.focus} graph={sources.graph} onClose={() => setSources(null)} />}
         {panel === 'files' && conversationId && (
           <FilesPanel conversationId={conversationId} revision={`${live?.runId ?? ''}:${live?.finalState ?? ''}`} onClose={() => setPanel(null)} />
         )}

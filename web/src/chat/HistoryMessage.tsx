@@ -1,6 +1,6 @@
 import type { Message } from '../api/types';
 import { useI18n } from '../i18n/i18n';
-import type { Citation } from '../run/run-state';
+import type { Citation, ShowSources } from '../run/run-state';
 import { AnswerText } from './AnswerText';
 import { storedAttachments } from './attachments';
 import { MessageAttachments } from './MessageAttachments';
@@ -24,7 +24,7 @@ export function HistoryMessage({
 }: {
   message: Message;
   call: { name: string; arguments: string } | undefined;
-  onShowSources(items: Citation[], focus: number | null): void;
+  onShowSources: ShowSources;
   onFork(fromMessageId: string): void;
 }) {
   const { t } = useI18n();

@@ -1,13 +1,13 @@
 import { Fragment } from 'react';
 import type { Message } from '../api/types';
-import type { Citation, RunState } from '../run/run-state';
+import type { RunState, ShowSources } from '../run/run-state';
 import { HistoryMessage } from './HistoryMessage';
 import { RunView } from './RunView';
 
 interface MessageListProps {
   messages: Message[];
   runs: Map<string, RunState>;
-  onShowSources(items: Citation[], focus: number | null): void;
+  onShowSources: ShowSources;
   onFork(fromMessageId: string): void;
   onSettle(runId: string): void;
 }

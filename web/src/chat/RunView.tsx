@@ -1,5 +1,5 @@
 import { useI18n } from '../i18n/i18n';
-import type { Citation, RunState } from '../run/run-state';
+import type { RunState, ShowSources } from '../run/run-state';
 import { AnswerText } from './AnswerText';
 import { ApprovalDialog } from './ApprovalDialog';
 import { AskUserCard } from './AskUserCard';
@@ -8,7 +8,7 @@ import { TasksCard } from './TasksCard';
 import { ToolCard } from './ToolCard';
 
 /** A run as its events tell it: text as it streams, tool cards, the plan, questions, the end. */
-export function RunView({ run, onShowSources, onSettle }: { run: RunState; onShowSources(items: Citation[], focus: number | null): void; onSettle(runId: string): void }) {
+export function RunView({ run, onShowSources, onSettle }: { run: RunState; onShowSources: ShowSources; onSettle(runId: string): void }) {
   const { t } = useI18n();
   const live = !run.finalState;
   const lastText = [...run.blocks].reverse().find((b) => b.kind === 'text');
@@ -24,6 +24,7 @@ export function RunView({ run, onShowSources, onSettle }: { run: RunState; onSho
                 text={block.text}
                 reasoning={block.reasoning}
                 sources={block === lastText ? run.sources : []}
+                graph={block === lastText ? (run.graph ?? undefined) : undefined}
                 onShowSources={onShowSources}
                 streaming={live && block === lastText}
               />

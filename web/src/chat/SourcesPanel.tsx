@@ -1,10 +1,13 @@
 import { useEffect, useRef } from 'react';
 import { useI18n } from '../i18n/i18n';
-import type { Citation } from '../run/run-state';
+import type { Citation, KnowledgeGraph } from '../run/run-state';
 import { SidePanel } from '../ui/SidePanel';
 
-/** The passages an answer cites: `[n]` in the text is `items[n-1]` here. */
-export function SourcesPanel({ items, focus, onClose }: { items: Citation[]; focus: number | null; onClose(): void }) {
+/**
+ * The passages an answer cites (`[n]` in the text is `items[n-1]` here) and, when the retrieval
+ * found one, the knowledge graph around the entities the question named.
+ */
+export function SourcesPanel({ items, focus, graph, onClose }: { items: Citation[]; focus: number | null; graph?: KnowledgeGraph; onClose(): void }) {
   const { t } = useI18n();
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
@@ -27,6 +30,30 @@ export function SourcesPanel({ items, focus, onClose }: { items: Citation[]; foc
           </li>
         ))}
       </ol>
+      {graph && graph.relations.length > 0 && <GraphRelations graph={graph} items={items} />}
     </SidePanel>
+  );
+}
+
+/** Each relation as `A — label → B`, with the numbers of the cited passages that state it. */
+function GraphRelations({ graph, items }: { graph: KnowledgeGraph; items: Citation[] }) {
+  const { t } = useI18n();
+  const names = new Map(graph.entities.map((entity) => [entity.id, entity.name]));
+  const numbers = new Map(items.map((item, i) => [item.id, i + 1]));
+  return (
+    <section className="graph-relations" aria-label={t('sources.graph')}>
+      <h3>{t('sources.graph')}</h3>
+      <ul>
+        {graph.relations.map((relation) => {
+          const cited = relation.chunkIds.flatMap((id) => (numbers.has(id) ? [`[${numbers.get(id)}]`] : []));
+          return (
+            <li key={`${relation.source}:${relation.label}:${relation.target}`}>
+              <strong>{names.get(relation.source) ?? relation.source}</strong> — {relation.label} → <strong>{names.get(relation.target) ?? relation.target}</strong>
+              {cited.length > 0 && <span className="muted small"> {cited.join(' ')}</span>}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
   );
 }

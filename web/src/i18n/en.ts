@@ -123,6 +123,7 @@ export const en = {
   'files.exportJson': 'Trajectory (JSON)',
   'files.exportMarkdown': 'Transcript (Markdown)',
   'sources.title': 'Sources',
+  'sources.graph': 'Related in the knowledge graph',
   'sources.empty': 'No sources for this answer.',
   'sources.show': 'Show source {n}',
   'kb.title': 'Knowledge bases',

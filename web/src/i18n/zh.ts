@@ -125,6 +125,7 @@ export const zh: Record<MessageKey, string> = {
   'files.exportJson': '轨迹（JSON）',
   'files.exportMarkdown': '记录（Markdown）',
   'sources.title': '来源',
+  'sources.graph': '知识图谱中的关联',
   'sources.empty': '此回答没有来源。',
   'sources.show': '查看来源 {n}',
   'kb.title': '知识库',

@@ -121,5 +121,17 @@ describe('run state from the event log', () => {
     expect(state.usage).toEqual({ promptTokens: 30, completionTokens: 5, totalTokens: 35, cost: 0.75 });
     expect(state.sources).toHaveLength(1);
     expect(state.tokenWarning?.percentage).toBe(85);
+    expect(state.graph).toBeNull();
+  });
+
+  it("keeps the sources' knowledge graph, and drops it when a later retrieval has none", () => {
+    const graph = {
+      entities: [{ id: 'e1', knowledgeBaseId: 'kb1', name: 'Ada', type: 'person', mentions: 1 }, { id: 'e2', knowledgeBaseId: 'kb1', name: 'Engine', type: 'thing', mentions: 1 }],
+      relations: [{ source: 'e1', target: 'e2', label: 'programmed', weight: 1, chunkIds: ['ch1'], documentIds: ['d1'] }],
+    };
+    const item = { id: 'ch1', documentId: 'd1', title: 'Doc', source: 'doc.md', snippet: '…', score: 1 };
+    const withGraph = play([ev('sources', { items: [item], graph })]);
+    expect(withGraph.graph).toEqual(graph);
+    expect(play([ev('sources', { items: [item] })], withGraph).graph).toBeNull();
   });
 });

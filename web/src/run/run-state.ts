@@ -1,6 +1,10 @@
 import type { ClientRunEvent, PlanStep, RunEventPayloads } from '../api/events';
 
 export type Citation = RunEventPayloads['sources']['items'][number];
+/** The entities the question named and their neighbours (knowledge bases with `graph` on). */
+export type KnowledgeGraph = NonNullable<RunEventPayloads['sources']['graph']>;
+/** Opens the sources panel on an answer's passages (focused on `[focus]`) and graph. */
+export type ShowSources = (items: Citation[], focus: number | null, graph?: KnowledgeGraph) => void;
 export type AskOption = NonNullable<RunEventPayloads['status']['options']>[number];
 export type TaskItem = RunEventPayloads['tasks']['tasks'][number];
 /** The child run a `delegate` call started, as its `subrun` events last described it. */
@@ -44,6 +48,7 @@ export interface RunState {
   blocks: RunBlock[];
   waiting: Waiting;
   sources: Citation[];
+  graph: KnowledgeGraph | null;
   usage: { promptTokens: number; completionTokens: number; totalTokens: number; cost: number };
   context: RunEventPayloads['context'] | null;
   tokenWarning: RunEventPayloads['token_warning'] | null;
@@ -63,6 +68,7 @@ export function emptyRun(runId: string): RunState {
     blocks: [],
     waiting: null,
     sources: [],
+    graph: null,
     usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, cost: 0 },
     context: null,
     tokenWarning: null,
@@ -181,6 +187,7 @@ export function applyEvent(state: RunState, event: ClientRunEvent): RunState {
     }
     case 'sources':
       next.sources = event.data.items;
+      next.graph = event.data.graph ?? null;
       return next;
     case 'context':
       next.context = event.data;
