@@ -30,7 +30,7 @@ import type { INestApplication } from '@nestjs/common';
 import { createApp } from '../src/app.factory';
 import { loadConfig } from '../src/config/app-config';
 import { ModelGateway } from '../src/model';
-import { ChunkSearchRepository } from '../src/rag/chunk-search.repository';
+import { type ChunkSearch, ChunkSearchRepository } from '../src/rag/chunk-search.repository';
 import { Embedder } from '../src/rag/embedder';
 import { KnowledgeBaseRepository } from '../src/rag/knowledge-base.repository';
 import { lexicalQuery, textSearchConfig } from '../src/rag/lexical';
@@ -210,11 +210,11 @@ async function explain(app: App, kb: string, chunks: number): Promise<void> {
   const repo = app.app.get(ChunkSearchRepository);
   const language = (await app.app.get(KnowledgeBaseRepository).languageOf(kb)) ?? 'simple';
   const workspaceId = (await app.app.get(KnowledgeBaseRepository).workspaceOf(kb))!;
-  let vector: { literal: string; model: string } | undefined;
+  let vector: ChunkSearch['vector'];
   if (app.app.get(VectorSupport).enabled) {
     const embedder = app.app.get(Embedder);
     const model = await embedder.model(workspaceId);
-    vector = { literal: (await embedder.embed(workspaceId, model, [query]))[0], model: model.label };
+    vector = { ...(await embedder.embedQuery(workspaceId, model, query)), model: model.label };
   }
   for (const filter of [undefined, { source: 'none' }]) {
     const search = { knowledgeBaseIds: [kb], lexical: [{ knowledgeBaseIds: [kb], config: textSearchConfig(language), query: lexicalQuery(query, language) }], vector, filter, candidates: 40, k: 5 };
@@ -317,8 +317,8 @@ async function quality(record: (...measured: string[][]) => void): Promise<void>
       const workspaceId = (await apps.hybrid.app.get(KnowledgeBaseRepository).workspaceOf(kbs.hybrid))!;
       const model = await embedder.model(workspaceId);
       const nearest = async (query: string) => {
-        const [literal] = await embedder.embed(workspaceId, model, [query]);
-        const rows = await apps.hybrid.app.get(ChunkSearchRepository).search({ knowledgeBaseIds: [kbs.hybrid], lexical: [], vector: { literal, model: model.label }, candidates: 40, k: 10 });
+        const vector = { ...(await embedder.embedQuery(workspaceId, model, query)), model: model.label };
+        const rows = await apps.hybrid.app.get(ChunkSearchRepository).search({ knowledgeBaseIds: [kbs.hybrid], lexical: [], vector, candidates: 40, k: 10 });
         return rows.map((row) => row.text);
       };
       // reranked: RetrievalService with the rerank call a run makes, sent straight to the offline model

@@ -207,13 +207,13 @@ describe('per-source retrieval, query rewrite and chunk editing', () => {
       expect(page2.body.items).toEqual([all.body.items[1]]);
 
       const chunk = all.body.items[0];
-      expect(chunk).toMatchObject({ documentId, knowledgeBaseId, ordinal: 0, headingPath: ['Stores'], embeddingModel: 'offline:hashed-words' });
+      expect(chunk).toMatchObject({ documentId, knowledgeBaseId, ordinal: 0, headingPath: ['Stores'], embeddingModel: 'offline:hashed-words-768' });
       expect(chunk.text).toContain('Rotterdam');
       expect((await api.get(`/knowledge-bases/${knowledgeBaseId}/chunks/${chunk.id}`)).body).toEqual(chunk);
 
       const edited = await api.patch(`/knowledge-bases/${knowledgeBaseId}/chunks/${chunk.id}`, { text: 'Our Utrecht store opens at ten and sells gift cards.' });
       expect(edited.status).toBe(200);
-      expect(edited.body).toMatchObject({ id: chunk.id, text: 'Our Utrecht store opens at ten and sells gift cards.', embeddingModel: 'offline:hashed-words' });
+      expect(edited.body).toMatchObject({ id: chunk.id, text: 'Our Utrecht store opens at ten and sells gift cards.', embeddingModel: 'offline:hashed-words-768' });
       expect(edited.body.tokenCount).toBeLessThan(chunk.tokenCount);
       const found = await api.post(`/knowledge-bases/${knowledgeBaseId}/search`, { query: 'Utrecht gift cards' });
       expect(found.body.items[0]).toMatchObject({ id: chunk.id, text: expect.stringContaining('Utrecht') });

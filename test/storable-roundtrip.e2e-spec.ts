@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { isStorableText } from '../src/common/storable-text';
 import { Prisma } from '../src/database/prisma.service';
 import type { SqlClient } from '../src/database/sql-client';
-import { VECTOR_DIMENSIONS, vectorLiteral } from '../src/rag/embedder';
+import { storedDimensions, vectorLiteral } from '../src/rag/embedder';
 import { useTestApp } from './support/test-app';
 import { openTestDatabase } from './support/test-prisma';
 
@@ -194,7 +194,7 @@ describe('every kind of value the SQL client binds round-trips (property)', () =
           dollar: v.literal,
         });
         if (vectors) {
-          const expected = v.vector.map(asStored).concat(new Array<number>(VECTOR_DIMENSIONS - v.vector.length).fill(0));
+          const expected = v.vector.map(asStored).concat(new Array<number>(storedDimensions(v.vector.length) - v.vector.length).fill(0));
           expect((vector as number[]).map(Math.fround)).toEqual(expected);
         }
       }),

@@ -1,6 +1,7 @@
 /** The public face of src/model: what other modules may import from it. */
 export { ModelCatalog } from './model-catalog';
 export { DEFAULT_EMBEDDING_MODEL, ModelGateway } from './model-gateway';
+export { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from './providers/hash-embedding';
 export { ModelRouter } from './model-router';
 export { ModelModule } from './model.module';
 export { ModelError } from './model.types';

@@ -1,6 +1,6 @@
 import { startMockLlm, type MockLlm, type MockRequestContext } from '../../test/support/mock-llm/mock-llm';
 import { type ModelStackOptions, buildModelStack } from './model-testing';
-import { hashEmbedding } from './providers/hash-embedding';
+import { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from './providers/hash-embedding';
 import { ModelError, type ModelChunk, type ModelRef, type ModelRequest } from './model.types';
 
 const model: ModelRef = { provider: 'openai', modelId: 'mock-model' };
@@ -398,8 +398,8 @@ describe('ModelGateway against the mock LLM (real SDK)', () => {
 
     it('hashes locally without a key', async () => {
       const vectors = await stack({ env: { OPENAI_API_KEY: '' } }).gateway.embed(['refund policy']);
-      expect(vectors[0]).toHaveLength(1536);
-      expect(vectors[0]).toEqual(Array.from(hashEmbedding('refund policy')));
+      expect(vectors[0]).toHaveLength(OFFLINE_EMBEDDING_DIMENSIONS);
+      expect(vectors[0]).toEqual(Array.from(hashEmbedding('refund policy', OFFLINE_EMBEDDING_DIMENSIONS)));
       expect(mock.embeddingRequests).toHaveLength(0);
     });
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ModelRouter, type ModelTarget } from './model-router';
 import type { CallObserver, ModelChunk, ModelError, ModelRef, ModelRequest, ModelResult } from './model.types';
 import { formatModelRef, modelError, toModelError } from './provider-errors';
-import { DEFAULT_EMBEDDING_DIMENSIONS, hashEmbedding } from './providers/hash-embedding';
+import { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from './providers/hash-embedding';
 import { OfflineModel } from './providers/offline.model';
 import { type ChatProvider, OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
 import { StorableChunks } from './storable-chunks';
@@ -202,7 +202,7 @@ export class ModelGateway {
     const ref = options.model ?? DEFAULT_EMBEDDING_MODEL;
     const target = await this.router.target(ref, options.workspaceId);
     if (target.kind === 'offline') {
-      return input.map((text) => Array.from(hashEmbedding(text, options.dimensions ?? DEFAULT_EMBEDDING_DIMENSIONS)));
+      return input.map((text) => Array.from(hashEmbedding(text, options.dimensions ?? OFFLINE_EMBEDDING_DIMENSIONS)));
     }
     for (let retries = 0; ; retries++) {
       if (signal?.aborted) throw modelError('aborted', { model: target.ref });

@@ -4,9 +4,11 @@
  * every match, where the bounds allow), the vector list from the HNSW index walked on past other
  * knowledge bases' and filtered-out chunks, and neither turned into a sequential scan by a filter.
  */
-import { HASHED_MODEL, hashedVector, mediumTest, type MediumTest } from '../../test/support/medium';
+import { HASHED_MODEL, hashedQuery, hashedVector, mediumTest, type MediumTest } from '../../test/support/medium';
 import type { KeyAuth } from '../security/auth-context';
 import { type ChunkSearch, ChunkSearchRepository, SHORTLIST_FACTOR } from './chunk-search.repository';
+import { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from '../model';
+import { INDEXED_DIMENSIONS, vectorLiteral } from './embedder';
 import { lexicalQuery } from './lexical';
 
 describe('chunk search plans (database)', () => {
@@ -33,7 +35,7 @@ describe('chunk search plans (database)', () => {
   const lexical = (kb: string, query: string, more: Partial<ChunkSearch> = {}) =>
     search.search({ knowledgeBaseIds: [kb], lexical: [{ knowledgeBaseIds: [kb], config: 'simple', query: lexicalQuery(query) }], candidates: 5, k: 5, ...more });
   const nearest = (kbs: string[], query: string, more: Partial<ChunkSearch> = {}) =>
-    search.search({ knowledgeBaseIds: kbs, lexical: [], vector: { literal: hashedVector(query), model: HASHED_MODEL }, candidates: 5, k: 5, ...more });
+    search.search({ knowledgeBaseIds: kbs, lexical: [], vector: hashedQuery(query), candidates: 5, k: 5, ...more });
 
   it('scoring a shortlist ranks as scoring every match did, when the bounds leave no more than the shortlist', async () => {
     // a common word in every chunk, a rarer one in some, at different frequencies and lengths
@@ -96,9 +98,31 @@ describe('chunk search plans (database)', () => {
       const found = rows.map((row) => distances.get(row.id)!);
       expect(found).toEqual([...found].sort((a, b) => a - b));
     }
-    const plan = await search.explain({ knowledgeBaseIds: [ours.kb], lexical: [], vector: { literal: hashedVector('lantern'), model: HASHED_MODEL }, filter: { odd: true }, exactVectorScanMax: 0, candidates: 10, k: 10 });
-    expect(plan).toContain('Index Scan using chunks_embedding_hnsw_idx');
+    const plan = await search.explain({ knowledgeBaseIds: [ours.kb], lexical: [], vector: hashedQuery('lantern'), filter: { odd: true }, exactVectorScanMax: 0, candidates: 10, k: 10 });
+    expect(plan).toContain(`Index Scan using chunks_embedding_${OFFLINE_EMBEDDING_DIMENSIONS}_hnsw_idx`);
     expect(plan).not.toMatch(/Seq Scan on chunks/);
+  });
+
+  vectorIt('each indexed size is searched through its own HNSW index, in distance order', async () => {
+    for (const dims of INDEXED_DIMENSIONS) {
+      const model = `test:embed-${dims}`;
+      const { kb, ids } = await knowledgeBase(Array.from({ length: 12 }, (_, i) => `orbit moon${i} ${i % 3 ? 'crater' : ''}`));
+      // this model's vectors, at its size
+      for (const id of ids) {
+        const [{ text }] = await t.sql.$queryRaw<{ text: string }[]>`SELECT text FROM chunks WHERE id = ${id}`;
+        await t.sql.$executeRaw`UPDATE chunks SET embedding = ${vectorLiteral(Array.from(hashEmbedding(text, dims)))}::vector, embedding_model = ${model} WHERE id = ${id}`;
+      }
+      const vector = { literal: vectorLiteral(Array.from(hashEmbedding('crater orbit', dims))), model, dimensions: dims };
+      const query: ChunkSearch = { knowledgeBaseIds: [kb], lexical: [], vector, exactVectorScanMax: 0, candidates: 20, k: 12 };
+      const plan = await search.explain(query);
+      expect(plan).toContain(`Index Scan using chunks_embedding_${dims}_hnsw_idx`);
+      expect(plan).not.toMatch(/Seq Scan on chunks/);
+      const rows = await search.search(query);
+      // the eight chunks sharing both words first, then the four sharing one
+      expect(rows.map((row) => ids.indexOf(row.id) % 3 !== 0)).toEqual([...Array<boolean>(8).fill(true), ...Array<boolean>(4).fill(false)]);
+      // the same chunks as an exact scan
+      expect((await search.search({ ...query, exactVectorScanMax: undefined })).map((row) => row.id)).toEqual(rows.map((row) => row.id));
+    }
   });
 
   it('the plan reads the GIN index, never every chunk, with a knowledge-base and metadata filter', async () => {
@@ -106,7 +130,7 @@ describe('chunk search plans (database)', () => {
     const plan = await search.explain({
       knowledgeBaseIds: [kb],
       lexical: [{ knowledgeBaseIds: [kb], config: 'simple', query: lexicalQuery('meteor shower') }],
-      vector: t.vector.enabled ? { literal: hashedVector('meteor shower'), model: HASHED_MODEL } : undefined,
+      vector: t.vector.enabled ? hashedQuery('meteor shower') : undefined,
       filter: { n: 1 },
       candidates: 5,
       k: 5,

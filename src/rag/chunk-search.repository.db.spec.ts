@@ -6,7 +6,7 @@
  */
 import { BadRequestException } from '@nestjs/common';
 import { VectorSupport } from '../database/database-handle';
-import { HASHED_MODEL, hashedVector, mediumTest, type MediumTest } from '../../test/support/medium';
+import { HASHED_MODEL, hashedQuery, hashedVector, mediumTest, type MediumTest } from '../../test/support/medium';
 import type { KeyAuth } from '../security/auth-context';
 import { type ChunkSearch, ChunkSearchRepository, type ChunkSearchRow, RRF_K } from './chunk-search.repository';
 import type { Embedder } from './embedder';
@@ -52,7 +52,7 @@ describe('hybrid ranking (database)', () => {
     search.search({
       knowledgeBaseIds: [kb],
       lexical: lexical === null ? [] : [{ knowledgeBaseIds: [kb], config: 'simple', query: lexicalQuery(lexical) }],
-      vector: vector === null ? undefined : { literal: hashedVector(vector), model: HASHED_MODEL },
+      vector: vector === null ? undefined : hashedQuery(vector),
       candidates: 20,
       k: 20,
       ...more,
@@ -148,7 +148,7 @@ describe('hybrid ranking (database)', () => {
     vectorIt('compares only vectors of the query\'s embedding model', async () => {
       const kb = await knowledgeBase({ a: 'beta' });
       expect((await find(kb, null, 'beta')).map((row) => row.id)).toEqual([chunk(kb, 'a')]);
-      const otherModel = await search.search({ knowledgeBaseIds: [kb], lexical: [], vector: { literal: hashedVector('beta'), model: 'openai:text-embedding-3-small' }, candidates: 20, k: 20 });
+      const otherModel = await search.search({ knowledgeBaseIds: [kb], lexical: [], vector: { ...hashedQuery('beta'), model: 'openai:text-embedding-3-small' }, candidates: 20, k: 20 });
       expect(otherModel).toEqual([]);
     });
   });
@@ -169,7 +169,10 @@ describe('hybrid ranking (database)', () => {
 
   describe('RetrievalService', () => {
     const embedder = (embed: (text: string) => string) =>
-      ({ model: async () => ({ label: HASHED_MODEL, ref: { provider: 'offline', modelId: 'hashed' } }), embed: async (_ws: string, _m: unknown, texts: string[]) => texts.map(embed) }) as unknown as Embedder;
+      ({
+        model: async () => ({ label: HASHED_MODEL, ref: { provider: 'offline', modelId: 'hashed' } }),
+        embedQuery: async (_ws: string, _m: unknown, text: string) => ({ literal: embed(text), dimensions: hashedQuery(text).dimensions }),
+      }) as unknown as Embedder;
     const service = (vector: VectorSupport, embed: (text: string) => string = hashedVector) =>
       new RetrievalService(new KnowledgeBaseService(t.repo(KnowledgeBaseRepository)), search, embedder(embed), vector);
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient } from '../database';
+import { INDEXED_DIMENSIONS } from './embedder';
 import type { TextSearchConfig } from './lexical';
 import type { MetadataFilter } from './retrieval.types';
 
@@ -23,8 +24,8 @@ export interface ChunkSearch {
   knowledgeBaseIds: string[];
   /** one per language among the knowledge bases; none: no lexical list */
   lexical: LexicalSearch[];
-  /** the query's vector and its model; absent: no vector list */
-  vector?: { literal: string; model: string };
+  /** the query's vector, its model and its stored size (one of INDEXED_DIMENSIONS); absent: no vector list */
+  vector?: { literal: string; model: string; dimensions: number };
   filter?: MetadataFilter;
   /** candidates taken from each list */
   candidates: number;
@@ -90,21 +91,31 @@ export class ChunkSearchRepository {
           ORDER BY score DESC, id LIMIT ${search.candidates}) lexical`);
     }
     if (search.vector) {
-      const vector = Prisma.sql`${search.vector.literal}::vector`;
+      const { literal, model, dimensions } = search.vector;
+      // the size is written into the statement (a type modifier is no parameter): one of a known few
+      if (!(INDEXED_DIMENSIONS as readonly number[]).includes(dimensions)) throw new Error(`no vector index of ${dimensions} dimensions`);
+      const size = Prisma.raw(String(dimensions));
+      // the expression and the condition of that size's partial HNSW index (migration 20261213000000_vector_sizes)
+      const embedding = Prisma.sql`(c.embedding::vector(${size}))`;
+      const vector = Prisma.sql`${literal}::vector(${size})`;
       const ids = Prisma.join(search.knowledgeBaseIds);
       const small = Prisma.sql`(SELECT coalesce(sum(indexed_chunks), 0) FROM knowledge_bases WHERE id IN (${ids})) <= ${search.exactVectorScanMax ?? EXACT_VECTOR_SCAN_MAX}`;
-      const nearest = (exact: boolean) => Prisma.sql`(
-          SELECT c.id, c.embedding <=> ${vector} AS distance
+      const nearest = (exact: boolean) => {
+        // the exact list's distance is not the index's expression, so no HNSW index can serve it
+        const distance = exact ? Prisma.sql`c.embedding <=> ${literal}::vector` : Prisma.sql`${embedding} <=> ${vector}`;
+        return Prisma.sql`(
+          SELECT c.id, ${distance} AS distance
           FROM chunks c
-          WHERE c.embedding_model = ${search.vector!.model} AND ${exact ? Prisma.sql`c.knowledge_base_id IN (${ids}) AND ${small}` : Prisma.sql`NOT ${small}`}
+          WHERE c.embedding_dims = ${size} AND c.embedding_model = ${model} AND ${exact ? Prisma.sql`c.knowledge_base_id IN (${ids}) AND ${small}` : Prisma.sql`NOT ${small}`}
             AND (SELECT d.status = 'ready' AND d.knowledge_base_id IN (${ids}) ${metadata} FROM documents d WHERE d.id = c.document_id)
-          ORDER BY c.embedding <=> ${vector} LIMIT ${search.candidates})`;
+          ORDER BY ${distance} LIMIT ${search.candidates})`;
+      };
       // Small knowledge bases: every chunk's distance, through the knowledge-base index (exact).
-      // Larger ones: the HNSW index drives the scan, with the knowledge-base, readiness and
-      // metadata conditions as one per-row subquery on the document (never a join or a condition
-      // on another index of chunks, which the planner would rather scan and sort by exact distance,
-      // 1,536 dimensions per chunk), and the iterative scan (SEARCH_SETTINGS) walks on until
-      // `candidates` rows pass them.
+      // Larger ones: the HNSW index of the query's size drives the scan, with the knowledge-base,
+      // readiness and metadata conditions as one per-row subquery on the document (never a join or
+      // a condition on another index of chunks, which the planner would rather scan and sort by
+      // exact distance), and the iterative scan (SEARCH_SETTINGS) walks on until `candidates` rows
+      // pass them.
       lists.push(Prisma.sql`
         SELECT id, ROW_NUMBER() OVER (ORDER BY distance, id) AS position FROM (
           ${nearest(true)} UNION ALL ${nearest(false)}) nearest

@@ -5,7 +5,7 @@
  * the knowledge base's term statistics (BM25) in step.
  */
 import { Prisma } from '../database';
-import { HASHED_MODEL as MODEL, hashedVector as vector, mediumTest, type MediumTest } from '../../test/support/medium';
+import { HASHED_MODEL as MODEL, hashedQuery, hashedVector as vector, mediumTest, type MediumTest } from '../../test/support/medium';
 import { ChunkRepository } from './chunk.repository';
 import { ChunkSearchRepository } from './chunk-search.repository';
 import { DocumentRepository } from './document.repository';
@@ -36,7 +36,7 @@ describe('chunk SQL (database)', () => {
       await search.search({
         knowledgeBaseIds: [kb],
         lexical: vectors ? [] : [{ knowledgeBaseIds: [kb], config: 'simple', query: lexicalQuery(words) }],
-        vector: vectors ? { literal: vector(words), model: MODEL } : undefined,
+        vector: vectors ? hashedQuery(words) : undefined,
         candidates: 20,
         k: 10,
       })

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient } from '../database';
+import { LEGACY_OFFLINE_LABEL } from './embedder';
 import type { TextSearchConfig } from './lexical';
 
 interface ChunkRow {
@@ -146,5 +147,22 @@ export class ChunkRepository {
     await this.sql.$executeRaw`
       UPDATE documents SET chunk_count = GREATEST(chunk_count - 1, 0), updated_at = now() WHERE id = ${rows[0].document_id}`;
     return true;
+  }
+
+  /** Up to `limit` chunks still holding the 1,536-d offline vectors of before (LEGACY_OFFLINE_LABEL), in id order. */
+  async legacyOffline(limit: number): Promise<Array<{ id: string; text: string }>> {
+    return this.sql.$queryRaw<Array<{ id: string; text: string }>>`
+      SELECT id, text FROM chunks WHERE embedding_model = ${LEGACY_OFFLINE_LABEL} ORDER BY id LIMIT ${limit}`;
+  }
+
+  /**
+   * Gives those chunks their new vectors of `model`, each unless it changed meanwhile (an edit
+   * gives it another text and label). How many were replaced.
+   */
+  async replaceLegacyOffline(vectors: Array<{ id: string; text: string; vector: string }>, model: string): Promise<number> {
+    return this.sql.$executeRaw`
+      UPDATE chunks c SET embedding = r.vector::vector, embedding_model = ${model}
+      FROM jsonb_to_recordset(${JSON.stringify(vectors)}::jsonb) AS r(id text, text text, vector text)
+      WHERE c.id = r.id AND c.embedding_model = ${LEGACY_OFFLINE_LABEL} AND c.text = r.text`;
   }
 }

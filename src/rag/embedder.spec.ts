@@ -1,7 +1,8 @@
 import type { WorkspaceService } from '../workspace/workspace.service';
 import type { EmbedOptions, ModelGateway } from '../model/model-gateway';
 import type { ModelRouter, ModelTarget } from '../model/model-router';
-import { EMBED_BATCH, Embedder, VECTOR_DIMENSIONS, vectorLiteral } from './embedder';
+import { OFFLINE_EMBEDDING_DIMENSIONS } from '../model';
+import { EMBED_BATCH, Embedder, INDEXED_DIMENSIONS, MAX_DIMENSIONS, OFFLINE_EMBEDDING_LABEL, storedDimensions, vectorLiteral } from './embedder';
 
 /** An Embedder over a provider answering `dims(options)`-long vectors, recording its calls. */
 function embedderWith(dims: (options: EmbedOptions) => number, kind: ModelTarget['kind'] = 'openai-compatible') {
@@ -20,30 +21,43 @@ function embedderWith(dims: (options: EmbedOptions) => number, kind: ModelTarget
 describe('Embedder', () => {
   it('labels vectors with the model that made them, and offline hashing as such', async () => {
     expect((await embedderWith(() => 8).embedder.model('ws')).label).toBe('vendor:embed-1');
-    expect((await embedderWith(() => 8, 'offline').embedder.model('ws')).label).toBe('offline:hashed-words');
+    expect((await embedderWith(() => 8, 'offline').embedder.model('ws')).label).toBe(`offline:hashed-words-${OFFLINE_EMBEDDING_DIMENSIONS}`);
   });
 
-  it('sends batches of EMBED_BATCH, reports each, and zero-pads short vectors', async () => {
-    const { embedder, calls } = embedderWith(() => 768);
+  it('sends batches of EMBED_BATCH, reports each, and zero-pads vectors to the next indexed size', async () => {
+    const { embedder, calls } = embedderWith(() => 766);
     const model = await embedder.model('ws');
     const done: number[] = [];
     const vectors = await embedder.embed('ws', model, Array.from({ length: EMBED_BATCH * 2 + 1 }, (_, i) => `t${i}`), async (n) => void done.push(n));
     expect(calls.map((c) => c.size)).toEqual([EMBED_BATCH, EMBED_BATCH, 1]);
     expect(done).toEqual([EMBED_BATCH, EMBED_BATCH * 2, EMBED_BATCH * 2 + 1]);
     const values = JSON.parse(vectors[0]) as number[];
-    expect(values).toHaveLength(VECTOR_DIMENSIONS);
-    expect(values.slice(766, 770)).toEqual([0.5, 0.5, 0, 0]);
+    expect(values).toHaveLength(768);
+    expect(values.slice(764, 768)).toEqual([0.5, 0.5, 0, 0]);
   });
 
-  it('asks a model with more dimensions for VECTOR_DIMENSIONS, from then on at once', async () => {
+  it('embeds a query at the size its model\'s chunks are stored at', async () => {
+    const { embedder } = embedderWith(() => 384);
+    const query = await embedder.embedQuery('ws', await embedder.model('ws'), 'q');
+    expect(query.dimensions).toBe(384);
+    expect(JSON.parse(query.literal)).toHaveLength(384);
+    // the offline embedder's own size is indexed, and stored as it comes
+    expect(storedDimensions(OFFLINE_EMBEDDING_DIMENSIONS)).toBe(OFFLINE_EMBEDDING_DIMENSIONS);
+    expect(OFFLINE_EMBEDDING_LABEL).toContain(String(OFFLINE_EMBEDDING_DIMENSIONS));
+    expect(INDEXED_DIMENSIONS.map((dims) => storedDimensions(dims))).toEqual([...INDEXED_DIMENSIONS]);
+    expect([1, 385, 769, 1025].map(storedDimensions)).toEqual([...INDEXED_DIMENSIONS]);
+  });
+
+  it('asks a model with more dimensions than the largest indexed size for that many, from then on at once', async () => {
     const { embedder, calls } = embedderWith((options) => options.dimensions ?? 3072);
     const model = await embedder.model('ws');
-    expect(JSON.parse((await embedder.embed('ws', model, ['a']))[0])).toHaveLength(VECTOR_DIMENSIONS);
-    await embedder.embed('ws', model, ['b']);
-    expect(calls.map((c) => c.options.dimensions)).toEqual([undefined, VECTOR_DIMENSIONS, VECTOR_DIMENSIONS]);
+    expect(JSON.parse((await embedder.embed('ws', model, ['a']))[0])).toHaveLength(MAX_DIMENSIONS);
+    const query = await embedder.embedQuery('ws', model, 'b');
+    expect(query.dimensions).toBe(MAX_DIMENSIONS);
+    expect(calls.map((c) => c.options.dimensions)).toEqual([undefined, MAX_DIMENSIONS, MAX_DIMENSIONS]);
   });
 
-  it('refuses a vector longer than the column', () => {
-    expect(() => vectorLiteral(new Array(VECTOR_DIMENSIONS + 1).fill(0))).toThrow(/1537 dimensions/);
+  it('refuses a vector longer than the largest indexed size', () => {
+    expect(() => vectorLiteral(new Array(MAX_DIMENSIONS + 1).fill(0))).toThrow(/1537 dimensions/);
   });
 });

@@ -1,11 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { WorkspaceService } from '../workspace';
-import { DEFAULT_EMBEDDING_MODEL, ModelGateway, ModelRouter, formatModelRef } from '../model';
+import { DEFAULT_EMBEDDING_MODEL, ModelGateway, ModelRouter, OFFLINE_EMBEDDING_DIMENSIONS, formatModelRef } from '../model';
 
-/** The vector column's size: shorter vectors are zero-padded (cosine is unchanged). */
-export const VECTOR_DIMENSIONS = 1536;
+/**
+ * The vector sizes that have an HNSW index of their own (migration 20261213000000_vector_sizes,
+ * one partial index per size): the offline embedder's and the usual sizes of embedding models.
+ * A model's vectors are stored at the smallest of these that holds them, zero-padded (cosine is
+ * unchanged), so every vector is indexed; a model answering with more than the largest is asked
+ * for that many (OpenAI's and other Matryoshka models honour `dimensions`).
+ */
+export const INDEXED_DIMENSIONS = [384, 768, 1024, 1536] as const;
+export const MAX_DIMENSIONS = INDEXED_DIMENSIONS[INDEXED_DIMENSIONS.length - 1];
 /** Inputs per embeddings request. */
 export const EMBED_BATCH = 64;
+
+/**
+ * The offline embedder's label names its size: vectors of another size (the 1,536-d hashed words
+ * stored before, LEGACY_OFFLINE_LABEL) are never compared with its own.
+ */
+export const OFFLINE_EMBEDDING_LABEL = `offline:hashed-words-${OFFLINE_EMBEDDING_DIMENSIONS}`;
+/** Hashed words at 1,536 dimensions, stored before vectors had their model's size: re-embedded at start (OfflineVectorUpgrade). */
+export const LEGACY_OFFLINE_LABEL = 'offline:hashed-words';
 
 export interface EmbeddingModel {
   /** stored with each chunk; only vectors of the same label are compared */
@@ -13,10 +28,23 @@ export interface EmbeddingModel {
   ref: { provider: string; modelId: string };
 }
 
-/** A vector as a pgvector literal of VECTOR_DIMENSIONS dimensions. */
+/** A query's vector and the size it is stored and searched at. */
+export interface QueryVector {
+  literal: string;
+  dimensions: number;
+}
+
+/** The size a vector of `length` dimensions is stored at: the smallest indexed size that holds it. */
+export function storedDimensions(length: number): number {
+  const size = INDEXED_DIMENSIONS.find((dims) => dims >= length);
+  if (size === undefined) throw new Error(`the embedding has ${length} dimensions; at most ${MAX_DIMENSIONS} are stored`);
+  return size;
+}
+
+/** A vector as a pgvector literal, zero-padded to its stored size (storedDimensions). */
 export function vectorLiteral(vector: number[]): string {
-  if (vector.length > VECTOR_DIMENSIONS) throw new Error(`the embedding has ${vector.length} dimensions; at most ${VECTOR_DIMENSIONS} are stored`);
-  const padded = vector.length < VECTOR_DIMENSIONS ? vector.concat(new Array<number>(VECTOR_DIMENSIONS - vector.length).fill(0)) : vector;
+  const size = storedDimensions(vector.length);
+  const padded = vector.length < size ? vector.concat(new Array<number>(size - vector.length).fill(0)) : vector;
   // pgvector keeps 4-byte floats: 7 significant digits hold all they can, and parse faster
   return `[${padded.map((x) => (x === 0 ? '0' : x.toPrecision(7))).join(',')}]`;
 }
@@ -27,7 +55,7 @@ export function vectorLiteral(vector: number[]): string {
  */
 @Injectable()
 export class Embedder {
-  /** models that answered with more than VECTOR_DIMENSIONS: asked for that many from then on */
+  /** models that answered with more than MAX_DIMENSIONS: asked for that many from then on */
   private readonly reduced = new Set<string>();
 
   constructor(
@@ -43,7 +71,16 @@ export class Embedder {
   async model(workspaceId: string): Promise<EmbeddingModel> {
     const ref = (await this.workspaces.settings(workspaceId)).embeddingModel ?? DEFAULT_EMBEDDING_MODEL;
     const target = await this.router.target(ref, workspaceId);
-    return { ref, label: target.kind === 'offline' ? 'offline:hashed-words' : formatModelRef(target.ref) };
+    return { ref, label: target.kind === 'offline' ? OFFLINE_EMBEDDING_LABEL : formatModelRef(target.ref) };
+  }
+
+  /**
+   * The query's vector with the model chunks are embedded with: a model's vectors always come at
+   * the same size, so it is the size that model's chunks are stored and indexed at.
+   */
+  async embedQuery(workspaceId: string, model: EmbeddingModel, query: string): Promise<QueryVector> {
+    const [vector] = await this.embedBatch(workspaceId, model, [query]);
+    return { literal: vectorLiteral(vector), dimensions: storedDimensions(vector.length) };
   }
 
   /** Vector literals for `texts`, in order; `onBatch(done)` after each request. */
@@ -67,9 +104,9 @@ export class Embedder {
     const options = { model: model.ref, workspaceId };
     if (!this.reduced.has(model.label)) {
       const vectors = await this.gateway.embed(batch, options, signal);
-      if (vectors.every((v) => v.length <= VECTOR_DIMENSIONS)) return vectors;
+      if (vectors.every((v) => v.length <= MAX_DIMENSIONS)) return vectors;
       this.reduced.add(model.label);
     }
-    return this.gateway.embed(batch, { ...options, dimensions: VECTOR_DIMENSIONS }, signal);
+    return this.gateway.embed(batch, { ...options, dimensions: MAX_DIMENSIONS }, signal);
   }
 }

@@ -3,7 +3,7 @@
  * hybrid ranking where the full-text and vector tops differ, chunks never outliving a deleted
  * document nor searched before their document is ready, and jobs a crash interrupted.
  */
-import { HASHED_MODEL as MODEL, hashedVector as vector, mediumTest, type MediumTest } from '../../test/support/medium';
+import { HASHED_MODEL as MODEL, hashedQuery, hashedVector as vector, mediumTest, type MediumTest } from '../../test/support/medium';
 import { ChunkSearchRepository, RRF_K } from './chunk-search.repository';
 import { DocumentGoneError, DocumentRepository } from './document.repository';
 import { contentChecksum, IngestionService, STORE_BATCH } from './ingestion.service';
@@ -39,7 +39,7 @@ describe('rag SQL (database)', () => {
     search.search({
       knowledgeBaseIds: [kb],
       lexical: parts.lexical === false ? [] : [{ knowledgeBaseIds: [kb], config: 'simple', query: lexicalQuery(query) }],
-      vector: parts.vector === false || !t.vector.enabled ? undefined : { literal: vector(query), model: MODEL },
+      vector: parts.vector === false || !t.vector.enabled ? undefined : hashedQuery(query),
       candidates: 20,
       k: 10,
     });

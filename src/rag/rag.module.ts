@@ -21,6 +21,7 @@ import { JobRepository } from './job.repository';
 import { KnowledgeBaseController } from './knowledge-base.controller';
 import { KnowledgeBaseRepository } from './knowledge-base.repository';
 import { KnowledgeBaseService } from './knowledge-base.service';
+import { OfflineVectorUpgrade } from './offline-vector-upgrade';
 import { RetrievalService } from './retrieval.service';
 
 export { RetrievalService } from './retrieval.service';
@@ -47,6 +48,7 @@ export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './r
     IngestionService,
     JobRunner,
     Embedder,
+    OfflineVectorUpgrade,
     RetrievalService,
     GraphRepository,
     GraphExtractor,

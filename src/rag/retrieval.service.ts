@@ -1,7 +1,7 @@
 import { BadRequestException, Injectable, Logger } from '@nestjs/common';
 import { VectorSupport } from '../database';
 import type { AuthContext } from '../security';
-import { ChunkSearchRepository, type LexicalSearch } from './chunk-search.repository';
+import { type ChunkSearch, ChunkSearchRepository, type LexicalSearch } from './chunk-search.repository';
 import { Embedder } from './embedder';
 import { KnowledgeBaseService } from './knowledge-base.service';
 import { type Language, lexicalQuery, queryTerms, textSearchConfig } from './lexical';
@@ -107,12 +107,11 @@ export class RetrievalService {
     }
   }
 
-  private async queryVector(workspaceId: string, query: string): Promise<{ literal: string; model: string } | { degradedReason: string }> {
+  private async queryVector(workspaceId: string, query: string): Promise<NonNullable<ChunkSearch['vector']> | { degradedReason: string }> {
     if (!this.vector.enabled) return { degradedReason: `vector search unavailable: ${this.vector.reason}` };
     try {
       const model = await this.embedder.model(workspaceId);
-      const [literal] = await this.embedder.embed(workspaceId, model, [query]);
-      return { literal, model: model.label };
+      return { ...(await this.embedder.embedQuery(workspaceId, model, query)), model: model.label };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.logger.warn(`Query embedding failed (${reason}): lexical-only results`);

@@ -22,13 +22,13 @@ import type { PrismaService } from '../../src/database/prisma.service';
 import type { SqlClient } from '../../src/database/sql-client';
 import type { ModelRouter } from '../../src/model/model-router';
 import type { ModelInfo, ModelRef } from '../../src/model/model.types';
-import { hashEmbedding } from '../../src/model/providers/hash-embedding';
+import { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from '../../src/model/providers/hash-embedding';
 import { BudgetService } from '../../src/observe/budget.service';
 import type { MetricsService } from '../../src/observe/metrics.service';
 import { UsageLedger } from '../../src/observe/usage-ledger';
 import { UsageRepository } from '../../src/observe/usage.repository';
 import { DocumentRepository } from '../../src/rag/document.repository';
-import { vectorLiteral } from '../../src/rag/embedder';
+import { OFFLINE_EMBEDDING_LABEL, vectorLiteral } from '../../src/rag/embedder';
 import { KnowledgeBaseRepository } from '../../src/rag/knowledge-base.repository';
 import { type Language, lexicalText, textSearchConfig } from '../../src/rag/lexical';
 import { countTokens } from '../../src/rag/token-count';
@@ -44,10 +44,13 @@ import { WorkdirService } from '../../src/workdir/workdir.service';
 import { createTestDatabase } from './test-database';
 
 /** The embedding model of `t.document`'s vectors (offline hashed words, as the app's offline embedder). */
-export const HASHED_MODEL = 'offline:hashed-words';
+export const HASHED_MODEL = OFFLINE_EMBEDDING_LABEL;
 
 /** `text` as a pgvector literal of the offline hashed-words embedding. */
-export const hashedVector = (text: string): string => vectorLiteral(Array.from(hashEmbedding(text)));
+export const hashedVector = (text: string): string => vectorLiteral(Array.from(hashEmbedding(text, OFFLINE_EMBEDDING_DIMENSIONS)));
+
+/** `text` as ChunkSearch's query vector of the offline embedding. */
+export const hashedQuery = (text: string) => ({ literal: hashedVector(text), model: HASHED_MODEL, dimensions: OFFLINE_EMBEDDING_DIMENSIONS });
 
 /** What `t.budgets()` prices every model at (USD per million tokens) unless told otherwise. */
 export const TEST_PRICES = { inputPrice: 1, outputPrice: 2 };

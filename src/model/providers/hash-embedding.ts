@@ -5,6 +5,14 @@
  */
 export const DEFAULT_EMBEDDING_DIMENSIONS = 1536;
 
+/**
+ * The offline embedder's size (ModelGateway without a key): half of DEFAULT_EMBEDDING_DIMENSIONS
+ * halves what is stored, indexed and compared per chunk, for a little more collision between a
+ * chunk's ~250 hashed slots; smaller sizes collide enough to rank noticeably worse
+ * (docs/BENCHMARKS.md, ranking quality).
+ */
+export const OFFLINE_EMBEDDING_DIMENSIONS = 768;
+
 const WORD = /[\p{L}\p{N}]+/gu;
 
 export function hashEmbedding(text: string, dimensions = DEFAULT_EMBEDDING_DIMENSIONS): Float32Array {
