@@ -117,11 +117,13 @@ describe('chunk search plans (database)', () => {
       const plan = await search.explain(query);
       expect(plan).toContain(`Index Scan using chunks_embedding_${dims}_hnsw_idx`);
       expect(plan).not.toMatch(/Seq Scan on chunks/);
-      const rows = await search.search(query);
-      // the eight chunks sharing both words first, then the four sharing one
-      expect(rows.map((row) => ids.indexOf(row.id) % 3 !== 0)).toEqual([...Array<boolean>(8).fill(true), ...Array<boolean>(4).fill(false)]);
-      // the same chunks as an exact scan
-      expect((await search.search({ ...query, exactVectorScanMax: undefined })).map((row) => row.id)).toEqual(rows.map((row) => row.id));
+      // exact: the eight chunks sharing both words first, then the four sharing one
+      const exact = await search.search({ ...query, exactVectorScanMax: undefined });
+      expect(exact.map((row) => ids.indexOf(row.id) % 3 !== 0)).toEqual([...Array<boolean>(8).fill(true), ...Array<boolean>(4).fill(false)]);
+      // through the index (approximate: it may miss some), only those chunks, in the same order
+      const rows = (await search.search(query)).map((row) => row.id);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows).toEqual(exact.map((row) => row.id).filter((id) => rows.includes(id)));
     }
   });
 
