@@ -1,4 +1,5 @@
 import { entityKey, type ExtractedEntity, type ExtractedRelation } from './graph.types';
+import { CJK, CJK_RUN, chineseWords } from './lexical';
 
 /**
  * The knowledge graph without a model: deterministic, so the whole path works offline and in
@@ -23,19 +24,9 @@ const STOP_WORDS = new Set(
 );
 const CJK_STOP_WORDS = new Set('我们 你们 他们 她们 它们 可以 这个 那个 这些 那些 一个 没有 因为 所以 如果 但是 以及 进行 通过 使用 已经 还是 或者 什么 怎么 如何 为什么 时候 就是 不是 然后 其中 之后 之前'.split(' '));
 
-const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
 const LATIN_WORD = new RegExp(`[^\\s${CJK}\\p{P}\\p{S}]+(?:['’.-][^\\s${CJK}\\p{P}\\p{S}]+)*`, 'gu');
-const CJK_RUN = new RegExp(`[${CJK}]+`, 'gu');
 const QUOTED = new RegExp(`[《「“【『]([${CJK}A-Za-z0-9·]{2,20})[》」”】』]`, 'gu');
 const SENTENCE_BREAK = /[.!?。！？:;\n]/;
-
-let segmenter: Intl.Segmenter | undefined;
-function chineseWords(run: string): string[] {
-  segmenter ??= new Intl.Segmenter('zh', { granularity: 'word' });
-  const words: string[] = [];
-  for (const part of segmenter.segment(run)) if (part.isWordLike) words.push(part.segment);
-  return words;
-}
 
 interface Word {
   text: string;

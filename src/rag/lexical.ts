@@ -30,8 +30,9 @@ export function textSearchConfig(language: Language): TextSearchConfig {
 
 const segments = (language: Language) => language === 'chinese' || language === 'auto';
 
-const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
-const CJK_RUN = new RegExp(`[${CJK}]+`, 'gu');
+/** the scripts written without spaces between words (a regular-expression character class body) */
+export const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
+export const CJK_RUN = new RegExp(`[${CJK}]+`, 'gu');
 const IS_CJK = new RegExp(`^[${CJK}]`, 'u');
 /** A word cut into its runs of CJK characters and of other letters and digits. */
 const SCRIPT_RUN = new RegExp(`[${CJK}]+|[^${CJK}]+`, 'gu');
@@ -40,7 +41,7 @@ const WORD = /[\p{L}\p{N}]+/gu;
 let segmenter: Intl.Segmenter | undefined;
 
 /** The words of a CJK run as ICU's Chinese dictionary cuts them. */
-function chineseWords(run: string): string[] {
+export function chineseWords(run: string): string[] {
   segmenter ??= new Intl.Segmenter('zh', { granularity: 'word' });
   const words: string[] = [];
   for (const part of segmenter.segment(run)) if (part.isWordLike) words.push(part.segment);
