@@ -58,7 +58,12 @@ describe('migration runner', () => {
     const indexes = (await db.session.query<{ indexname: string; indexdef: string }>(
       "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'chunks'",
     )).map((r) => r.indexdef).join('\n');
-    if (withVector) expect(indexes).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
+    // one partial HNSW index per vector size the rag module indexes (INDEXED_DIMENSIONS, src/rag/embedder.ts)
+    if (withVector) {
+      for (const size of [384, 768, 1024, 1536]) {
+        expect(indexes).toContain(`USING hnsw (((embedding)::vector(${size})) vector_cosine_ops) WHERE (embedding_dims = ${size})`);
+      }
+    }
     else expect(indexes).not.toMatch(/hnsw/);
     expect(indexes).toMatch(/USING gin \(tsv\)/);
     await db.session.exec(`
