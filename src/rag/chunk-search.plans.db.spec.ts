@@ -51,6 +51,43 @@ describe('chunk search plans (database)', () => {
     expect(shortlisted.map((row) => row.id)).toEqual(everyMatch.slice(0, 5).map((row) => row.id));
   });
 
+  describe('common terms (in more chunks than commonTermChunks)', () => {
+    // four words in most chunks, a rare one in three; chunk 0 holds every common word
+    const texts = Array.from({ length: 40 }, (_, i) =>
+      [i % 4 !== 1 && 'river', i % 4 !== 2 && 'stone', i % 4 !== 3 && 'bridge', i % 5 !== 4 && 'moss', i % 13 === 0 && 'otter', `filler${i}`].filter(Boolean).join(' '));
+    let kb: string;
+    let ids: string[];
+    beforeAll(async () => ({ kb, ids } = await knowledgeBase(texts)));
+    const ranked = async (query: string, commonTermChunks: number, candidates = 5) => (await lexical(kb, query, { commonTermChunks, candidates, k: candidates })).map((row) => row.id);
+
+    it('chunks holding every common term rank as exact scoring ranks them', async () => {
+      const holdingAll = ids.filter((_, i) => i % 4 === 0 && i % 5 !== 4);
+      const approximate = await ranked('river stone bridge moss', 5, holdingAll.length);
+      expect(approximate.sort()).toEqual(holdingAll.sort());
+      // scoring every chunk puts the same chunks first, in the same order
+      const exact = await ranked('river stone bridge moss', 1_000, holdingAll.length);
+      expect(await ranked('river stone bridge moss', 5, holdingAll.length)).toEqual(exact);
+    });
+
+    it('a rare term\'s chunks are all listed beside the common terms\' intersection', async () => {
+      const rows = await ranked('otter river stone', 5, 10);
+      for (const i of [0, 13, 26, 39]) expect(rows).toContain(ids[i]);
+      // none holding one common term without the rare one
+      expect(rows.every((id) => ids.indexOf(id) % 13 === 0 || [0, 3].includes(ids.indexOf(id) % 4))).toBe(true);
+      // in the order exact scoring gives them, the chunks with the rare word and both common ones first
+      const exact = await ranked('otter river stone', 1_000, 40);
+      expect(rows).toEqual(exact.filter((id) => rows.includes(id)));
+      expect(rows.slice(0, 2).sort()).toEqual([ids[0], ids[39]]);
+    });
+
+    it('when too few chunks hold every common term, each term\'s chunks are listed after all', async () => {
+      // no chunk holds all of river, stone, bridge (each misses one in four)
+      const rows = await ranked('river stone bridge', 5, 10);
+      expect(rows).toHaveLength(10);
+      expect(rows).toEqual(await ranked('river stone bridge', 1_000, 10));
+    });
+  });
+
   it('a lexeme with a quote or a backslash is searched as itself', async () => {
     const { kb, ids } = await knowledgeBase(["o'brien wrote", 'back\\slash here', 'nothing']);
     expect((await lexical(kb, "o'brien")).map((row) => row.id)).toContain(ids[0]);
@@ -101,6 +138,20 @@ describe('chunk search plans (database)', () => {
     const plan = await search.explain({ knowledgeBaseIds: [ours.kb], lexical: [], vector: hashedQuery('lantern'), filter: { odd: true }, exactVectorScanMax: 0, candidates: 10, k: 10 });
     expect(plan).toContain(`Index Scan using chunks_embedding_${OFFLINE_EMBEDDING_DIMENSIONS}_hnsw_idx`);
     expect(plan).not.toMatch(/Seq Scan on chunks/);
+  });
+
+  vectorIt('a filter few chunks pass compares them all instead of walking the HNSW index', async () => {
+    const { kb, ids } = await knowledgeBase(Array.from({ length: 30 }, (_, i) => `glacier ice${i}`), (i) => ({ rare: i < 3 }));
+    const query: ChunkSearch = { knowledgeBaseIds: [kb], lexical: [], vector: hashedQuery('glacier'), exactVectorScanMax: 5, candidates: 10, k: 10 };
+    const filtered = { ...query, filter: { rare: true } };
+    const plan = await search.explain(filtered);
+    // the index's branch is never run: a one-time filter stops it
+    expect(plan).toMatch(/Index Scan using chunks_embedding_\d+_hnsw_idx[^\n]*\(never executed\)/);
+    expect((await search.search(filtered)).map((row) => row.id).sort()).toEqual(ids.slice(0, 3).sort());
+    // a filter nothing passes finds nothing, at once
+    expect(await search.search({ ...query, filter: { rare: 'never' } })).toEqual([]);
+    // without a filter, 30 chunks are more than 5: the HNSW index
+    expect(await search.explain(query)).not.toMatch(/hnsw_idx[^\n]*\(never executed\)/);
   });
 
   vectorIt('each indexed size is searched through its own HNSW index, in distance order', async () => {

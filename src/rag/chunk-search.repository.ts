@@ -29,8 +29,10 @@ export interface ChunkSearch {
   filter?: MetadataFilter;
   /** candidates taken from each list */
   candidates: number;
-  /** up to this many chunks in the knowledge bases, an exact vector scan (default EXACT_VECTOR_SCAN_MAX) */
+  /** up to this many chunks in the knowledge bases (in their documents that pass `filter`), an exact vector scan (default EXACT_VECTOR_SCAN_MAX) */
   exactVectorScanMax?: number;
+  /** a term in more chunks than this is common (default COMMON_TERM_CHUNKS) */
+  commonTermChunks?: number;
   k: number;
 }
 
@@ -59,6 +61,12 @@ export interface ChunkSearchRow {
  * tsvector (the number of a term's positions; the query's terms are marked with weight A and
  * filtered out of it, which reads only those lexemes): reading every matching chunk's tsvector
  * was most of a search's time when a query's words are common.
+ *
+ * Common terms (in more than COMMON_TERM_CHUNKS chunks) are matched together, as Elasticsearch's
+ * common-terms query did: chunks holding a rare term, or every common one (one intersection in
+ * the GIN index). Most of a search's time went to listing and grouping the chunks of words found
+ * in a third of the corpus, which add little to a chunk's score; a chunk with some but not all
+ * of them and no rare term is left out, unless fewer than `candidates` chunks are found so.
  */
 @Injectable()
 export class ChunkSearchRepository {
@@ -84,7 +92,8 @@ export class ChunkSearchRepository {
     const lists: Prisma.Sql[] = [];
     const lexical = search.lexical.filter((group) => group.query && group.knowledgeBaseIds.length);
     if (lexical.length) {
-      const scored = lexical.map((group) => Prisma.sql`SELECT id, score FROM ${this.bm25(group, metadata, search.candidates)} AS bm25`);
+      const common = search.commonTermChunks ?? COMMON_TERM_CHUNKS;
+      const scored = lexical.map((group) => Prisma.sql`SELECT id, score FROM ${this.bm25(group, metadata, search.candidates, common)} AS bm25`);
       lists.push(Prisma.sql`
         SELECT id, ROW_NUMBER() OVER (ORDER BY score DESC, id) AS position FROM (
           ${Prisma.join(scored, ' UNION ALL ')}
@@ -99,18 +108,26 @@ export class ChunkSearchRepository {
       const embedding = Prisma.sql`(c.embedding::vector(${size}))`;
       const vector = Prisma.sql`${literal}::vector(${size})`;
       const ids = Prisma.join(search.knowledgeBaseIds);
-      const small = Prisma.sql`(SELECT coalesce(sum(indexed_chunks), 0) FROM knowledge_bases WHERE id IN (${ids})) <= ${search.exactVectorScanMax ?? EXACT_VECTOR_SCAN_MAX}`;
+      // with a metadata filter, the chunks of the documents that pass it: an HNSW scan would walk
+      // far to find a few of them (the whole index when none passes), comparing them all is quick
+      const passing = Prisma.sql`FROM documents d WHERE d.knowledge_base_id IN (${ids}) AND d.status = 'ready' ${metadata}`;
+      const qualifying = search.filter
+        ? Prisma.sql`(SELECT coalesce(sum(d.chunk_count), 0) ${passing})`
+        : Prisma.sql`(SELECT coalesce(sum(indexed_chunks), 0) FROM knowledge_bases WHERE id IN (${ids}))`;
+      const small = Prisma.sql`${qualifying} <= ${search.exactVectorScanMax ?? EXACT_VECTOR_SCAN_MAX}`;
+      const scope = search.filter ? Prisma.sql`c.document_id IN (SELECT d.id ${passing})` : Prisma.sql`c.knowledge_base_id IN (${ids})`;
       const nearest = (exact: boolean) => {
         // the exact list's distance is not the index's expression, so no HNSW index can serve it
         const distance = exact ? Prisma.sql`c.embedding <=> ${literal}::vector` : Prisma.sql`${embedding} <=> ${vector}`;
         return Prisma.sql`(
           SELECT c.id, ${distance} AS distance
           FROM chunks c
-          WHERE c.embedding_dims = ${size} AND c.embedding_model = ${model} AND ${exact ? Prisma.sql`c.knowledge_base_id IN (${ids}) AND ${small}` : Prisma.sql`NOT ${small}`}
+          WHERE c.embedding_dims = ${size} AND c.embedding_model = ${model} AND ${exact ? Prisma.sql`${scope} AND ${small}` : Prisma.sql`NOT ${small}`}
             AND (SELECT d.status = 'ready' AND d.knowledge_base_id IN (${ids}) ${metadata} FROM documents d WHERE d.id = c.document_id)
           ORDER BY ${distance} LIMIT ${search.candidates})`;
       };
-      // Small knowledge bases: every chunk's distance, through the knowledge-base index (exact).
+      // Small knowledge bases (or few chunks passing the filter): every chunk's distance, through
+      // the knowledge-base (or document) index: exact.
       // Larger ones: the HNSW index of the query's size drives the scan, with the knowledge-base,
       // readiness and metadata conditions as one per-row subquery on the document (never a join or
       // a condition on another index of chunks, which the planner would rather scan and sort by
@@ -137,7 +154,7 @@ export class ChunkSearchRepository {
    * Σ over query terms t in the chunk of idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·len/avglen)),
    * idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)).
    */
-  private bm25(group: LexicalSearch, metadata: Prisma.Sql, candidates: number): Prisma.Sql {
+  private bm25(group: LexicalSearch, metadata: Prisma.Sql, candidates: number, commonTermChunks: number): Prisma.Sql {
     const ids = Prisma.join(group.knowledgeBaseIds);
     // constants, written into the statement
     const [k1, k1plus1, b] = [BM25_K1, BM25_K1 + 1, BM25_B].map((value) => Prisma.raw(value.toFixed(4)));
@@ -149,24 +166,47 @@ export class ChunkSearchRepository {
                         greatest(sum(indexed_tokens)::float8 / greatest(sum(indexed_chunks), 1), 1) AS avglen
                  FROM knowledge_bases WHERE id IN (${ids})),
       idf AS MATERIALIZED (
-        SELECT t.term, ln(1 + (corpus.n - df.df + 0.5) / (df.df + 0.5)) AS idf,
-               -- the lexeme as a tsquery of itself (quoted, not normalised again)
-               ('''' || replace(replace(t.term, '\', '\\'), '''', '''''') || '''')::tsquery AS lexeme
+        SELECT t.term, ln(1 + (corpus.n - df.df + 0.5) / (df.df + 0.5)) AS idf, df.df > ${commonTermChunks} AS common,
+               -- the lexeme quoted, so that as a tsquery it is not normalised again
+               '''' || replace(replace(t.term, '\', '\\'), '''', '''''') || '''' AS quoted
         FROM terms, corpus, unnest(terms.terms) AS t(term),
              LATERAL (SELECT coalesce(sum(kt.df), 0)::float8 AS df FROM knowledge_base_terms kt
                       WHERE kt.knowledge_base_id IN (${ids}) AND kt.term = t.term) df),
+      -- the common terms together: their idf and the conjunction of their lexemes (none: NULL)
+      common AS MATERIALIZED (SELECT coalesce(sum(idf), 0) AS idf, string_agg(quoted, ' & ')::tsquery AS query FROM idf WHERE common),
       ready AS MATERIALIZED (SELECT d.id FROM documents d WHERE d.knowledge_base_id IN (${ids}) AND d.status = 'ready' ${metadata}),
-      -- each term's chunks straight from the GIN index: no tsvector is read
-      -- (OFFSET 0 keeps the subquery apart, so the term's lexeme is an index condition)
+      -- chunks straight from the GIN index, no tsvector read (OFFSET 0 keeps each subquery apart, so
+      -- its tsquery is an index condition): each rare term's, and those holding every common term;
+      -- \`settled\`: every common term the chunk holds is counted in its rows
+      found AS MATERIALIZED (
+        SELECT c.id, c.token_count, idf.idf, false AS settled
+        FROM idf CROSS JOIN LATERAL (SELECT c.id, c.token_count, c.document_id FROM chunks c WHERE c.tsv @@ idf.quoted::tsquery OFFSET 0) c
+        WHERE NOT idf.common AND c.document_id IN (SELECT id FROM ready)
+        UNION ALL
+        SELECT c.id, c.token_count, common.idf, true
+        FROM common CROSS JOIN LATERAL (SELECT c.id, c.token_count, c.document_id FROM chunks c WHERE c.tsv @@ common.query OFFSET 0) c
+        WHERE common.query IS NOT NULL AND c.document_id IN (SELECT id FROM ready)),
+      -- too few chunks found so (common terms rarely together): every term's chunks after all (a
+      -- chunk is at most once in each list, so this many rows hold \`candidates\` chunks)
+      wider AS (SELECT common.query IS NOT NULL AND (SELECT count(*) FROM found) < ${candidates} * (1 + (SELECT count(*) FROM idf WHERE NOT common)) AS needed FROM common),
       matches AS MATERIALIZED (
-        SELECT c.id, c.token_count, idf.idf
-        FROM idf CROSS JOIN LATERAL (SELECT c.id, c.token_count, c.document_id FROM chunks c WHERE c.tsv @@ idf.lexeme OFFSET 0) c
-        WHERE c.document_id IN (SELECT id FROM ready)),
-      -- a chunk's BM25 lies between its terms' scores at tf = 1 (floor) and idf·(k1 + 1) each (bound)
+        SELECT found.* FROM found WHERE NOT (SELECT needed FROM wider)
+        UNION ALL
+        SELECT c.id, c.token_count, idf.idf, true
+        FROM idf CROSS JOIN LATERAL (SELECT c.id, c.token_count, c.document_id FROM chunks c WHERE c.tsv @@ idf.quoted::tsquery OFFSET 0) c
+        WHERE (SELECT needed FROM wider) AND c.document_id IN (SELECT id FROM ready)),
+      -- a chunk's BM25 lies between its terms' scores at tf = 1 (floor) and idf·(k1 + 1) each
+      -- (bound; with the common terms it may hold uncounted, unless settled)
+      -- (grouped only when a chunk can be in more than one list)
+      lists AS (SELECT count(*) FILTER (WHERE NOT common) + (CASE WHEN (SELECT needed FROM wider) THEN count(*) FILTER (WHERE common) ELSE 1 END) AS n FROM idf),
       bounds AS MATERIALIZED (
         SELECT m.id, SUM(m.idf) * ${k1plus1} / (1 + ${k1} * (1 - ${b} + ${b} * m.token_count / corpus.avglen)) AS floor,
-               SUM(m.idf) * ${k1plus1} AS bound
-        FROM matches m, corpus GROUP BY m.id, m.token_count, corpus.avglen),
+               (SUM(m.idf) + CASE WHEN bool_or(m.settled) THEN 0 ELSE common.idf END) * ${k1plus1} AS bound
+        FROM matches m, corpus, common WHERE (SELECT n FROM lists) > 1 GROUP BY m.id, m.token_count, corpus.avglen, common.idf
+        UNION ALL
+        SELECT m.id, m.idf * ${k1plus1} / (1 + ${k1} * (1 - ${b} + ${b} * m.token_count / corpus.avglen)),
+               (m.idf + CASE WHEN m.settled THEN 0 ELSE common.idf END) * ${k1plus1}
+        FROM matches m, corpus, common WHERE (SELECT n FROM lists) <= 1),
       threshold AS (SELECT coalesce(min(floor), 0) AS floor FROM (SELECT floor FROM bounds ORDER BY floor DESC LIMIT ${candidates}) best),
       shortlist AS MATERIALIZED (
         SELECT bounds.id FROM bounds, threshold WHERE bounds.bound >= threshold.floor
@@ -188,6 +228,12 @@ export class ChunkSearchRepository {
  * texts without a common word, leave its graph poorly connected, and small sets lose the most.
  */
 export const EXACT_VECTOR_SCAN_MAX = 2_000;
+
+/**
+ * A term in more chunks than this is common: its chunks are not listed one by one (see
+ * ChunkSearchRepository). Below it, listing a term's chunks costs a few milliseconds at most.
+ */
+export const COMMON_TERM_CHUNKS = 1_000;
 
 /**
  * How many chunks per lexical candidate BM25 scores exactly (reading their tsvectors), picked by
