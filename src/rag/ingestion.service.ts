@@ -14,7 +14,7 @@ import { isUniqueViolation, type NewChunk } from './rag.records';
 import { ExtractionError, extractText, type Format } from './text-extraction';
 import { streamedChecksum, textWindows } from './text-stream';
 import { countTokens } from './token-count';
-import { removeUpload } from './upload-storage';
+import { removeUpload, sweepAbandonedUploads } from './upload-storage';
 
 /** About 450 tokens a chunk, 15 % of it repeated at the start of the next one. */
 export const CHUNK_TOKENS = 450;
@@ -73,8 +73,13 @@ export class IngestionService implements OnModuleInit {
     private readonly graph?: GraphExtractor,
   ) {}
 
-  /** Ingestion jobs a crash interrupted fail, and so do their documents (their chunks go). */
+  /**
+   * Ingestion jobs a crash interrupted fail, and so do their documents (their chunks go); the
+   * uploads they were reading are removed.
+   */
   async onModuleInit(): Promise<void> {
+    const swept = await sweepAbandonedUploads();
+    if (swept.length) this.logger.log(`Removed the uploads of ${swept.length} stopped process(es): ${swept.join(', ')}`);
     const documentIds: string[] = [];
     for (const job of await this.jobs.failInterrupted(INTERRUPTED)) {
       const documentId = job.result?.documentId;
