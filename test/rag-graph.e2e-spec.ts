@@ -77,13 +77,16 @@ describe('knowledge graph (offline extraction)', () => {
     const answer = await api.finalAssistantMessage(conversationId, posted.run.id);
     expect(answer?.content).toContain('[1]');
     expect(answer?.parts.sources[0]).toMatchObject({ n: 1, documentId });
+    // stored with the answer, so the conversation's history shows it after a reload
+    expect(answer?.parts.graph).toEqual(graph);
   });
 
   it('a question naming no entity gets passages without a graph', async () => {
     const conversationId = await api.createConversation({ title: 'No entity', settings: { retrieval: 'classic', knowledgeBaseIds: [kb] } });
-    const { events } = await api.converse(conversationId, { text: 'what did somebody design?' });
+    const { posted, events } = await api.converse(conversationId, { text: 'what did somebody design?' });
     const sources = events.filter((e: RunEvent) => e.type === 'sources');
     expect(sources[0]?.data).not.toHaveProperty('graph');
+    expect((await api.finalAssistantMessage(conversationId, posted.run.id))?.parts).not.toHaveProperty('graph');
   });
 
   it('admins browse it over GraphQL; deleting the document leaves no graph', async () => {

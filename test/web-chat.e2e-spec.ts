@@ -249,6 +249,10 @@ describeInBrowser('web chat app', () => {
     await lastRun().getByRole('button', { name: 'Sources (1)' }).click();
     const graph = page.getByRole('complementary', { name: 'Sources' }).getByRole('region', { name: 'Related in the knowledge graph' });
     await expect(graph.locator('li').textContent()).resolves.toBe('Ada Lovelace — programmed → Analytical Engine [1]');
+    // stored with the answer: the history shows it after a reload
+    await page.reload();
+    await page.locator('li.message.assistant').last().getByRole('button', { name: 'Sources (1)' }).click();
+    await expect(graph.locator('li').textContent()).resolves.toBe('Ada Lovelace — programmed → Analytical Engine [1]');
   });
 
   it('shows on a delegate call which agent took the task and how its sub-run ended', async () => {

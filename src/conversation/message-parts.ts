@@ -1,6 +1,6 @@
 import { isRecord } from '../common';
 import type { ToolSpec } from '../model';
-import type { Citation } from '../rag';
+import type { Citation, GraphEntity, GraphRelation, SubGraph } from '../rag';
 /**
  * What a message carries besides its text, stored as JSON in `messages.parts` and returned to
  * clients as is. One shape per kind of message; `kind` tells which (and implies the role).
@@ -29,7 +29,7 @@ export type MessageParts =
    * a model answer that completed: step `step` of its run, with the tool calls it asked for; a
    * run's final answer lists the sources its run retrieved, in citation order
    */
-  | { kind: 'answer'; step: number; toolCalls?: StoredToolCall[]; reasoning?: string; sources?: Citation[]; output?: unknown }
+  | { kind: 'answer'; step: number; toolCalls?: StoredToolCall[]; reasoning?: string; sources?: Citation[]; graph?: SubGraph; output?: unknown }
   /**
    * a run's final answer did not match its response format: Helix asks the model once to
    * correct it (the text is that request, sent to the model as a user turn), `errors` say why
@@ -93,6 +93,25 @@ function citations(value: unknown): Citation[] | undefined {
   return items.length ? items : undefined;
 }
 
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+
+/** The knowledge-graph neighbourhood an answer's retrieval added (its relations' entities), if any. */
+function subGraph(value: unknown): SubGraph | undefined {
+  if (!isRecord(value) || !Array.isArray(value.entities) || !Array.isArray(value.relations)) return undefined;
+  const entities: GraphEntity[] = [];
+  for (const e of value.entities) {
+    const id = isRecord(e) ? str(e.id) : undefined;
+    if (!isRecord(e) || id === undefined) continue;
+    entities.push({ id, knowledgeBaseId: str(e.knowledgeBaseId) ?? '', name: str(e.name) ?? '', type: str(e.type) ?? '', mentions: num(e.mentions) ?? 0 });
+  }
+  const relations: GraphRelation[] = [];
+  for (const r of value.relations) {
+    if (!isRecord(r) || str(r.source) === undefined || str(r.target) === undefined) continue;
+    relations.push({ source: str(r.source)!, target: str(r.target)!, label: str(r.label) ?? '', weight: num(r.weight) ?? 0, chunkIds: strings(r.chunkIds), documentIds: strings(r.documentIds) });
+  }
+  return entities.length || relations.length ? { entities, relations } : undefined;
+}
+
 function clientTools(value: unknown): ToolSpec[] | undefined {
   if (!Array.isArray(value)) return undefined;
   const tools: ToolSpec[] = [];
@@ -128,8 +147,9 @@ export function readMessageParts(role: MessageRole, stored: unknown): MessagePar
       const calls = toolCalls(json.toolCalls);
       const reasoning = str(json.reasoning);
       const sources = citations(json.sources);
+      const graph = subGraph(json.graph);
       return {
-        kind, step: num(json.step) ?? 0, ...(calls && { toolCalls: calls }), ...(reasoning && { reasoning }), ...(sources && { sources }),
+        kind, step: num(json.step) ?? 0, ...(calls && { toolCalls: calls }), ...(reasoning && { reasoning }), ...(sources && { sources }), ...(graph && { graph }),
         // the parsed answer of a run with a response format, checked before it was stored
         ...(json.output !== undefined && { output: json.output }),
       };

@@ -233,8 +233,8 @@ export class AnswerStep {
 
   /**
    * Stores the answer (and the errors of malformed tool calls) in one unit; finishes the run if
-   * it called no tool. A final answer carries the run's sources, announced once in `sources`
-   * (with the knowledge graph retrieval added, if any).
+   * it called no tool. A final answer carries the run's sources and the knowledge graph its
+   * retrieval added, if any (stored with it, announced once in `sources`).
    */
   private async store(
     run: RunRecord, step: number, answer: Answer, usage: RunUsage, retrieved: Citation[], verdict: OutputVerdict, retrievedGraph?: SubGraph,
@@ -257,7 +257,7 @@ export class AnswerStep {
       ...base,
       content: answer.echo.value.text,
       parts: {
-        kind: 'answer', step, ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }), ...(sources.length && { sources }),
+        kind: 'answer', step, ...(calls.length && { toolCalls: calls }), ...(reasoning && { reasoning }), ...(sources.length && { sources }), ...(graph && { graph }),
         ...(output && { output: output.value }),
       },
     }, executing);

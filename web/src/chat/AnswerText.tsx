@@ -39,7 +39,7 @@ export function AnswerText({ text, reasoning, sources, graph, onShowSources, str
       {text && <Markdown text={text} citations={sources.length} className={streaming ? 'streaming' : undefined} />}
       {!streaming && text && (
         <div className="answer-actions">
-          {sources.length > 0 && (
+          {(sources.length > 0 || (graph?.relations.length ?? 0) > 0) && (
             <button className="link small" onClick={() => onShowSources(sources, null, graph)}>
               {t('sources.title')} ({sources.length})
             </button>

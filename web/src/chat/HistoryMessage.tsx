@@ -1,6 +1,6 @@
 import type { Message } from '../api/types';
 import { useI18n } from '../i18n/i18n';
-import type { Citation, ShowSources } from '../run/run-state';
+import type { Citation, KnowledgeGraph, ShowSources } from '../run/run-state';
 import { AnswerText } from './AnswerText';
 import { storedAttachments } from './attachments';
 import { MessageAttachments } from './MessageAttachments';
@@ -10,6 +10,7 @@ interface StoredParts {
   kind?: 'user' | 'answer' | 'partial' | 'failure' | 'tool_result';
   reasoning?: string;
   sources?: Citation[];
+  graph?: KnowledgeGraph;
   interrupted?: boolean;
   ok?: boolean;
   name?: string;
@@ -52,7 +53,7 @@ export function HistoryMessage({
           {message.content}
         </p>
       ) : (
-        <AnswerText text={message.content} reasoning={parts.reasoning ?? ''} sources={parts.sources ?? []} onShowSources={onShowSources} />
+        <AnswerText text={message.content} reasoning={parts.reasoning ?? ''} sources={parts.sources ?? []} graph={parts.graph} onShowSources={onShowSources} />
       )}
       {parts.kind === 'partial' && <p className="muted small">{parts.interrupted ? t('chat.interrupted') : t('chat.stopped')}</p>}
       <div className="message-actions">
