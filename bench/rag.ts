@@ -127,6 +127,8 @@ async function start(embeddedVector: boolean): Promise<App> {
   // the bench's POSTs and job polls are far above the per-key rate limit: lifted, as in `npm run bench`
   const config = loadConfig({
     LOG_LEVEL: 'silent', HELIX_FAKE_MODEL: '1', HELIX_API_TOKEN: TOKEN, HELIX_DATA_DIR: dir, HELIX_RATE_LIMIT_PER_KEY: '1000000',
+    // the embedded database's buffer cache, as the environment sets it (default 32 MB)
+    ...(process.env.HELIX_EMBEDDED_SHARED_BUFFERS_MB && { HELIX_EMBEDDED_SHARED_BUFFERS_MB: process.env.HELIX_EMBEDDED_SHARED_BUFFERS_MB }),
     ...(pgDb && { DATABASE_URL: pgDb.url }),
   });
   const app = await createApp(config, { embeddedVector });

@@ -246,6 +246,9 @@ export const SHORTLIST_FACTOR = 5;
  * For the search's transaction: an HNSW scan with conditions walks on until it has its LIMIT of
  * rows that pass them (pgvector ≥ 0.8), and no plan reads every chunk where an index can answer
  * (without the embedded database's statistics, or with PostgreSQL's for a common word, the planner
- * would rather read every chunk's tsvector than the GIN index's posting lists).
+ * would rather read every chunk's tsvector than the GIN index's posting lists). No JIT: with
+ * sequential scans priced out, a large knowledge base's estimate passes PostgreSQL's
+ * jit_above_cost, and compiling the statement took most of a search's time (the embedded
+ * database has no JIT).
  */
-const SEARCH_SETTINGS = Prisma.sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('enable_seqscan', 'off', true)`;
+const SEARCH_SETTINGS = Prisma.sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)`;
