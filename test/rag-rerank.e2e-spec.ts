@@ -135,6 +135,34 @@ describe('retrieval rerank (rerankModel)', () => {
     }
   });
 
+  it('the REST search reranks when asked: 409 without a rerank model, charged to the budget with one', async () => {
+    const search = (body: Record<string, unknown>) => api.post(`/knowledge-bases/${kb}/search`, { query: QUESTION, k: 3, ...body });
+    const fused = await search({});
+    expect(fused.status).toBe(200);
+    expect(fused.body.items[0].documentId).not.toBe(answerDoc);
+    expect(fused.body).not.toHaveProperty('reranked');
+    const refused = await search({ rerank: true });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain('rerankModel');
+    expect((await search({ rerank: 'yes' })).status).toBe(400);
+
+    await setRerank({ provider: 'offline', modelId: 'echo' });
+    try {
+      const before = await admin.request<{ budget: { tokensUsed: number } }>(gql`{ budget { tokensUsed } }`);
+      const reranked = await search({ rerank: true });
+      expect(reranked.status).toBe(200);
+      expect(reranked.body.reranked).toBe(true);
+      expect(reranked.body.items).toHaveLength(3);
+      expect(reranked.body.items[0].documentId).toBe(answerDoc);
+      const after = await admin.request<{ budget: { tokensUsed: number } }>(gql`{ budget { tokensUsed } }`);
+      expect(after.budget.tokensUsed).toBeGreaterThan(before.budget.tokensUsed);
+      // without `rerank`, the fused order still
+      expect((await search({})).body.items[0].documentId).toBe(fused.body.items[0].documentId);
+    } finally {
+      await setRerank(null);
+    }
+  });
+
   it('a failing rerank model keeps the fused order and the run answers', async () => {
     const fused = (await ask('Fused again')).sources;
     await setRerank({ provider: 'offline', modelId: 'no-such-model' });

@@ -7,6 +7,7 @@ import { attribute, GRAPH_BATCH, GRAPH_MAX_OUTPUT_TOKENS, graphPrompt, parseGrap
 import { GraphRepository } from './graph.repository';
 import type { ChunkGraph } from './graph.types';
 import { entityKey } from './graph.types';
+import { estimateTokens } from './token-count';
 
 export interface GraphTarget {
   workspaceId: string;
@@ -25,8 +26,6 @@ export interface GraphOutcome {
   warning?: string;
 }
 
-/** A prompt's size in tokens, as well as it can be told before the call (the budget holds a margin). */
-const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 
 /**
  * Extracts a document's knowledge graph at ingestion, for knowledge bases with `graph` on. With

@@ -191,8 +191,8 @@ export class KnowledgeBaseController {
   @HttpCode(200)
   @ApiOperation({ operationId: 'searchKnowledgeBase', summary: 'Hybrid search (full text and vectors, fused by reciprocal rank)' })
   @ApiOkResponse({ type: SearchResponse })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 404, 409)
   search(@Auth() auth: AuthContext, @Param('id') id: string, @Body() dto: SearchDto): Promise<SearchResult> {
-    return this.retrieval.search(auth, { knowledgeBaseIds: [id], query: dto.query, k: dto.k ?? 5, filter: dto.filter });
+    return this.retrieval.search(auth, { knowledgeBaseIds: [id], query: dto.query, k: dto.k ?? 5, filter: dto.filter }, { rerank: dto.rerank });
   }
 }

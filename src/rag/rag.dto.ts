@@ -149,6 +149,11 @@ export class SearchDto {
   @IsOptional()
   @IsFlatRecord()
   filter?: Record<string, string | number | boolean>;
+
+  @ApiPropertyOptional({ description: "reorder the best candidates with the workspace's rerankModel (a model call charged to its daily budget; 409 without one)" })
+  @IsOptional()
+  @IsBoolean()
+  rerank?: boolean;
 }
 
 export class ListDocumentsQuery extends PageQuery {}
@@ -223,4 +228,5 @@ export class SearchResponse {
   @ApiProperty({ type: () => [SearchHitResponse], description: 'best first' }) items!: SearchHitResponse[];
   @ApiProperty({ description: 'true when only full-text search ran (no pgvector, or the query could not be embedded)' }) degraded!: boolean;
   @ApiPropertyOptional({ description: 'why, when degraded' }) degradedReason?: string;
+  @ApiPropertyOptional({ description: "with rerank: whether the model's order was applied (false: it failed or answered none, the fused order stands)" }) reranked?: boolean;
 }

@@ -23,6 +23,7 @@ import { KnowledgeBaseRepository } from './knowledge-base.repository';
 import { KnowledgeBaseService } from './knowledge-base.service';
 import { OfflineVectorUpgrade } from './offline-vector-upgrade';
 import { RetrievalService } from './retrieval.service';
+import { SearchRerank } from './search-rerank';
 
 export { RetrievalService } from './retrieval.service';
 export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './retrieval.types';
@@ -50,6 +51,7 @@ export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './r
     Embedder,
     OfflineVectorUpgrade,
     RetrievalService,
+    SearchRerank,
     GraphRepository,
     GraphExtractor,
     KnowledgeGraph,

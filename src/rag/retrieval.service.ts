@@ -1,4 +1,4 @@
-import { BadRequestException, Injectable, Logger } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, Logger, Optional } from '@nestjs/common';
 import { VectorSupport } from '../database';
 import type { AuthContext } from '../security';
 import { type ChunkSearch, ChunkSearchRepository, type LexicalSearch } from './chunk-search.repository';
@@ -7,6 +7,7 @@ import { KnowledgeBaseService } from './knowledge-base.service';
 import { type Language, lexicalQuery, queryTerms, textSearchConfig } from './lexical';
 import { parseRanking, RERANK_CANDIDATES, RERANK_TIMEOUT_MS, rerankRequest, type RerankCall } from './rerank';
 import type { SearchHit, SearchRequest, SearchResult } from './retrieval.types';
+import { SearchRerank } from './search-rerank';
 import { snippetOf } from './snippet';
 import { say } from '../common';
 
@@ -29,13 +30,21 @@ export class RetrievalService {
     private readonly chunks: ChunkSearchRepository,
     private readonly embedder: Embedder,
     private readonly vector: VectorSupport,
+    /** the rerank of searches outside runs (absent in tests of retrieval alone: none) */
+    @Optional() private readonly reranks?: SearchRerank,
   ) {}
 
-  /** 404 naming the first knowledge base that is not the caller's workspace's. */
-  async search(auth: AuthContext, request: SearchRequest): Promise<SearchResult> {
+  /**
+   * 404 naming the first knowledge base that is not the caller's workspace's. With `rerank`, the
+   * workspace's `rerankModel` reorders the candidates (charged to its daily budget); 409 when it
+   * has none.
+   */
+  async search(auth: AuthContext, request: Omit<SearchRequest, 'rerank'>, options: { rerank?: boolean } = {}): Promise<SearchResult> {
     const ids = [...new Set(request.knowledgeBaseIds)];
     await this.knowledgeBases.requireAll(auth, ids);
-    return this.searchIn(auth.workspaceId, { ...request, knowledgeBaseIds: ids });
+    const rerank = options.rerank ? await this.reranks?.callFor(auth.workspaceId) : undefined;
+    if (options.rerank && !rerank) throw new ConflictException(say('knowledge_base.no_rerank_model'));
+    return this.searchIn(auth.workspaceId, { ...request, knowledgeBaseIds: ids, rerank });
   }
 
   /**

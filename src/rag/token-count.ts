@@ -15,3 +15,6 @@ export function countTokens(text: string): number {
   encoding ??= require('gpt-tokenizer/encoding/cl100k_base') as Encoding;
   return encoding.countTokens(text, PLAIN_TEXT);
 }
+
+/** A prompt's size in tokens, as well as it can be told before a model call of any family (the budget holds a margin). */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);

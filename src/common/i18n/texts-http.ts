@@ -142,6 +142,10 @@ export const HTTP_TEXTS = {
     zh: '会话 {id} 没有可压缩的内容：自上次总结以来不足两轮对话',
   },
   'knowledge_base.name_taken': { en: 'A knowledge base named "{name}" already exists', zh: '已存在名为 "{name}" 的知识库' },
+  'knowledge_base.no_rerank_model': {
+    en: 'rerank: the workspace has no rerankModel; set one in its settings to rerank searches',
+    zh: 'rerank:工作区未设置 rerankModel;请先在设置中指定重排模型',
+  },
 
   // 400s services raise, naming the field; 415, 502
   'message.too_long': {

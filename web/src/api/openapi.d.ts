@@ -1371,6 +1371,8 @@ export interface components {
             filter?: {
                 [key: string]: string | number | boolean;
             };
+            /** @description reorder the best candidates with the workspace's rerankModel (a model call charged to its daily budget; 409 without one) */
+            rerank?: boolean;
         };
         SearchHitResponse: {
             /** @description chunk id */
@@ -1397,6 +1399,8 @@ export interface components {
             degraded: boolean;
             /** @description why, when degraded */
             degradedReason?: string;
+            /** @description with rerank: whether the model's order was applied (false: it failed or answered none, the fused order stands) */
+            reranked?: boolean;
         };
         ChunkResponse: {
             /** @example chk_01jc9x… */
@@ -3945,6 +3949,15 @@ export interface operations {
             };
             /** @description no such id in your workspace */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the run's (or conversation's) state does not allow the call; the message names the state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
