@@ -148,8 +148,11 @@ describe('chunk search plans (database)', () => {
     // the index's branch is never run: a one-time filter stops it
     expect(plan).toMatch(/Index Scan using chunks_embedding_\d+_hnsw_idx[^\n]*\(never executed\)/);
     expect((await search.search(filtered)).map((row) => row.id).sort()).toEqual(ids.slice(0, 3).sort());
-    // a filter nothing passes finds nothing, at once
+    // a filter nothing passes finds nothing, at once: neither list reads an index
     expect(await search.search({ ...query, filter: { rare: 'never' } })).toEqual([]);
+    const nothing = await search.explain({ ...query, filter: { rare: 'never' }, lexical: [{ knowledgeBaseIds: [kb], config: 'simple', query: lexicalQuery('glacier ice1') }] });
+    expect(nothing).not.toMatch(/Bitmap Index Scan on chunks_tsv_gin_idx(?![^\n]*never executed)/);
+    expect(nothing).not.toMatch(/hnsw_idx(?![^\n]*never executed)/);
     // without a filter, 30 chunks are more than 5: the HNSW index
     expect(await search.explain(query)).not.toMatch(/hnsw_idx[^\n]*\(never executed\)/);
   });

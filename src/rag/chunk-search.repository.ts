@@ -176,16 +176,17 @@ export class ChunkSearchRepository {
       common AS MATERIALIZED (SELECT coalesce(sum(idf), 0) AS idf, string_agg(quoted, ' & ')::tsquery AS query FROM idf WHERE common),
       ready AS MATERIALIZED (SELECT d.id FROM documents d WHERE d.knowledge_base_id IN (${ids}) AND d.status = 'ready' ${metadata}),
       -- chunks straight from the GIN index, no tsvector read (OFFSET 0 keeps each subquery apart, so
-      -- its tsquery is an index condition): each rare term's, and those holding every common term;
+      -- its tsquery is an index condition): each rare term's, and those holding every common term
+      -- (none read when no document is ready and passes the filter);
       -- \`settled\`: every common term the chunk holds is counted in its rows
       found AS MATERIALIZED (
         SELECT c.id, c.token_count, idf.idf, false AS settled
         FROM idf CROSS JOIN LATERAL (SELECT c.id, c.token_count, c.document_id FROM chunks c WHERE c.tsv @@ idf.quoted::tsquery OFFSET 0) c
-        WHERE NOT idf.common AND c.document_id IN (SELECT id FROM ready)
+        WHERE NOT idf.common AND EXISTS (SELECT 1 FROM ready) AND c.document_id IN (SELECT id FROM ready)
         UNION ALL
         SELECT c.id, c.token_count, common.idf, true
         FROM common CROSS JOIN LATERAL (SELECT c.id, c.token_count, c.document_id FROM chunks c WHERE c.tsv @@ common.query OFFSET 0) c
-        WHERE common.query IS NOT NULL AND c.document_id IN (SELECT id FROM ready)),
+        WHERE common.query IS NOT NULL AND EXISTS (SELECT 1 FROM ready) AND c.document_id IN (SELECT id FROM ready)),
       -- too few chunks found so (common terms rarely together): every term's chunks after all (a
       -- chunk is at most once in each list, so this many rows hold \`candidates\` chunks)
       wider AS (SELECT common.query IS NOT NULL AND (SELECT count(*) FROM found) < ${candidates} * (1 + (SELECT count(*) FROM idf WHERE NOT common)) AS needed FROM common),
@@ -194,7 +195,7 @@ export class ChunkSearchRepository {
         UNION ALL
         SELECT c.id, c.token_count, idf.idf, true
         FROM idf CROSS JOIN LATERAL (SELECT c.id, c.token_count, c.document_id FROM chunks c WHERE c.tsv @@ idf.quoted::tsquery OFFSET 0) c
-        WHERE (SELECT needed FROM wider) AND c.document_id IN (SELECT id FROM ready)),
+        WHERE (SELECT needed FROM wider) AND EXISTS (SELECT 1 FROM ready) AND c.document_id IN (SELECT id FROM ready)),
       -- a chunk's BM25 lies between its terms' scores at tf = 1 (floor) and idf·(k1 + 1) each
       -- (bound; with the common terms it may hold uncounted, unless settled)
       -- (grouped only when a chunk can be in more than one list)
