@@ -94,7 +94,7 @@ describe('OpenAPI document and UI', () => {
       'patch /api/v1/knowledge-bases/{id}': { required: [], fields: ['description', 'graph'] },
       // JSON text (the first of its schemas; the second is a multipart upload)
       'post /api/v1/knowledge-bases/{id}/documents': { required: ['title', 'text'], fields: ['title', 'text', 'source', 'metadata'] },
-      'post /api/v1/knowledge-bases/{id}/search': { required: ['query'], fields: ['query', 'k', 'filter'] },
+      'post /api/v1/knowledge-bases/{id}/search': { required: ['query'], fields: ['query', 'k', 'filter', 'rerank'] },
       'patch /api/v1/knowledge-bases/{id}/chunks/{chunkId}': { required: ['text'], fields: ['text'] },
     };
     for (const [path, ops] of Object.entries(doc.paths)) {
