@@ -186,10 +186,15 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     const conversationId = await api.createConversation({ title: 'traced retrieval', settings: { knowledgeBases: [{ id: kb, mode: 'prefetch' }] } });
     const posted = await api.postMessage(conversationId, { text: 'How soon are refunds paid?' });
     await api.waitForRun(posted.run.id);
-    await t.app.get(OtelExport).flush();
 
-    const spans = receiver.spans.map((r) => r.span);
-    const run = spans.find((s) => s.name === 'invoke_agent helix' && attrs(s)['helix.run.id'] === posted.run.id)!;
+    // the run's span ends just after its final state is stored: flushed until it is out
+    const runSpan = (spans: OtlpSpan[]) => spans.find((s) => s.name === 'invoke_agent helix' && attrs(s)['helix.run.id'] === posted.run.id);
+    let spans: OtlpSpan[] = [];
+    for (const deadline = Date.now() + 10_000; !runSpan(spans) && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      await t.app.get(OtelExport).flush();
+      spans = receiver.spans.map((r) => r.span);
+    }
+    const run = runSpan(spans)!;
     const step = spans.find((s) => s.traceId === run.traceId && s.name === 'step 1')!;
     const retrieval = spans.find((s) => s.traceId === run.traceId && s.name === 'retrieval')!;
     expect(retrieval.parentSpanId).toBe(step.spanId);
