@@ -24,6 +24,7 @@ export { BodyMediaTypeInterceptor } from './body-media-type';
 export { PageQuery } from './page-query';
 export { MAX_INT4, decodeCursor, encodeCursor, keysetPage } from './pagination';
 export { ListenError, assertCanListen, describeListenError } from './port-check';
+export { isProcessRunning } from './process-alive';
 export { IS_PUBLIC, Public } from './public';
 export { isProbe, PROBE_PATHS } from './probes';
 export { redactSecrets } from './redact-secrets';

@@ -1,15 +1,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { isProcessRunning } from '../common';
 
 export class DataDirInUseError extends Error {}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * PGlite has no cross-process locking and two processes on one directory lose acknowledged
@@ -39,7 +31,7 @@ export function acquireDataDirLock(lockPath: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number.parseInt(readFileSync(lockPath, 'utf8').trim(), 10);
-      if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+      if (Number.isInteger(owner) && owner !== process.pid && isProcessRunning(owner)) {
         throw new DataDirInUseError(
           `The embedded database at ${lockPath.replace(/\/[^/]+$/, '')} is in use by process ${owner}; ` +
             'stop it, or set HELIX_DATA_DIR to another directory or DATABASE_URL to a PostgreSQL server.',

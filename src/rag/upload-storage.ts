@@ -1,6 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
+import { isProcessRunning } from '../common';
 
 const PREFIX = 'helix-uploads-';
 
@@ -28,19 +29,9 @@ export async function sweepAbandonedUploads(root = os.tmpdir()): Promise<string[
   const removed: string[] = [];
   for (const entry of entries) {
     const pid = entry.name.startsWith(PREFIX) ? Number(entry.name.slice(PREFIX.length)) : NaN;
-    if (!entry.isDirectory() || !Number.isInteger(pid) || pid <= 0 || isRunning(pid)) continue;
+    if (!entry.isDirectory() || !Number.isInteger(pid) || pid <= 0 || isProcessRunning(pid)) continue;
     await rm(join(root, entry.name), { recursive: true, force: true });
     removed.push(entry.name);
   }
   return removed;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
