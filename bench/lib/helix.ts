@@ -12,6 +12,8 @@ import { expectJson, jsonAgent, openSse, type SseEvent, type SseStream } from '.
 import { ROOT, SCRATCH, spawnLogged, waitReady, type Child } from './procs';
 
 const BUILD = join(SCRATCH, 'build');
+// the server's build copies the same files (scripts/build-server.js)
+const { copyPlainScripts } = require('../../scripts/plain-scripts') as { copyPlainScripts: (src: string, out: string) => void };
 const run = promisify(execFile);
 
 /**
@@ -47,6 +49,7 @@ export async function buildHelix(srcDir?: string): Promise<{ entry?: string; err
     const e = error as Error & { stdout?: string };
     return { error: (e.stdout || e.message).trim().split('\n').slice(0, 5).join(' | ') };
   }
+  copyPlainScripts(srcDir ?? join(ROOT, 'src'), join(base, 'dist'));
   return { entry: join(base, 'dist', 'main.js') };
 }
 

@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { acquireDataDirLock } from './data-dir-lock';
 import { pendingMigrations, runMigrations, type MigrationReport } from './migration-runner';
+import { PgliteThread } from './pglite-thread';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql-client';
 import { pgliteSession, poolProbe, postgresSession, type SqlSession } from './sql-session';
 
@@ -107,9 +107,10 @@ export class DatabaseHandle {
       release = acquireDataDirLock(join(resolve(dataDir), 'pg.lock'));
     }
     try {
-      const pglite = await PGlite.create(location === 'memory://' ? undefined : location, {
-        extensions: withVector ? { vector } : {},
-        startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`],
+      const pglite = await PgliteThread.start({
+        dataDir: location === 'memory://' ? undefined : location,
+        withVector,
+        sharedBuffersMb,
       });
       const pool = new pg.Pool(pgliteConfig(pglite));
       const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
@@ -156,9 +157,13 @@ export class DatabaseHandle {
   }
 }
 
-/** node-postgres config that routes the pool's single connection into PGlite (docs/decisions/0001-pglite-embedded-default.md). */
-function pgliteConfig(pglite: PGlite): pg.PoolConfig {
-  const config = createPgConfig(pglite) as pg.PoolConfig & {
+/**
+ * node-postgres config that routes the pool's single connection into PGlite
+ * (docs/decisions/0001-pglite-embedded-default.md). The shim calls only `execProtocolStream` and
+ * `waitReady`, which the thread's shim protocol offers as PGlite does.
+ */
+function pgliteConfig(pglite: PgliteThread): pg.PoolConfig {
+  const config = createPgConfig(pglite.shimProtocol() as unknown as PGlite) as pg.PoolConfig & {
     connection: { parse: (query: { types?: unknown }) => unknown };
   };
   const parse = config.connection.parse.bind(config.connection);

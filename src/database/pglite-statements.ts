@@ -42,7 +42,14 @@ export class PgliteStatements {
   private readonly toClose: string[] = [];
   private counter = 0;
 
-  constructor(private readonly pglite: PgliteProtocol) {}
+  /**
+   * `prefix` names this instance's prepared statements: instances sharing one session (the
+   * application's and the migrations') must not use each other's names.
+   */
+  constructor(
+    private readonly pglite: PgliteProtocol,
+    private readonly prefix = 'helix_s',
+  ) {}
 
   /**
    * A text without parameters as a simple query, as the `pg` pool sends one to PostgreSQL (it may
@@ -62,7 +69,7 @@ export class PgliteStatements {
       let name = this.names.get(text);
       if (name === undefined) {
         if (this.names.size >= CAPACITY) this.evictOldest(messages);
-        name = `helix_s${++this.counter}`;
+        name = `${this.prefix}${++this.counter}`;
         messages.push(serialize.parse({ name, text }));
         parsed.push(text);
       }
@@ -110,7 +117,7 @@ export class PgliteStatements {
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
+export function concat(parts: Uint8Array[]): Uint8Array {
   if (parts.length === 1) return parts[0];
   const out = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
   let offset = 0;

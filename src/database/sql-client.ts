@@ -105,14 +105,6 @@ async function inTransaction<T>(execute: Execute, work: (tx: Sql) => Promise<T>)
 }
 
 /**
- * PGlite executes a statement synchronously, inside a promise chain: a run's statements, one
- * after the other, never let the event loop poll sockets, so a client's request waited for the
- * whole chain (a stream opened right after its POST was read ~10 ms late). Each statement
- * therefore starts on a later turn of the event loop (setImmediate runs after the poll phase).
- */
-const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
  * PGlite is one session shared with Prisma's single pooled connection, so every statement first
  * takes that connection from the pool: it can never land inside a transaction Prisma has open.
  * Statements with parameters are bound, prepared once and sent with all their protocol messages
@@ -121,7 +113,6 @@ const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate
 export function pgliteSqlClient(pglite: PgliteProtocol, pool: pg.Pool): SqlClient {
   const statements = new PgliteStatements(pglite);
   const execute: Execute = async (text, values) => {
-    await nextTurnOfTheEventLoop();
     if (!values.length) return statements.simple(text);
     const [result] = await statements.bound([{ text, values }]);
     return result;
@@ -137,11 +128,7 @@ export function pgliteSqlClient(pglite: PgliteProtocol, pool: pg.Pool): SqlClien
   return new DriverSqlClient(
     (text, values) => withConnection(() => execute(text, values)),
     (work) => withConnection(() => inTransaction(execute, work)),
-    (batch) =>
-      withConnection(async () => {
-        await nextTurnOfTheEventLoop();
-        return (await statements.bound(batch)).map((result) => result.rows);
-      }),
+    async (batch) => withConnection(async () => (await statements.bound(batch)).map((result) => result.rows)),
   );
 }
 

@@ -1,5 +1,5 @@
-import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { PgliteStatements, type PgliteProtocol } from './pglite-statements';
 
 /**
  * A single connection that can run multi-statement scripts. The migration runner and health
@@ -11,14 +11,18 @@ export interface SqlSession {
   close(): Promise<void>;
 }
 
-export function pgliteSession(db: PGlite): SqlSession {
+/** Scripts as simple queries (several statements each), parameters bound as the app's statements are. */
+export function pgliteSession(db: PgliteProtocol): SqlSession {
+  const statements = new PgliteStatements(db, 'helix_m');
   return {
     exec: async (sql) => {
-      await db.exec(sql);
+      await statements.simple(sql);
     },
-    query: async <T extends object>(sql: string, params?: unknown[]) =>
-      (await db.query<T>(sql, params)).rows,
-    // The PGlite instance is owned by the embedded database handle, which closes it.
+    query: async <T extends object>(sql: string, params: unknown[] = []) => {
+      const [result] = params.length ? await statements.bound([{ text: sql, values: params }]) : [await statements.simple(sql)];
+      return result.rows as T[];
+    },
+    // The database is owned by the embedded database handle, which closes it.
     close: async () => undefined,
   };
 }

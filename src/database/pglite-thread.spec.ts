@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { protocol } from '@electric-sql/pglite';
+import { PgliteStatements } from './pglite-statements';
+import { PgliteThread } from './pglite-thread';
+
+describe('PgliteThread (the embedded database on its own thread)', () => {
+  let thread: PgliteThread;
+  let statements: PgliteStatements;
+
+  beforeAll(async () => {
+    thread = await PgliteThread.start({ withVector: false, sharedBuffersMb: 16 });
+    statements = new PgliteStatements(thread);
+  });
+  afterAll(() => thread.close());
+
+  it('answers statements with rows parsed as PGlite parses them, arrays and jsonb included', async () => {
+    const [result] = await statements.bound([
+      { text: `SELECT $1::int AS n, $2::jsonb AS j, ARRAY[1, 2]::int[] AS ints, '{a,"b c"}'::text[] AS words`, values: [7, { k: [1] }] },
+    ]);
+    expect(result.rows).toEqual([{ n: 7, j: { k: [1] }, ints: [1, 2], words: ['a', 'b c'] }]);
+  });
+
+  it('returns a failing statement as the database error it is, and keeps answering', async () => {
+    const replies = await thread.execProtocolStream(protocol.serialize.query('SELECT 1/0'));
+    const error = replies.find((reply) => reply instanceof protocol.messages.DatabaseError);
+    expect(error).toMatchObject({ code: '22012', message: 'division by zero' });
+    await expect(statements.simple('SELECT 2 AS two')).resolves.toEqual({ rows: [{ two: 2 }], count: 1 });
+  });
+
+  it('leaves the event loop free while a long statement runs', async () => {
+    let turns = 0;
+    const timer = setInterval(() => turns++, 1);
+    try {
+      await statements.simple('SELECT count(*) FROM generate_series(1, 3000000)');
+    } finally {
+      clearInterval(timer);
+    }
+    // on the server's thread the statement held the loop: no timer could fire until it ended
+    expect(turns).toBeGreaterThan(5);
+  });
+
+  it('refuses calls once closed, naming why', async () => {
+    const closing = await PgliteThread.start({ withVector: false, sharedBuffersMb: 16 });
+    await closing.close();
+    await expect(closing.execProtocolStream(protocol.serialize.query('SELECT 1'))).rejects.toThrow('the embedded database is closed');
+  });
+
+  it("fails to start with PGlite's reason when the data directory cannot be used", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'helix-pglite-thread-'));
+    try {
+      const file = join(dir, 'not-a-directory');
+      writeFileSync(file, 'x');
+      await expect(PgliteThread.start({ dataDir: file, withVector: false, sharedBuffersMb: 16 })).rejects.toThrow(/./);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not keep a process alive once its calls are answered', async () => {
+    // a script that opens the database, queries and ends without closing it must still exit
+    const script = `
+      const { PgliteThread } = require(${JSON.stringify(join(__dirname, 'pglite-thread.ts'))});
+      const { protocol } = require('@electric-sql/pglite');
+      PgliteThread.start({ withVector: false, sharedBuffersMb: 16 })
+        .then((thread) => thread.execProtocolStream(protocol.serialize.query('SELECT 1')))
+        .then((replies) => console.log(replies.length > 0 ? 'answered' : 'empty'));`;
+    const run = promisify(execFile)(process.execPath, ['-r', '@swc-node/register', '-e', script], { timeout: 60_000 });
+    await expect(run).resolves.toMatchObject({ stdout: 'answered\n' });
+  });
+});
