@@ -31,6 +31,22 @@ describe('PgliteThread (the embedded database on its own thread)', () => {
     await expect(statements.simple('SELECT 2 AS two')).resolves.toEqual({ rows: [{ two: 2 }], count: 1 });
   });
 
+  it("holds the shim's queued messages until its sync, then answers them all in order", async () => {
+    const shim = thread.shimProtocol();
+    const { serialize } = protocol;
+    for (const message of [
+      serialize.parse({ text: 'SELECT $1::text AS said' }),
+      serialize.bind({ values: ['held'] }),
+      serialize.describe({ type: 'P' }),
+      serialize.execute({}),
+    ]) {
+      await expect(shim.execProtocolStream(message)).resolves.toEqual([]);
+    }
+    const replies = await shim.execProtocolStream(serialize.sync());
+    expect(replies.map((reply) => reply.name)).toEqual(['parseComplete', 'bindComplete', 'rowDescription', 'dataRow', 'commandComplete', 'readyForQuery']);
+    expect(replies.find((reply) => reply.name === 'dataRow')).toMatchObject({ fields: ['held'] });
+  });
+
   it('leaves the event loop free while a long statement runs', async () => {
     let turns = 0;
     const timer = setInterval(() => turns++, 1);
@@ -47,6 +63,20 @@ describe('PgliteThread (the embedded database on its own thread)', () => {
     const closing = await PgliteThread.start({ withVector: false, sharedBuffersMb: 16 });
     await closing.close();
     await expect(closing.execProtocolStream(protocol.serialize.query('SELECT 1'))).rejects.toThrow('the embedded database is closed');
+  });
+
+  it('creates a new data directory, then opens what it created', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'helix-pglite-thread-'));
+    try {
+      const first = await PgliteThread.start({ dataDir: dir, withVector: false, sharedBuffersMb: 16 });
+      await new PgliteStatements(first).simple('CREATE TABLE kept (note text); INSERT INTO kept VALUES ($$here$$)');
+      await first.close();
+      const again = await PgliteThread.start({ dataDir: dir, withVector: false, sharedBuffersMb: 16 });
+      await expect(new PgliteStatements(again).simple('SELECT note FROM kept')).resolves.toEqual({ rows: [{ note: 'here' }], count: 1 });
+      await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("fails to start with PGlite's reason when the data directory cannot be used", async () => {

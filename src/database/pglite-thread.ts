@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Logger } from '@nestjs/common';
@@ -64,6 +65,16 @@ export class PgliteThread implements PgliteProtocol {
 
   /** Starts the thread and opens the database in it; rejects with PGlite's reason if it cannot. */
   static async start(options: PgliteThreadOptions): Promise<PgliteThread> {
+    // Creating a database (initdb) leaves a few hundred MB of garbage that a thread which then
+    // only answers statements would hold for its whole life (it allocates too little to collect
+    // it): a new directory is created by a thread of its own, which ends, and opened by another.
+    if (options.dataDir && !existsSync(join(options.dataDir, 'PG_VERSION'))) {
+      await (await PgliteThread.launch(options)).close();
+    }
+    return PgliteThread.launch(options);
+  }
+
+  private static async launch(options: PgliteThreadOptions): Promise<PgliteThread> {
     const worker = new Worker(join(__dirname, 'pglite.worker.js'), { workerData: options });
     let onStarted = (_: Started) => undefined as void;
     let onError = (_: Error) => undefined as void;

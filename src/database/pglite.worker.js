@@ -3,12 +3,13 @@
 // streams, requests and timers waited behind the database. Here it only takes wire-protocol bytes
 // and answers with the backend's bytes; parsing and everything else stay with the caller.
 // Plain JavaScript: worker threads load files as they are, in tests too.
+const { availableParallelism } = require('node:os');
 const { parentPort, receiveMessageOnPort, workerData } = require('node:worker_threads');
 const { PGlite } = require('@electric-sql/pglite');
 const { vector } = require('@electric-sql/pglite-pgvector');
 
 /** how long the thread looks for the next request before it sleeps (see serve) */
-const SPIN_MS = 0.3;
+const SPIN_MS = availableParallelism() > 1 ? 0.3 : 0;
 
 /** @param {unknown} error */
 const describe = (error) => (error instanceof Error ? error.message : String(error));
@@ -34,7 +35,7 @@ async function main() {
   const answer = (request) => {
     try {
       const bytes = db.execProtocolRawSync(request.bytes).slice(); // its own buffer, to transfer
-      void db.syncToFs(); // a no-op on PGlite's node and memory file systems, kept for others
+      void db.syncToFs(); // a no-op on PGlite's node and memory file systems, kept for the others
       parentPort.postMessage({ id: request.id, bytes }, [bytes.buffer]);
     } catch (error) {
       parentPort.postMessage({ id: request.id, error: describe(error) });
@@ -45,9 +46,9 @@ async function main() {
     parentPort.postMessage({ id: request.id });
     parentPort.close();
   };
-  // A run's statements come one after another: after an answer the next request usually follows
-  // within the time a sleeping thread takes to wake, so the thread looks for it a little while
-  // before it sleeps.
+  // A run's statements follow each other closely: after an answer the next request often comes
+  // sooner than a sleeping thread wakes, so the thread looks for it a little while before it
+  // sleeps (not on a single CPU, where looking would keep the server's thread from sending it).
   const serve = (request) => {
     let next = request;
     while (next) {
