@@ -94,7 +94,12 @@ export class PgliteThread implements PgliteProtocol {
       worker.off('message', onStarted).off('error', onError).off('exit', onExit);
     }
     const thread = new PgliteThread(worker);
-    await thread.loadArrayTypes();
+    try {
+      await thread.loadArrayTypes();
+    } catch (error) {
+      await thread.close();
+      throw error;
+    }
     return thread;
   }
 
