@@ -61,6 +61,13 @@ export class PgliteStatements {
     return { rows: last?.rows ?? [], count: last?.count ?? 0 };
   }
 
+  /** One statement: bound and prepared when it has values, a simple query (as `pg` sends it) when not. */
+  async one(text: string, values: readonly unknown[]): Promise<StatementResult> {
+    if (!values.length) return this.simple(text);
+    const [result] = await this.bound([{ text, values }]);
+    return result;
+  }
+
   /** The statements in order, in one implicit transaction; each one's rows and count. */
   async bound(statements: readonly Statement[]): Promise<StatementResult[]> {
     const messages: Uint8Array[] = this.toClose.splice(0).map((name) => serialize.close({ type: 'S', name }));

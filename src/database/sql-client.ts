@@ -112,11 +112,7 @@ async function inTransaction<T>(execute: Execute, work: (tx: Sql) => Promise<T>)
  */
 export function pgliteSqlClient(pglite: PgliteProtocol, pool: pg.Pool): SqlClient {
   const statements = new PgliteStatements(pglite);
-  const execute: Execute = async (text, values) => {
-    if (!values.length) return statements.simple(text);
-    const [result] = await statements.bound([{ text, values }]);
-    return result;
-  };
+  const execute: Execute = (text, values) => statements.one(text, values);
   const withConnection = async <T>(work: () => Promise<T>): Promise<T> => {
     const connection = await pool.connect();
     try {

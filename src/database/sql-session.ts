@@ -18,10 +18,7 @@ export function pgliteSession(db: PgliteProtocol): SqlSession {
     exec: async (sql) => {
       await statements.simple(sql);
     },
-    query: async <T extends object>(sql: string, params: unknown[] = []) => {
-      const [result] = params.length ? await statements.bound([{ text: sql, values: params }]) : [await statements.simple(sql)];
-      return result.rows as T[];
-    },
+    query: async <T extends object>(sql: string, params: unknown[] = []) => (await statements.one(sql, params)).rows as T[],
     // The database is owned by the embedded database handle, which closes it.
     close: async () => undefined,
   };
