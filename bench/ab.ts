@@ -7,9 +7,11 @@
  * A side is a copy of `src/` (`git archive <rev> src | tar -x -C <dir>`, plus `src/generated`);
  * `--a=.` or `--b=.` is the working tree. A side whose Prisma schema differs needs its own
  * `prisma/` in `<dir>/../.bench-build/prisma` (the build links the repository's otherwise).
- * Options: --reps=N (default 6) · --only=two,streaming,openai,tp100 (the 50-in-flight TTFT started
+ * Options: --reps=N (default 6) · --only=two,streaming,openai,tp100,burst (the 50-in-flight TTFT started
  * with POST + GET …/events, with the streaming POST, through POST /v1/chat/completions streaming
- * with a new conversation per request, the 100-run throughput; all but openai by default)
+ * with a new conversation per request, the 100-run throughput; all but openai and burst by
+ * default; `burst`: section 1's burst row, the added TTFT of a 3,000-token answer written at once
+ * minus that of a 20-token one, one run at a time, POST + GET …/events)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -29,11 +31,26 @@ const SIDE_NAMES = ['A', 'B', 'C', 'D', 'E'] as const;
 /** as `npm run bench` sections 1 (50 in flight) and 2 (100 at once) */
 const SUSTAINED = { inFlight: 50, tokens: 200, delayMs: 20, ms: 20_000, warmMs: 4_000 };
 const TP100 = { concurrency: 100, tokens: 500 };
+/** as `npm run bench` section 1's burst row: runs one at a time, interleaved */
+const BURST = { runs: 10, short: 20, long: 3_000 };
 const log = (line: string) => process.stderr.write(`[ab] ${line}\n`);
 
 interface Side { name: string; helix: Helix; two: Runner; streaming: Runner; openAi: Runner }
 
 const throughput = async (runner: Runner) => rate(await batch(runner, TP100.concurrency, TP100.tokens));
+
+/** Median TTFT of BURST.runs answers of each length, one run at a time, interleaved. */
+async function burstTtfts(runner: Runner): Promise<{ short: number; long: number }> {
+  const short: number[] = [];
+  const long: number[] = [];
+  for (let i = 0; i < BURST.runs; i++) {
+    for (const [tokens, into] of [[BURST.short, short], [BURST.long, long]] as const) {
+      const [timing] = await batch(runner, 1, tokens);
+      into.push(timing.first - timing.start);
+    }
+  }
+  return { short: median(short), long: median(long) };
+}
 
 async function startSide(name: string, src: string, mockUrl: string, dataDir: string): Promise<Side> {
   log(`building ${name} from ${src} …`);
@@ -45,7 +62,7 @@ async function startSide(name: string, src: string, mockUrl: string, dataDir: st
 
 async function main(): Promise<void> {
   const srcs = SIDE_NAMES.map((name) => option(name.toLowerCase())).filter((src): src is string => src !== undefined);
-  if (srcs.length < 2) throw new Error('usage: npm run bench:ab -- --a=<src dir> --b=<src dir> [--c=… --d=… --e=…] [--reps=N] [--only=two,streaming,openai,tp100]');
+  if (srcs.length < 2) throw new Error('usage: npm run bench:ab -- --a=<src dir> --b=<src dir> [--c=… --d=… --e=…] [--reps=N] [--only=two,streaming,openai,tp100,burst]');
   const mock = await startMockProcess();
   const dirs = srcs.map(() => mkdtempSync(join(os.tmpdir(), 'helix-ab-')));
   try {
@@ -54,8 +71,8 @@ async function main(): Promise<void> {
     const names = ['bare', ...sides.map((side) => side.name)];
     const bare = bareRunner(mock.url);
     for (const side of sides) await throughput(side.two); // warm-up
-    type Figures = { p50: number[]; p99: number[]; sp50: number[]; sp99: number[]; op50: number[]; op99: number[]; tp: number[] };
-    const figures = new Map<string, Figures>(names.map((n) => [n, { p50: [], p99: [], sp50: [], sp99: [], op50: [], op99: [], tp: [] }]));
+    type Figures = { p50: number[]; p99: number[]; sp50: number[]; sp99: number[]; op50: number[]; op99: number[]; tp: number[]; burst: number[] };
+    const figures = new Map<string, Figures>(names.map((n) => [n, { p50: [], p99: [], sp50: [], sp99: [], op50: [], op99: [], tp: [], burst: [] }]));
     for (let r = 0; r < REPS; r++) {
       const order = [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)];
       const load = os.loadavg()[0];
@@ -83,7 +100,15 @@ async function main(): Promise<void> {
         figures.get('bare')!.tp.push(await throughput(bare));
         for (const side of order) figures.get(side.name)!.tp.push(await throughput(side.two));
       }
-      const line = (n: string) => { const f = figures.get(n)!; return `${n} p50 ${fmt(f.p50.at(-1), 2)}/${fmt(f.sp50.at(-1), 2)}/${fmt(f.op50.at(-1), 2)} p99 ${fmt(f.p99.at(-1), 1)}/${fmt(f.sp99.at(-1), 1)}/${fmt(f.op99.at(-1), 1)} tp ${fmt(f.tp.at(-1), 0)}`; };
+      if (ONLY.has('burst')) {
+        const bareBurst = await burstTtfts(bare);
+        figures.get('bare')!.burst.push(0);
+        for (const side of order) {
+          const own = await burstTtfts(side.two);
+          figures.get(side.name)!.burst.push(own.long - bareBurst.long - (own.short - bareBurst.short));
+        }
+      }
+      const line = (n: string) => { const f = figures.get(n)!; return `${n} p50 ${fmt(f.p50.at(-1), 2)}/${fmt(f.sp50.at(-1), 2)}/${fmt(f.op50.at(-1), 2)} p99 ${fmt(f.p99.at(-1), 1)}/${fmt(f.sp99.at(-1), 1)}/${fmt(f.op99.at(-1), 1)} tp ${fmt(f.tp.at(-1), 0)} burst ${fmt(f.burst.at(-1), 2)}`; };
       log(`rep ${r + 1}/${REPS} (load ${fmt(load, 1)}, ${order.map((s) => s.name).join(' ')}): ${names.map(line).join(' · ')}`);
     }
     const base = figures.get('bare')!;
@@ -95,6 +120,7 @@ async function main(): Promise<void> {
       ['added TTFT p99, POST + GET …/events (ms)', 'p99', 'p99'], ['added TTFT p99, streaming POST (ms)', 'sp99', 'p99'],
       ['added TTFT p50, /v1/chat/completions (ms)', 'op50', 'p50'], ['added TTFT p99, /v1/chat/completions (ms)', 'op99', 'p99'],
       ['throughput ×100 (tokens/s)', 'tp', undefined],
+      ['added TTFT, 3,000-token burst − 20-token answer (ms)', 'burst', undefined],
     ];
     for (const [label, key, baseKey] of metrics) {
       if (!figures.get('A')![key].length) continue;

@@ -31,6 +31,7 @@ export { redactSecrets } from './redact-secrets';
 export { redactQuery, redactUrl } from './redact-url';
 export { requestId } from './request-id';
 export { sleep } from './sleep';
+export { TimeSlice } from './time-slice';
 export { StorableParamsPipe } from './storable-params.pipe';
 export { REPLACEMENT, isStorableText, toStorableText } from './storable-text';
 export { textArg } from './text-arg';

@@ -107,7 +107,6 @@ export class ModelGateway {
       for (;;) {
         let yielded = false;
         const storable = new StorableChunks();
-        const started = new Set<ModelChunk['type']>();
         observer.attempt({ model: target.ref, provider: target.ref.provider, fallbackIndex, attempt: ++attempt, streaming });
         try {
           for await (const chunk of provider.stream({ target, request, streaming, signal, headers: observer.headers })) {
@@ -125,10 +124,6 @@ export class ModelGateway {
             if (out === undefined) continue;
             yielded = true;
             yield out;
-            if ((out.type === 'text' || out.type === 'reasoning') && !started.has(out.type)) {
-              started.add(out.type);
-              await nextTurnOfTheEventLoop();
-            }
           }
           const orphan = storable.orphanBefore();
           if (orphan) yield orphan;
@@ -233,14 +228,6 @@ export class ModelGateway {
     return Math.round(exp / 2 + Math.random() * (exp / 2));
   }
 }
-
-/**
- * The consumer handles each chunk in the same chain of microtasks that parses the next one, so
- * what it writes for the first token (an SSE frame waits for a later tick to leave the socket)
- * would otherwise wait until a whole burst of tokens that arrived in one network piece is
- * processed. One turn after the first text and the first reasoning of an answer lets that out.
- */
-const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const IGNORED: CallObserver = { attempt: () => undefined, failed: () => undefined, firstChunk: () => undefined, finished: () => undefined };
 

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { TimeSlice } from '../../common';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ModelTarget } from '../model-router';
 import type { ModelChunk, ModelRequest, Usage } from '../model.types';
@@ -18,6 +19,13 @@ import { createNodeFetch } from './node-fetch';
 import { sseJsonPieces } from './sse-body';
 import { ToolNames } from './tool-names';
 import { DeltaRun, readStreamedChunk } from './streamed-chunk';
+
+/**
+ * How long reading a burst (events that arrived together) may hold the event loop before it
+ * gives other work a turn: the burst's first token is stored and sent meanwhile, and requests
+ * and other runs' streams are not held up for the whole burst.
+ */
+const BURST_SLICE_MS = 1;
 
 /** One attempt against one model; the gateway owns retries, fallbacks and error mapping. */
 export interface ProviderCall {
@@ -40,6 +48,8 @@ export interface OpenAiProviderOptions {
   requestTimeoutMs?: number;
   /** longest silence allowed between two stream chunks */
   idleTimeoutMs?: number;
+  /** the transport (tests); default: node:http with keep-alive (createNodeFetch) */
+  fetch?: typeof fetch;
 }
 
 /**
@@ -49,13 +59,14 @@ export interface OpenAiProviderOptions {
 export class OpenAiCompatibleProvider implements ChatProvider {
   private readonly clients = new Map<string, OpenAI>();
   /** one set of keep-alive connections for every client */
-  private readonly fetch = createNodeFetch();
+  private readonly fetch: typeof fetch;
   private readonly requestTimeoutMs: number;
   private readonly idleTimeoutMs: number;
 
   constructor(options: OpenAiProviderOptions = {}) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 180_000;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
+    this.fetch = options.fetch ?? createNodeFetch();
   }
 
   /** One client per (base URL, key): clients hold connection pools worth reusing. */
@@ -101,7 +112,9 @@ export class OpenAiCompatibleProvider implements ChatProvider {
         .asResponse();
       guard.watchIdle(this.idleTimeoutMs);
       const deltas = new DeltaRun();
+      const slice = new TimeSlice(BURST_SLICE_MS);
       for await (const piece of sseJsonPieces(response)) {
+        slice.arrived();
         for (const payload of piece) {
           guard.received++;
           const chunk = readStreamedChunk(payload);
@@ -114,9 +127,15 @@ export class OpenAiCompatibleProvider implements ChatProvider {
           }
           if (chunk.toolCalls) tools.add(chunk.toolCalls);
           if (chunk.finishReason) finishReason = chunk.finishReason;
+          if (slice.due()) {
+            const joined = deltas.take();
+            if (joined) yield joined;
+            await slice.pause();
+          }
         }
         const rest = deltas.take();
         if (rest) yield rest;
+        slice.waiting();
       }
       // a body cut short by our abort may end quietly: silence must not pass for a finished answer
       guard.check(target);
