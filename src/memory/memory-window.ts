@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AttachmentContents, type MessageRecord } from '../conversation';
+import type { Deferred, UnitOfWork } from '../database';
 import { ModelRouter } from '../model';
 import type { ChatMessage, ModelRef, ToolSpec } from '../model';
 import { attachmentsOf, type LoadedAttachments, toChatMessage } from './chat-messages';
@@ -53,6 +54,13 @@ export interface WindowRequest {
   historyTokens?: number;
   /** who pays for a summary written for this window */
   meter?: SummaryMeter;
+  /** the conversation's summary as read moments ago by the caller's own reads (`summaryIn`): not read again */
+  summary?: LatestSummary;
+}
+
+/** The conversation's latest summary as `MemoryWindow.summaryIn` read it (`record`: none yet). */
+export interface LatestSummary {
+  readonly record: SummaryRecord | undefined;
 }
 
 export interface BuiltWindow {
@@ -99,6 +107,15 @@ export class MemoryWindow {
     private readonly attachments: AttachmentContents,
   ) {}
 
+  /**
+   * What `build` reads of the conversation's summaries, read by the caller's unit of work: a run's
+   * first call reads it with the conversation and its messages in one round trip, then passes it
+   * as `WindowRequest.summary`.
+   */
+  summaryIn(unit: UnitOfWork, conversationId: string): Deferred<LatestSummary> {
+    return this.summaries.latestIn(unit, conversationId).map((record) => ({ record }));
+  }
+
   async build(request: WindowRequest): Promise<BuiltWindow> {
     const limits = await this.router.limits(request.model, request.workspaceId);
     const limit = promptLimit(limits.contextWindow, limits.maxOutputTokens);
@@ -107,8 +124,8 @@ export class MemoryWindow {
     const room = Math.min(limit - fixed, request.historyTokens ?? Infinity);
 
     // a summary covers older exchanges, so a conversation's first message has none: the query
-    // (on the first token's path) is skipped for it
-    let summary = request.view.length > 1 ? await this.summaries.latest(request.conversationId) : undefined;
+    // (on the first token's path) is skipped for it, as it is when the caller read it already
+    let summary = request.summary ? request.summary.record : request.view.length > 1 ? await this.summaries.latest(request.conversationId) : undefined;
     const loaded = await this.loadAttachments(request, summary);
     let layout = this.layout(request.view, summary, family, room, loaded);
     let compacted = false;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { newId, toStorableText } from '../common';
-import { SqlClient } from '../database';
+import { Prisma, SqlClient, type Deferred, type UnitOfWork } from '../database';
 
 /** A stored summary of the messages of a conversation with seq in [coversFromSeq, coversToSeq]. */
 export interface SummaryRecord {
@@ -46,10 +46,13 @@ export class SummaryRepository {
 
   /** The summary that reaches furthest; the newest of those if two runs wrote one each. */
   async latest(conversationId: string): Promise<SummaryRecord | undefined> {
-    const [row] = await this.sql.$queryRaw<SummaryRow[]>`
-      SELECT * FROM conversation_summaries WHERE conversation_id = ${conversationId}
-      ORDER BY covers_to_seq DESC, created_at DESC LIMIT 1`;
+    const [row] = await this.sql.$queryRaw<SummaryRow[]>(latestOf(conversationId));
     return row && toRecord(row);
+  }
+
+  /** `latest`, read by the caller's unit of work (with the other reads a run's first call needs). */
+  latestIn(unit: UnitOfWork, conversationId: string): Deferred<SummaryRecord | undefined> {
+    return unit.add<SummaryRow, SummaryRecord | undefined>(latestOf(conversationId), ([row]) => row && toRecord(row));
   }
 
   async insert(summary: NewSummary): Promise<SummaryRecord> {
@@ -61,3 +64,7 @@ export class SummaryRepository {
     return toRecord(row);
   }
 }
+
+const latestOf = (conversationId: string) => Prisma.sql`
+  SELECT * FROM conversation_summaries WHERE conversation_id = ${conversationId}
+  ORDER BY covers_to_seq DESC, created_at DESC LIMIT 1`;

@@ -141,6 +141,7 @@ export class MemoryContextBuilder extends ContextBuilder {
       tools: input.tools,
       historyTokens: input.settings.memoryWindowTokens,
       meter: this.meter(input, charged),
+      ...(input.summary && { summary: input.summary }),
     });
     const next = input.purpose === 'plan' ? undefined : nextStepTurn(input.run.plan?.steps, built.messages);
     const events = windowEvents(built, retrieved);

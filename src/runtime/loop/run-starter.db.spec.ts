@@ -6,6 +6,7 @@
 import { ConflictException } from '@nestjs/common';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { PLAN_PROMPT } from './context-window';
+import { SummaryRepository } from '../../memory/summary.repository';
 import { ModelRouter } from '../../model/model-router';
 import { McpToolSource } from '../../tool/mcp/mcp-tool-source';
 import { WorkspaceService } from '../../workspace/workspace.service';
@@ -67,6 +68,30 @@ describe('the first step of a new run (database, scripted model)', () => {
     expect(h.budget.reservations[0].request.runId).toBe(run.id);
     expect(h.tracer.spans[0].ended).toEqual({ usage: { promptTokens: 10, completionTokens: 1, cost: 0 }, response: { text: 'early', toolCalls: [], finishReason: 'stop' } });
     expect((await h.messagesOf(conversationId)).map((m) => m.content)).toEqual(['hi', 'early']);
+  });
+
+  it("reads the conversation's summary with its messages, in the same round trip, for the first call", async () => {
+    const conversationId = await h.conversation();
+    h.model.answer({ text: ['one'] });
+    expect((await h.waitForRun((await h.post(conversationId, 'first')).run.id)).state).toBe('SUCCEEDED');
+    const summaries = h.get(SummaryRepository);
+    await summaries.insert({ conversationId, coversFromSeq: 1, coversToSeq: 2, content: 'EARLIER: the user said hello.', model: 'offline:echo', tokens: 8 });
+    const latest = jest.spyOn(summaries, 'latest');
+    spies.push(latest);
+    const reads: number[] = [];
+    const atomic = h.sql.$atomic.bind(h.sql);
+    spies.push(jest.spyOn(h.sql, '$atomic').mockImplementation(async (statements) => (reads.push(statements.length), atomic(statements))));
+
+    h.model.answer({ text: ['two'] });
+    const run = await h.waitForRun((await h.post(conversationId, 'second')).run.id);
+    expect(run.state).toBe('SUCCEEDED');
+    // the early call's window has the summary instead of the messages it covers …
+    const [system, ...rest] = h.model.calls.at(-1)!.messages;
+    expect(system.content).toContain('EARLIER: the user said hello.');
+    expect(rest.map((m) => m.content)).toEqual(['second']);
+    // … read by the starter's first unit, not by a statement of its own on the first token's path
+    expect(latest).not.toHaveBeenCalled();
+    expect(reads[0]).toBeGreaterThanOrEqual(4);
   });
 
   it('is abandoned when the conversation changed meanwhile: the run asks again with it', async () => {

@@ -2,6 +2,7 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { newId, LimitExceeded, say } from '../../common';
 import { AppConfig } from '../../config';
 import { type AttachmentBatch, type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
+import { MemoryWindow } from '../../memory';
 import { agentChoice, effectiveSettings, toolAllowed, type AgentProfile, type EffectiveSettings } from '../../workspace';
 import { SqlClient, UnitOfWork } from '../../database';
 import { ModelRouter, ModelError, type ModelRef, type ResponseFormat, type SamplingParams, type ToolSpec } from '../../model';
@@ -99,6 +100,7 @@ export class RunStarter {
     private readonly steps: ModelStep,
     private readonly config: AppConfig,
     private readonly observer: RunObserver,
+    private readonly memory: MemoryWindow,
   ) {}
 
   /** With `queueBehindLive`, a live run is queued behind, never interrupted: always a start. */
@@ -126,6 +128,7 @@ export class RunStarter {
     input.prepare?.(read);
     const found = this.conversations.findWithSettingsIn(read, auth, conversationId, agentChoice(input.agentId));
     const history = slot && this.conversations.historyIn(read, conversationId);
+    const summary = slot && this.memory.summaryIn(read, conversationId);
     const liveBefore = this.runs.liveIn(read, conversationId);
     // the INSERT below enforces the cap; this early read refuses before a first model call is sent
     const liveInWorkspace = this.runs.liveCountIn(read, auth.workspaceId);
@@ -159,7 +162,8 @@ export class RunStarter {
     const draft = { id: runId, conversationId, mode, model, plan: null, step: 1, ...shape, instructions: instructionsOf(input) ?? null };
     if (active && history && !liveBefore.value.length && (await this.steps.sendsBeforeAdmission(draft, context))) {
       const seen = [...history.value, unsaved(message, seq)];
-      const prepared = await this.steps.prepare(await this.steps.inputFor(draft, context, seen, 'answer'));
+      const step = await this.steps.inputFor(draft, context, seen, 'answer');
+      const prepared = await this.steps.prepare(summary ? { ...step, summary: summary.value } : step);
       first = { history: seen, prepared, call: prepared.kind === 'ready' ? this.steps.send(prepared) : undefined };
     }
 

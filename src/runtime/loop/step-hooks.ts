@@ -1,4 +1,5 @@
 import type { MessageRecord } from '../../conversation';
+import type { LatestSummary } from '../../memory';
 import type { EffectiveSettings } from '../../workspace';
 import type { Citation, SubGraph } from '../../rag';
 import type { CitationLedger } from '../../tool';
@@ -46,6 +47,8 @@ export interface StepInput {
   purpose: CallPurpose;
   /** the tools the model may call (none in direct mode or for a plan) */
   tools?: ToolSpec[];
+  /** the conversation's summary, read with `history` (a run's first call): memory does not read it again */
+  summary?: LatestSummary;
 }
 
 /** An event a hook wants the run to emit; emitted when the run's loop takes the call over. */
