@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import { TimeSlice } from '../../common';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { TimeSlice } from '../../common';
 import type { ModelTarget } from '../model-router';
 import type { ModelChunk, ModelRequest, Usage } from '../model.types';
 import { modelError } from '../provider-errors';

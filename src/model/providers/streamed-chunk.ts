@@ -61,10 +61,11 @@ type Delta = Extract<ModelChunk, { type: 'text' | 'reasoning' }>;
 const NONE: readonly Delta[] = [];
 
 /**
- * Joins the text and reasoning deltas of one network piece: a burst of thousands of deltas
- * becomes a few chunks (one per change of kind) instead of a generator round trip, a stored
- * token and a clock entry each. The first delta of each kind goes out alone and at once, so a
- * burst's first token does not wait for the rest of it.
+ * Joins the text and reasoning deltas of one network piece (or of one time slice of it, see the
+ * provider's read loop): a burst of thousands of deltas becomes a few chunks (one per change of
+ * kind) instead of a generator round trip, a stored token and a clock entry each. The first
+ * delta of each kind goes out alone and at once, so a burst's first token does not wait for the
+ * rest of it.
  */
 export class DeltaRun {
   private pending?: Delta;
