@@ -26,6 +26,8 @@ import { DeltaRun, readStreamedChunk } from './streamed-chunk';
  * and other runs' streams are not held up for the whole burst.
  */
 const BURST_SLICE_MS = 1;
+/** payloads read between looks at the clock: cheap, and a piece smaller than this is never split */
+const SLICE_CHECK_EVERY = 64;
 
 /** One attempt against one model; the gateway owns retries, fallbacks and error mapping. */
 export interface ProviderCall {
@@ -113,6 +115,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
       guard.watchIdle(this.idleTimeoutMs);
       const deltas = new DeltaRun();
       const slice = new TimeSlice(BURST_SLICE_MS);
+      let payloads = 0;
       for await (const piece of sseJsonPieces(response)) {
         slice.arrived();
         for (const payload of piece) {
@@ -127,7 +130,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
           }
           if (chunk.toolCalls) tools.add(chunk.toolCalls);
           if (chunk.finishReason) finishReason = chunk.finishReason;
-          if (slice.due()) {
+          if (++payloads % SLICE_CHECK_EVERY === 0 && slice.due()) {
             const joined = deltas.take();
             if (joined) yield joined;
             await slice.pause();
