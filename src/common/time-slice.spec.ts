@@ -7,11 +7,12 @@ function busy(ms: number): void {
   while (performance.now() < until);
 }
 
+// slices long enough that a loaded machine's pauses cannot cross them by accident
 describe('TimeSlice', () => {
   it('is due once the loop has held the thread for its slice, and starts a new one after a pause', async () => {
-    const slice = new TimeSlice(20);
+    const slice = new TimeSlice(100);
     expect(slice.due()).toBe(false);
-    busy(25);
+    busy(110);
     expect(slice.due()).toBe(true);
     let turned = false;
     setImmediate(() => (turned = true));
@@ -21,19 +22,19 @@ describe('TimeSlice', () => {
   });
 
   it('starts a new slice after a real wait for data, not after data that was already there', async () => {
-    const slice = new TimeSlice(20, 5);
-    busy(15);
+    const slice = new TimeSlice(100, 20);
+    busy(60);
     slice.waiting();
     slice.arrived(); // buffered: no wait
-    busy(10);
+    busy(50);
     expect(slice.due()).toBe(true);
 
-    const fresh = new TimeSlice(20, 5);
-    busy(15);
+    const fresh = new TimeSlice(100, 20);
+    busy(60);
     fresh.waiting();
-    await new Promise((resolve) => setTimeout(resolve, 10)); // the event loop had turns meanwhile
+    await new Promise((resolve) => setTimeout(resolve, 30)); // the event loop had turns meanwhile
     fresh.arrived();
-    busy(10);
+    busy(5);
     expect(fresh.due()).toBe(false);
   });
 });
