@@ -102,7 +102,6 @@ async function main(): Promise<void> {
       }
       if (ONLY.has('burst')) {
         const bareBurst = await burstTtfts(bare);
-        figures.get('bare')!.burst.push(0);
         for (const side of order) {
           const own = await burstTtfts(side.two);
           figures.get(side.name)!.burst.push(own.long - bareBurst.long - (own.short - bareBurst.short));

@@ -48,10 +48,10 @@ function toSpan(row: SpanRow): SpanRecord {
 
 const COLUMNS = Prisma.sql`id, trace_id, parent_id, run_id, name, kind, status, attributes, started_at, ended_at, duration_ms`;
 /**
- * Spans per statement. A span with a model call's request in its attributes costs the embedded
- * database a good fraction of a millisecond, and its one thread runs a statement to its end:
- * half a second of spans in one statement held every run's next statement (a first token's, a
- * new run's) behind it for 10–20 ms. Smaller statements let those in between.
+ * Spans per statement. A span with a model call's request in its attributes is costly to insert,
+ * and the embedded database's one thread runs a statement to its end: half a second of spans in
+ * one statement held every run's next statement (a first token's, a new run's) behind it.
+ * Smaller statements let those in between.
  */
 const UPSERT_CHUNK = 8;
 // the statuses in order of severity, as mergeSpans compares them

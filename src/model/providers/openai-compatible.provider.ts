@@ -26,7 +26,10 @@ import { DeltaRun, readStreamedChunk } from './streamed-chunk';
  * and other runs' streams are not held up for the whole burst.
  */
 const BURST_SLICE_MS = 1;
-/** payloads read between looks at the clock: cheap, and a piece smaller than this is never split */
+/**
+ * Payloads read between looks at the clock (counted over the whole answer): reading it for each
+ * would cost more than it saves, and an answer shorter than this is never cut into slices.
+ */
 const SLICE_CHECK_EVERY = 64;
 
 /** One attempt against one model; the gateway owns retries, fallbacks and error mapping. */
