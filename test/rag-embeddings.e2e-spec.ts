@@ -2,6 +2,7 @@
  * Embeddings through an OpenAI-compatible provider (the mock LLM's /v1/embeddings): batched
  * ingestion, query embedding, and what a failing embedding model does to ingestion and search.
  */
+import { SqlClient } from '../src/database';
 import { VectorSupport } from '../src/database/database-handle';
 import { useMockApp } from './support/mock-app';
 import { ragClient } from './support/rag-client';
@@ -35,6 +36,17 @@ describe('Knowledge-base embeddings through the provider', () => {
     expect(found.degraded).toBe(false);
     expect(found.items[0].documentId).toBe(job.result.documentId);
     expect(ctx.mock.embeddingRequests.at(-1)?.input).toEqual(['lighthouse keeper']);
+
+    // the vectors go into the HNSW index behind the ingestion (VectorIndexer); the knowledge base
+    // counts those still waiting, and search finds the same either way
+    const unindexed = async () => (await ctx.t.http().get(`/api/v1/knowledge-bases/${kb}`).set(rag.auth).expect(200)).body.unindexedVectors as number;
+    for (let waited = 0; (await unindexed()) > 0 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await unindexed()).toBe(0);
+    const sql = ctx.t.app.get(SqlClient);
+    const [row] = await sql.$queryRaw<{ indexed: number }[]>`SELECT count(*)::int AS indexed FROM chunks WHERE document_id = ${job.result.documentId as string} AND vector_indexed`;
+    expect(row.indexed).toBe(job.result.chunks);
+    const again = await rag.search(kb, { query: 'lighthouse keeper', k: 3 });
+    expect(again.items[0].documentId).toBe(job.result.documentId);
   });
 
   it('a failing embedding model leaves documents searchable by words and flags searches degraded', async () => {

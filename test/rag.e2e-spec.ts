@@ -41,6 +41,7 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       language: 'auto',
       graph: false,
       documentCount: 0,
+      unindexedVectors: 0,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

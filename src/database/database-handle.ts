@@ -131,11 +131,11 @@ export class DatabaseHandle {
   /** Applies pending migrations, then finds out whether vector search is available. */
   async migrate(): Promise<MigrationReport> {
     const report = await runMigrations(this.session);
-    // the vector and its size (both optional migrations applied): searches need both
+    // the vector, its size and whether it is indexed yet (the optional migrations applied): searches need all
     const [column] = await this.session.query<{ found: boolean }>(
-      `SELECT count(*) = 2 AS found FROM information_schema.columns
+      `SELECT count(*) = 3 AS found FROM information_schema.columns
          WHERE table_schema = current_schema() AND table_name = 'chunks'
-           AND ((column_name = 'embedding' AND udt_name = 'vector') OR column_name = 'embedding_dims')`,
+           AND ((column_name = 'embedding' AND udt_name = 'vector') OR column_name IN ('embedding_dims', 'vector_indexed'))`,
     );
     const skipped = report.skipped.map((s) => s.reason).join('; ');
     this.vector = column?.found

@@ -10,6 +10,8 @@ import { type ChunkSearch, ChunkSearchRepository, SHORTLIST_FACTOR } from './chu
 import { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from '../model';
 import { INDEXED_DIMENSIONS, vectorLiteral } from './embedder';
 import { lexicalQuery } from './lexical';
+import { DocumentRepository } from './document.repository';
+import { VectorIndexRepository } from './vector-index.repository';
 
 describe('chunk search plans (database)', () => {
   let t: MediumTest;
@@ -123,6 +125,7 @@ describe('chunk search plans (database)', () => {
   vectorIt('through the HNSW index (larger knowledge bases): only that knowledge base\'s chunks, in distance order', async () => {
     const other = await knowledgeBase(Array.from({ length: 60 }, (_, i) => `lantern lantern lantern glow${i}`));
     const ours = await knowledgeBase(Array.from({ length: 30 }, (_, i) => `lantern wick${i} ${i % 2 ? 'oil' : ''}`), (i) => ({ odd: i % 2 === 1 }));
+    await indexAll();
     const distances = new Map<string, number>(
       (await t.sql.$queryRaw<{ id: string; distance: number }[]>`
         SELECT id, embedding <=> ${hashedVector('lantern')}::vector AS distance FROM chunks WHERE knowledge_base_id IN (${ours.kb}, ${other.kb})`).map((row) => [row.id, row.distance]),
@@ -138,6 +141,39 @@ describe('chunk search plans (database)', () => {
     const plan = await search.explain({ knowledgeBaseIds: [ours.kb], lexical: [], vector: hashedQuery('lantern'), filter: { odd: true }, exactVectorScanMax: 0, candidates: 10, k: 10 });
     expect(plan).toContain(`Index Scan using chunks_embedding_${OFFLINE_EMBEDDING_DIMENSIONS}_hnsw_idx`);
     expect(plan).not.toMatch(/Seq Scan on chunks/);
+  });
+
+  /** Adds every waiting vector of a ready document to the HNSW index, as the VectorIndexer does. */
+  async function indexAll(): Promise<void> {
+    while (await t.repo(VectorIndexRepository).indexWaiting(100));
+  }
+
+  vectorIt('vectors waiting for the HNSW index are compared exactly until they are in it', async () => {
+    const { kb, ids } = await knowledgeBase(Array.from({ length: 20 }, (_, i) => `harbour crane${i} ${i % 4 ? 'dock' : ''}`));
+    // a document still being ingested: its chunk waits, and stays out of the index
+    const documents = t.repo(DocumentRepository);
+    await documents.insert({ id: `${kb}_busy`, knowledgeBaseId: kb, title: 'busy', source: 'text', mimeType: 'text/plain', checksum: `${kb}_busy`, metadata: {} });
+    const busy = { id: `chk_${kb}_busy`, ordinal: 0, text: 'harbour dock', lexical: 'harbour dock', tokenCount: 2, headingPath: [], charStart: 0, charEnd: 12, embedding: hashedVector('harbour dock') };
+    await documents.insertChunks({ id: `${kb}_busy`, knowledgeBaseId: kb, config: 'simple' }, [busy], HASHED_MODEL);
+    const waiting = t.repo(VectorIndexRepository);
+    expect((await waiting.waitingIn([kb])).get(kb)).toBe(21);
+
+    const query: ChunkSearch = { knowledgeBaseIds: [kb], lexical: [], vector: hashedQuery('harbour dock'), exactVectorScanMax: 0, candidates: 20, k: 20 };
+    const exact = (await search.search({ ...query, exactVectorScanMax: undefined })).map((row) => row.id);
+    expect(exact).toHaveLength(20);
+    expect(exact).not.toContain(busy.id);
+    // the knowledge base is past the exact scan's size, but none of its vectors is indexed yet
+    expect((await search.search(query)).map((row) => row.id)).toEqual(exact);
+    expect(await search.explain(query)).toMatch(/Index Scan using chunks_vector_waiting_idx(?![^\n]*never executed)/);
+
+    await indexAll();
+    expect((await waiting.waitingIn([kb])).get(kb)).toBe(1);
+    const [row] = await t.sql.$queryRaw<{ vector_indexed: boolean }[]>`SELECT vector_indexed FROM chunks WHERE id = ${busy.id}`;
+    expect(row.vector_indexed).toBe(false);
+    // now through the HNSW index (approximate: it may miss some), in the same order
+    const indexed = (await search.search(query)).map((row) => row.id);
+    expect(indexed.length).toBeGreaterThan(ids.length / 2);
+    expect(indexed).toEqual(exact.filter((id) => indexed.includes(id)));
   });
 
   vectorIt('a filter few chunks pass compares them all instead of walking the HNSW index', async () => {
@@ -164,7 +200,7 @@ describe('chunk search plans (database)', () => {
       // this model's vectors, at its size
       for (const id of ids) {
         const [{ text }] = await t.sql.$queryRaw<{ text: string }[]>`SELECT text FROM chunks WHERE id = ${id}`;
-        await t.sql.$executeRaw`UPDATE chunks SET embedding = ${vectorLiteral(Array.from(hashEmbedding(text, dims)))}::vector, embedding_model = ${model} WHERE id = ${id}`;
+        await t.sql.$executeRaw`UPDATE chunks SET embedding = ${vectorLiteral(Array.from(hashEmbedding(text, dims)))}::vector, embedding_model = ${model}, vector_indexed = true WHERE id = ${id}`;
       }
       const vector = { literal: vectorLiteral(Array.from(hashEmbedding('crater orbit', dims))), model, dimensions: dims };
       const query: ChunkSearch = { knowledgeBaseIds: [kb], lexical: [], vector, exactVectorScanMax: 0, candidates: 20, k: 12 };

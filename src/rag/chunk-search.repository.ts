@@ -104,7 +104,7 @@ export class ChunkSearchRepository {
       // the size is written into the statement (a type modifier is no parameter): one of a known few
       if (!(INDEXED_DIMENSIONS as readonly number[]).includes(dimensions)) throw new Error(`no vector index of ${dimensions} dimensions`);
       const size = Prisma.raw(String(dimensions));
-      // the expression and the condition of that size's partial HNSW index (migration 20261213000000_vector_sizes)
+      // the expression and the condition of that size's partial HNSW index (migrations 20261213000000_vector_sizes, 20261214000000_vector_index_behind)
       const embedding = Prisma.sql`(c.embedding::vector(${size}))`;
       const vector = Prisma.sql`${literal}::vector(${size})`;
       const ids = Prisma.join(search.knowledgeBaseIds);
@@ -116,13 +116,20 @@ export class ChunkSearchRepository {
         : Prisma.sql`(SELECT coalesce(sum(indexed_chunks), 0) FROM knowledge_bases WHERE id IN (${ids}))`;
       const small = Prisma.sql`${qualifying} <= ${search.exactVectorScanMax ?? EXACT_VECTOR_SCAN_MAX}`;
       const scope = search.filter ? Prisma.sql`c.document_id IN (SELECT d.id ${passing})` : Prisma.sql`c.knowledge_base_id IN (${ids})`;
-      const nearest = (exact: boolean) => {
-        // the exact list's distance is not the index's expression, so no HNSW index can serve it
-        const distance = exact ? Prisma.sql`c.embedding <=> ${literal}::vector` : Prisma.sql`${embedding} <=> ${vector}`;
+      // `all`: every chunk in scope; `indexed`: those in the HNSW index; `waiting`: those not yet
+      const nearest = (which: 'all' | 'indexed' | 'waiting') => {
+        // the exact lists' distance is not the index's expression, so no HNSW index can serve them
+        const distance = which === 'indexed' ? Prisma.sql`${embedding} <=> ${vector}` : Prisma.sql`c.embedding <=> ${literal}::vector`;
+        const rows = {
+          all: Prisma.sql`${scope} AND ${small}`,
+          indexed: Prisma.sql`c.vector_indexed AND NOT ${small}`,
+          // the index of waiting chunks (migration 20261214000000_vector_index_behind) finds them
+          waiting: Prisma.sql`c.embedding IS NOT NULL AND NOT c.vector_indexed AND c.knowledge_base_id IN (${ids}) AND NOT ${small}`,
+        }[which];
         return Prisma.sql`(
           SELECT c.id, ${distance} AS distance
           FROM chunks c
-          WHERE c.embedding_dims = ${size} AND c.embedding_model = ${model} AND ${exact ? Prisma.sql`${scope} AND ${small}` : Prisma.sql`NOT ${small}`}
+          WHERE c.embedding_dims = ${size} AND c.embedding_model = ${model} AND ${rows}
             AND (SELECT d.status = 'ready' AND d.knowledge_base_id IN (${ids}) ${metadata} FROM documents d WHERE d.id = c.document_id)
           ORDER BY ${distance} LIMIT ${search.candidates})`;
       };
@@ -132,12 +139,13 @@ export class ChunkSearchRepository {
       // readiness and metadata conditions as one per-row subquery on the document (never a join or
       // a condition on another index of chunks, which the planner would rather scan and sort by
       // exact distance), and the iterative scan (SEARCH_SETTINGS) walks on until `candidates` rows
-      // pass them.
-      lists.push(Prisma.sql`
+      // pass them; chunks ingested since and not yet indexed (VectorIndexer) are compared exactly.
+      lists.push(Prisma.sql`(
         SELECT id, ROW_NUMBER() OVER (ORDER BY distance, id) AS position FROM (
-          ${nearest(true)} UNION ALL ${nearest(false)}) nearest
+          ${nearest('all')} UNION ALL ${nearest('indexed')} UNION ALL ${nearest('waiting')}) nearest
         -- no positive similarity is no match (offline hashed vectors of texts without a shared word)
-        WHERE distance < 1`);
+        WHERE distance < 1
+        ORDER BY position LIMIT ${search.candidates})`);
     }
     if (!lists.length) return undefined;
     return Prisma.sql`

@@ -128,16 +128,18 @@ export class DocumentRepository {
   /**
    * Stores chunks of a document being ingested, in one statement. Search ignores them until the
    * document is marked ready. A document deleted meanwhile makes the foreign key refuse them:
-   * DocumentGoneError, and nothing is written.
+   * DocumentGoneError, and nothing is written. Their vectors are stored unindexed: the
+   * VectorIndexer adds them to the HNSW index once the document is ready (searches compare them
+   * exactly until then).
    */
   async insertChunks(doc: { id: string; knowledgeBaseId: string; config: TextSearchConfig }, chunks: NewChunk[], embeddingModel: string | null): Promise<void> {
     const withVector = chunks.some((c) => c.embedding !== undefined);
     await this.sql.$executeRaw`
       INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, tsv
-                          ${withVector ? Prisma.sql`, embedding, embedding_model` : Prisma.empty})
+                          ${withVector ? Prisma.sql`, embedding, embedding_model, vector_indexed` : Prisma.empty})
       SELECT r.id, ${doc.knowledgeBaseId}, ${doc.id}, r.ordinal, r.text, r."tokenCount",
              ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector(${doc.config}::regconfig, r.lexical)
-             ${withVector ? Prisma.sql`, r.embedding::vector, ${embeddingModel}::text` : Prisma.empty}
+             ${withVector ? Prisma.sql`, r.embedding::vector, ${embeddingModel}::text, false` : Prisma.empty}
       FROM jsonb_to_recordset(${JSON.stringify(chunks)}::jsonb) AS r(id text, ordinal int, text text, lexical text, "tokenCount" int,
              "headingPath" jsonb, "charStart" int, "charEnd" int, embedding text)`.catch((error: unknown) => {
       throw isForeignKeyViolation(error) ? new DocumentGoneError(doc.id) : error;

@@ -15,6 +15,7 @@ import { ExtractionError, extractText, type Format } from './text-extraction';
 import { streamedChecksum, textWindows } from './text-stream';
 import { countTokens } from './token-count';
 import { removeUpload, sweepAbandonedUploads } from './upload-storage';
+import { VectorIndexer } from './vector-indexer';
 
 /** About 450 tokens a chunk, 15 % of it repeated at the start of the next one. */
 export const CHUNK_TOKENS = 450;
@@ -71,6 +72,8 @@ export class IngestionService implements OnModuleInit {
     private readonly database?: DatabaseHandle,
     /** the knowledge graph of knowledge bases with `graph` on (absent in SQL-only tests: none) */
     private readonly graph?: GraphExtractor,
+    /** adds the stored vectors to the HNSW index (absent in SQL-only tests: they wait) */
+    private readonly indexer?: VectorIndexer,
   ) {}
 
   /**
@@ -163,6 +166,7 @@ export class IngestionService implements OnModuleInit {
       stored += chunks.length;
     }
     await this.documents.markReady({ id: documentId, chunkCount: stored, charCount: document.chars });
+    if (this.vector.enabled) this.indexer?.wake(stored);
     const graph = graphed && this.graph ? await this.graph.extract(target, graphed, context.signal) : undefined;
     const model = embedding?.model ?? null;
     return {

@@ -74,6 +74,11 @@ export class JobRunner implements BeforeApplicationShutdown {
     return job;
   }
 
+  /** Whether jobs are running or queued in this process (background work of lower priority waits for them). */
+  busy(): boolean {
+    return this.running.size > 0 || this.queue.length > 0;
+  }
+
   /** Records a job that had nothing to do (finished at once). */
   finished(workspaceId: string, kind: string, result: Record<string, unknown>): Promise<JobRecord> {
     return this.jobs.insert({ id: newId('job'), workspaceId, kind, result, state: 'succeeded' });

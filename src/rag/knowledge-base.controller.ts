@@ -102,7 +102,7 @@ export class KnowledgeBaseController {
   @ApiOkResponse({ type: KnowledgeBaseResponse })
   @ApiErrors(404)
   async get(@Auth() auth: AuthContext, @Param('id') id: string) {
-    return toKnowledgeBaseView(await this.knowledgeBases.get(auth, id));
+    return toKnowledgeBaseView(await this.knowledgeBases.describe(auth, id));
   }
 
   @Patch(':id')

@@ -167,6 +167,11 @@ export class KnowledgeBaseResponse {
   @ApiProperty({ enum: LANGUAGES, description: 'how words are indexed and searched' }) language!: Language;
   @ApiProperty({ description: 'entities and relations are extracted at ingestion (the knowledge graph)' }) graph!: boolean;
   @ApiProperty({ type: 'integer' }) documentCount!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'chunks whose vectors are not in the vector index yet: they are indexed in the background after ingestion and compared exactly until then',
+  })
+  unindexedVectors!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

@@ -24,6 +24,8 @@ import { KnowledgeBaseService } from './knowledge-base.service';
 import { OfflineVectorUpgrade } from './offline-vector-upgrade';
 import { RetrievalService } from './retrieval.service';
 import { SearchRerank } from './search-rerank';
+import { VectorIndexer } from './vector-indexer';
+import { VectorIndexRepository } from './vector-index.repository';
 
 export { RetrievalService } from './retrieval.service';
 export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './retrieval.types';
@@ -50,6 +52,8 @@ export type { MetadataFilter, SearchHit, SearchRequest, SearchResult } from './r
     JobRunner,
     Embedder,
     OfflineVectorUpgrade,
+    VectorIndexRepository,
+    VectorIndexer,
     RetrievalService,
     SearchRerank,
     GraphRepository,

@@ -16,6 +16,9 @@ export interface KnowledgeBaseRecord {
   updatedAt: Date;
 }
 
+/** A knowledge base as its routes show it: with its chunks whose vectors are not in the vector index yet (VectorIndexer; compared exactly meanwhile). */
+export type KnowledgeBaseDetails = KnowledgeBaseRecord & { unindexedVectors: number };
+
 export const DOCUMENT_STATUSES = ['pending', 'processing', 'ready', 'failed'] as const;
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 

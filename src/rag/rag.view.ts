@@ -1,5 +1,5 @@
 import type { Language } from './lexical';
-import type { DocumentRecord, JobRecord, KnowledgeBaseRecord } from './rag.records';
+import type { DocumentRecord, JobRecord, KnowledgeBaseDetails } from './rag.records';
 
 export interface KnowledgeBaseView {
   id: string;
@@ -8,6 +8,7 @@ export interface KnowledgeBaseView {
   language: Language;
   graph: boolean;
   documentCount: number;
+  unindexedVectors: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -28,7 +29,7 @@ export interface JobView {
   finishedAt: string | null;
 }
 
-export function toKnowledgeBaseView(kb: KnowledgeBaseRecord): KnowledgeBaseView {
+export function toKnowledgeBaseView(kb: KnowledgeBaseDetails): KnowledgeBaseView {
   return {
     id: kb.id,
     name: kb.name,
@@ -36,6 +37,7 @@ export function toKnowledgeBaseView(kb: KnowledgeBaseRecord): KnowledgeBaseView 
     language: kb.language,
     graph: kb.graph,
     documentCount: kb.documentCount,
+    unindexedVectors: kb.unindexedVectors,
     createdAt: kb.createdAt.toISOString(),
     updatedAt: kb.updatedAt.toISOString(),
   };

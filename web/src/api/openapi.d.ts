@@ -1299,6 +1299,8 @@ export interface components {
             /** @description entities and relations are extracted at ingestion (the knowledge graph) */
             graph: boolean;
             documentCount: number;
+            /** @description chunks whose vectors are not in the vector index yet: they are indexed in the background after ingestion and compared exactly until then */
+            unindexedVectors: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
