@@ -25,6 +25,15 @@ export class VectorIndexRepository {
         LIMIT ${limit} FOR UPDATE OF c SKIP LOCKED)`;
   }
 
+  /**
+   * Removes the row versions indexing left behind (each indexed chunk's row is written anew) and
+   * their entries in the chunks' indexes, which every search would otherwise step over (the
+   * embedded database has no autovacuum). It never blocks reads or writes of the table.
+   */
+  async vacuum(): Promise<void> {
+    await this.sql.$executeRaw`VACUUM chunks`;
+  }
+
   /** Waiting vectors of ready documents, in all knowledge bases. */
   async waiting(): Promise<number> {
     const [row] = await this.sql.$queryRaw<{ n: number }[]>`

@@ -8,6 +8,7 @@ import { VectorIndexRepository } from './vector-index.repository';
 class FakeWaiting {
   waiting = 0;
   calls = 0;
+  vacuums = 0;
   delayMs = 0;
   /** called while a statement runs (before it answers) */
   during?: () => void;
@@ -24,7 +25,11 @@ class FakeWaiting {
 }
 
 function indexer(table: FakeWaiting, jobs: { busy: boolean }) {
-  const repository = { indexWaiting: (limit: number) => table.indexWaiting(limit), waiting: async () => table.waiting } as unknown as VectorIndexRepository;
+  const repository = {
+    indexWaiting: (limit: number) => table.indexWaiting(limit),
+    waiting: async () => table.waiting,
+    vacuum: async () => void table.vacuums++,
+  } as unknown as VectorIndexRepository;
   const runner = { busy: () => jobs.busy } as unknown as JobRunner;
   return new VectorIndexer(repository, runner, new VectorSupport(true), { kind: 'embedded' } as DatabaseHandle);
 }
@@ -44,6 +49,8 @@ describe('VectorIndexer', () => {
     await sleep(20);
     // 10 at 4 a statement, and one that found none
     expect(table.calls).toBe(Math.ceil(10 / INDEX_BATCH.embedded.size) + 1);
+    // the old row versions go once the backlog is drained
+    expect(table.vacuums).toBe(1);
     await subject.beforeApplicationShutdown();
   });
 

@@ -74,6 +74,7 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
   /** Until no vector of a ready document waits, or the application stops. */
   private async run(): Promise<void> {
     const signal = this.stop.signal;
+    let done = 0;
     while (!signal.aborted) {
       try {
         if (this.jobs.busy() && this.backlog < INDEX_BACKLOG_MAX) {
@@ -86,8 +87,16 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
         const counts = await Promise.all(Array.from({ length: statements }, () => this.repository.indexWaiting(size)));
         const indexed = counts.reduce((sum, n) => sum + n, 0);
         this.backlog = Math.max(0, this.backlog - indexed);
+        done += indexed;
         if (indexed || this.woken) continue;
         // none waits (wake() since the statement began would have set `woken`)
+        // the row versions indexing left are removed at once (the embedded database has no
+        // autovacuum; PostgreSQL's may come a minute later): searches would step over them
+        if (done) {
+          done = 0;
+          await this.repository.vacuum();
+          if (this.woken) continue;
+        }
         this.backlog = 0;
         // decided in the same turn as wake() reads it, so a later wake starts another run
         this.running = undefined;
