@@ -2,6 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient } from '../database';
 
 /**
+ * A plain scan of the index of waiting chunks (no bitmap): the rows indexed since the last vacuum
+ * left entries there, which a plain scan marks dead as it passes them and later ones skip; a
+ * bitmap scan visited every one of them again in each statement.
+ */
+const INDEXING_SETTINGS = Prisma.sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`;
+
+/**
  * The statements of the vectors waiting for their HNSW index (`vector_indexed` false, migration
  * 20261214000000_vector_index_behind): ingestion stores them so, the VectorIndexer adds them.
  * Only called where vector search is enabled (the column exists with pgvector only).
@@ -16,13 +23,21 @@ export class VectorIndexRepository {
    * their document (one that fails takes them away unindexed). Rows another instance's indexer
    * holds are skipped, so several indexers share the work.
    */
-  indexWaiting(limit: number): Promise<number> {
-    return this.sql.$executeRaw`
-      UPDATE chunks SET vector_indexed = true WHERE id IN (
-        SELECT c.id FROM chunks c
-        WHERE c.embedding IS NOT NULL AND NOT c.vector_indexed
-          AND EXISTS (SELECT 1 FROM documents d WHERE d.id = c.document_id AND d.status = 'ready')
-        LIMIT ${limit} FOR UPDATE OF c SKIP LOCKED)`;
+  async indexWaiting(limit: number): Promise<number> {
+    const [, rows] = await this.sql.$atomic([
+      INDEXING_SETTINGS,
+      Prisma.sql`
+        WITH indexed AS (
+          UPDATE chunks SET vector_indexed = true WHERE id IN (
+            SELECT c.id FROM chunks c
+            WHERE c.embedding IS NOT NULL AND NOT c.vector_indexed
+              -- per row: the scan follows the index of waiting chunks, never a join from documents
+              AND (SELECT d.status = 'ready' FROM documents d WHERE d.id = c.document_id)
+            LIMIT ${limit} FOR UPDATE OF c SKIP LOCKED)
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM indexed`,
+    ]);
+    return (rows as { n: number }[])[0].n;
   }
 
   /**
