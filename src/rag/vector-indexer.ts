@@ -18,6 +18,14 @@ export const INDEX_BATCH = { embedded: { size: 4, statements: 1 }, postgres: { s
  */
 export const INDEX_BACKLOG_MAX = 4_000;
 
+/**
+ * Indexing writes each chunk's row anew; after this many, once none waits, the indexer vacuums
+ * `chunks` (the embedded database has no autovacuum; PostgreSQL's may come a minute later):
+ * searches step over the old rows until then. A vacuum reads the whole table, so a single small
+ * document does not cause one.
+ */
+export const VACUUM_AFTER = 1_000;
+
 /** How often a waiting indexer looks whether the jobs are done; after a failure, how long it pauses. */
 const POLL_MS = 200;
 const RETRY_MS = 5_000;
@@ -38,6 +46,8 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
   /** vectors known to wait (those this instance stored, and those found at start); a guide, not a count */
   private backlog = 0;
   private running?: Promise<void>;
+  /** rows indexed since the last vacuum */
+  private unvacuumed = 0;
   /** wake() was called since the last statement began */
   private woken = false;
   private readonly stop = new AbortController();
@@ -74,7 +84,6 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
   /** Until no vector of a ready document waits, or the application stops. */
   private async run(): Promise<void> {
     const signal = this.stop.signal;
-    let done = 0;
     while (!signal.aborted) {
       try {
         if (this.jobs.busy() && this.backlog < INDEX_BACKLOG_MAX) {
@@ -87,13 +96,11 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
         const counts = await Promise.all(Array.from({ length: statements }, () => this.repository.indexWaiting(size)));
         const indexed = counts.reduce((sum, n) => sum + n, 0);
         this.backlog = Math.max(0, this.backlog - indexed);
-        done += indexed;
+        this.unvacuumed += indexed;
         if (indexed || this.woken) continue;
         // none waits (wake() since the statement began would have set `woken`)
-        // the row versions indexing left are removed at once (the embedded database has no
-        // autovacuum; PostgreSQL's may come a minute later): searches would step over them
-        if (done) {
-          done = 0;
+        if (this.unvacuumed >= VACUUM_AFTER) {
+          this.unvacuumed = 0;
           await this.repository.vacuum();
           if (this.woken) continue;
         }
