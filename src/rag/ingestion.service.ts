@@ -131,14 +131,15 @@ export class IngestionService implements OnModuleInit {
     await context.progress(0.1);
 
     // a knowledge base deleted meanwhile has taken the document with it
-    const language = await this.knowledgeBases.languageOf(target.knowledgeBaseId);
-    if (!language) throw new DocumentGoneError(documentId);
+    const settings = await this.knowledgeBases.ingestionSettingsOf(target.knowledgeBaseId);
+    if (!settings) throw new DocumentGoneError(documentId);
+    const { language } = settings;
     const batch = STORE_BATCH[this.database?.kind ?? 'embedded'];
     let stored = 0;
     let embedding: { model: string | null; warning?: string } | undefined;
     // the knowledge graph, where its knowledge base has `graph` on, reads every chunk at the end
     // (never fails the document); only then are the chunks' texts kept across windows
-    const graphed = this.graph && (await this.knowledgeBases.graphOf(target.knowledgeBaseId)) ? ([] as { id: string; text: string }[]) : undefined;
+    const graphed = this.graph && settings.graph ? ([] as { id: string; text: string }[]) : undefined;
     // window by window (one for a whole text): chunked, embedded, stored, so a large upload is
     // never held whole; progress goes from 0.1 to 1 with the characters done
     for await (const window of document.windows()) {

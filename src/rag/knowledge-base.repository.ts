@@ -119,6 +119,12 @@ export class KnowledgeBaseRepository {
     return row && (isLanguage(row.language) ? row.language : 'simple');
   }
 
+  /** What ingestion reads of a knowledge base, in one statement: its language and whether `graph` is on; undefined when it is gone. */
+  async ingestionSettingsOf(id: string): Promise<{ language: Language; graph: boolean } | undefined> {
+    const [row] = await this.sql.$queryRaw<{ language: string; graph: boolean }[]>`SELECT language, graph FROM knowledge_bases WHERE id = ${id}`;
+    return row && { language: isLanguage(row.language) ? row.language : 'simple', graph: row.graph === true };
+  }
+
   /** Deletes it with its documents and chunks (foreign keys cascade). Whether it existed. */
   async delete(workspaceId: string, id: string): Promise<boolean> {
     return (await this.sql.$executeRaw`DELETE FROM knowledge_bases WHERE id = ${id} AND workspace_id = ${workspaceId}`) > 0;
