@@ -167,7 +167,7 @@ export class IngestionService implements OnModuleInit {
       stored += chunks.length;
     }
     await this.documents.markReady({ id: documentId, chunkCount: stored, charCount: document.chars });
-    if (this.vector.enabled) this.indexer?.wake(stored);
+    this.indexer?.wake(stored);
     const graph = graphed && this.graph ? await this.graph.extract(target, graphed, context.signal) : undefined;
     const model = embedding?.model ?? null;
     return {

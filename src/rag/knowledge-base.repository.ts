@@ -73,7 +73,7 @@ export class KnowledgeBaseRepository {
     return rows.map((row) => row.id);
   }
 
-  /** Whether the knowledge base has `graph` on (ingestion's lookup); false when it is gone. */
+  /** Whether the knowledge base has `graph` on; false when it is gone. */
   async graphOf(id: string): Promise<boolean> {
     const [row] = await this.sql.$queryRaw<{ graph: boolean }[]>`SELECT graph FROM knowledge_bases WHERE id = ${id}`;
     return row?.graph === true;
@@ -113,10 +113,9 @@ export class KnowledgeBaseRepository {
     return new Map(rows.map((row) => [row.id, isLanguage(row.language) ? row.language : 'simple']));
   }
 
-  /** The language of a knowledge base (ingestion's lookup); undefined when it is gone. */
+  /** The language of a knowledge base; undefined when it is gone. */
   async languageOf(id: string): Promise<Language | undefined> {
-    const [row] = await this.sql.$queryRaw<{ language: string }[]>`SELECT language FROM knowledge_bases WHERE id = ${id}`;
-    return row && (isLanguage(row.language) ? row.language : 'simple');
+    return (await this.ingestionSettingsOf(id))?.language;
   }
 
   /** What ingestion reads of a knowledge base, in one statement: its language and whether `graph` is on; undefined when it is gone. */
