@@ -84,7 +84,7 @@ describe('PgliteThread (the embedded database on its own thread)', () => {
     try {
       const file = join(dir, 'not-a-directory');
       writeFileSync(file, 'x');
-      await expect(PgliteThread.start({ dataDir: file, withVector: false, sharedBuffersMb: 16 })).rejects.toThrow(/./);
+      await expect(PgliteThread.start({ dataDir: file, withVector: false, sharedBuffersMb: 16 })).rejects.toThrow(/could not be created in .*not-a-directory: ./);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { Logger } from '@nestjs/common';
 import { Mutex, parse, protocol, types, type PGlite } from '@electric-sql/pglite';
@@ -29,6 +31,16 @@ function answersAt(bytes: Uint8Array): boolean {
   let last = 0;
   for (let at = 0; at + 5 <= bytes.length; at += 1 + view.getInt32(at + 1)) last = at;
   return !QUEUES_WORK.has(bytes[last]);
+}
+
+/** Runs PGlite's initdb for `dataDir` in a child process; rejects with PGlite's reason. */
+async function createDataDir(dataDir: string): Promise<void> {
+  try {
+    await promisify(execFile)(process.execPath, [join(__dirname, 'pglite-create.js'), dataDir], { env: process.env });
+  } catch (error) {
+    const { stderr } = error as { stderr?: string };
+    throw new Error(`the embedded database could not be created in ${dataDir}: ${stderr?.trim() || String(error)}`);
+  }
 }
 
 /** PGlite's own query at start-up: array types get parsers built from their element's. */
@@ -65,12 +77,10 @@ export class PgliteThread implements PgliteProtocol {
 
   /** Starts the thread and opens the database in it; rejects with PGlite's reason if it cannot. */
   static async start(options: PgliteThreadOptions): Promise<PgliteThread> {
-    // Creating a database (initdb) leaves a few hundred MB of garbage that a thread which then
-    // only answers statements would hold for its whole life (it allocates too little to collect
-    // it): a new directory is created by a thread of its own, which ends, and opened by another.
-    if (options.dataDir && !existsSync(join(options.dataDir, 'PG_VERSION'))) {
-      await (await PgliteThread.launch(options)).close();
-    }
+    // Creating a database (initdb) leaves a few hundred MB that a thread would keep for the
+    // server's whole life (its own garbage, and the C library's heap after it ends): a new
+    // directory is created by a process of its own (pglite-create.js), then opened here.
+    if (options.dataDir && !existsSync(join(options.dataDir, 'PG_VERSION'))) await createDataDir(options.dataDir);
     return PgliteThread.launch(options);
   }
 
