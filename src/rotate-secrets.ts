@@ -17,7 +17,7 @@ async function main(): Promise<number> {
   const quiet = { log: () => undefined, warn: (line: string) => process.stderr.write(`${line}\n`) };
   const database = await openDatabase(config, quiet);
   try {
-    const repository = new SecretRepository(database.prisma);
+    const repository = new SecretRepository(database.sql);
     const report = await rotateSecrets(new SecretService(config, repository), repository);
     process.stdout.write(`Re-encrypted ${report.rotated} secret(s); ${report.current} already used the current key.\n`);
     for (const { id, name } of report.failed) {

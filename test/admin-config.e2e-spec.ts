@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { GraphQLClient, gql } from 'graphql-request';
 import { graphqlError } from './support/graphql-errors';
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { SecretService } from '../src/security/secret.service';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
 import { useMockApp } from './support/mock-app';
@@ -51,7 +51,7 @@ describe('admin GraphQL: model configs and tool policies', () => {
     other = new GraphQLClient(`${ctx.t.baseUrl}/graphql`, { headers: { 'X-API-Token': OTHER_ADMIN } });
     // an admin of another workspace (not the bootstrap admin)
     await admin.request(gql`mutation { createWorkspace(name: "Other") { id } }`);
-    const prisma = ctx.t.app.get(PrismaService);
+    const prisma = prismaOf(ctx.t.app);
     const { id: otherWorkspace } = (await prisma.workspace.findFirstOrThrow({ where: { name: 'Other' } }));
     await prisma.apiKey.create({
       data: {
@@ -312,7 +312,7 @@ describe('admin GraphQL: model configs and tool policies', () => {
 
     it('a secret of the workspace (or a global one) may be referenced; another workspace’s may not; no key is ever shown', async () => {
       const secrets = ctx.t.app.get(SecretService);
-      const prisma = ctx.t.app.get(PrismaService);
+      const prisma = prismaOf(ctx.t.app);
       const { id: otherWorkspace } = await prisma.workspace.findFirstOrThrow({ where: { name: 'Other' } });
       const own = await secrets.store('ws_default', 'provider-key', 'sk-own-secret-value');
       const theirs = await secrets.store(otherWorkspace, 'provider-key', 'sk-their-secret-value');

@@ -6,7 +6,7 @@
  */
 import { GraphQLClient } from 'graphql-request';
 import { graphqlFailure } from './support/graphql-errors';
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { useMockApp } from './support/mock-app';
 
 jest.setTimeout(120_000);
@@ -154,7 +154,7 @@ describe('admin GraphQL', () => {
     const created = await createKey('admin');
     expect(created.key).toMatch(/^hx_[A-Za-z0-9_-]{43}$/);
     expect(created.key.startsWith(created.apiKey.prefix)).toBe(true);
-    const prisma = app.t.app.get(PrismaService);
+    const prisma = prismaOf(app.t.app);
     const row = await prisma.apiKey.findUniqueOrThrow({ where: { id: created.apiKey.id } });
     expect(JSON.stringify(row)).not.toContain(created.key);
 
@@ -258,7 +258,7 @@ describe('admin GraphQL', () => {
     const audit = await admin().request<{ auditLog: { nodes: unknown[] } }>('{ auditLog(first: 100) { nodes { action target before after } } }');
     expect(audit.auditLog.nodes).toContainEqual({ action: 'setSecret', target: 'secret:openai', before: null, after: { id: set.setSecret.id, name: 'openai', value: '[redacted]' } });
 
-    const prisma = app.t.app.get(PrismaService);
+    const prisma = prismaOf(app.t.app);
     const tables = JSON.stringify([
       await prisma.secret.findMany(),
       await prisma.auditEntry.findMany(),

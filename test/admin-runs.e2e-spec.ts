@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { GraphQLClient } from 'graphql-request';
 import { graphqlError } from './support/graphql-errors';
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { SqlClient } from '../src/database/sql-client';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
 import { useMockApp } from './support/mock-app';
@@ -147,7 +147,7 @@ describe('admin GraphQL: runs (mock provider)', () => {
 
   it('cancels a run waiting for approval (audited) and refuses a finished one with CONFLICT', async () => {
     const conversationId = await app.api.createConversation();
-    await app.t.app.get(PrismaService).toolPolicy.create({
+    await prismaOf(app.t.app).toolPolicy.create({
       data: { id: `pol_${conversationId}`, workspaceId: DEFAULT_WORKSPACE_ID, conversationId, tool: 'calculator', mode: 'confirm' },
     });
     const posted = await app.api.postMessage(conversationId, { text: calc('6*7') });
@@ -194,7 +194,7 @@ describe('admin GraphQL: runs (mock provider)', () => {
   it("keeps another workspace's runs invisible to its admins; the bootstrap admin sees every workspace", async () => {
     const { createWorkspace } = await gql.request<{ createWorkspace: { id: string } }>(`mutation { createWorkspace(name: "b") { id } }`);
     const key = 'hx_admin_runs_workspace_b_key';
-    await app.t.app.get(PrismaService).apiKey.create({
+    await prismaOf(app.t.app).apiKey.create({
       data: { id: 'key_b', workspaceId: createWorkspace.id, name: 'b admin', hash: createHash('sha256').update(key).digest('hex'), prefix: key.slice(0, 8), role: 'admin' },
     });
     const b = new GraphQLClient(`${app.t.baseUrl}/graphql`, { headers: { 'X-API-Token': key } });

@@ -1,4 +1,4 @@
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { startTestApp, TestApp } from './support/test-app';
 
 const TOKEN = 'test-bootstrap-token';
@@ -113,7 +113,7 @@ describe('Conversations REST (/api/v1/conversations)', () => {
       await t.http().delete(`/api/v1/conversations/${id}`).set(auth).expect(404);
       const list = await t.http().get('/api/v1/conversations?limit=100').set(auth).expect(200);
       expect(list.body.items.map((c: { id: string }) => c.id)).not.toContain(created.body.id);
-      const prisma = t.app.get(PrismaService);
+      const prisma = prismaOf(t.app);
       const row = await prisma.conversation.findUnique({ where: { id: created.body.id } });
       expect(row?.deletedAt).toBeInstanceOf(Date);
     });

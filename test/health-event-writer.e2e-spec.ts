@@ -3,7 +3,7 @@
  * every write of run events fails (here: their table is away). Once writes pass again, the
  * run's events are persisted, gap-free, and readiness is back.
  */
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { useMockApp } from './support/mock-app';
 import { mockTokensText, sleep } from './support/sse-client';
 
@@ -30,7 +30,7 @@ describe('health: readiness of the event writer', () => {
     const runId = posted.run.id;
     for (let seen = 0; seen < 2; await sleep(50)) seen = (await app.api.jsonEvents(runId)).length; // streaming
 
-    const prisma = app.t.app.get(PrismaService);
+    const prisma = prismaOf(app.t.app);
     await prisma.$executeRawUnsafe('ALTER TABLE run_events RENAME TO run_events_away');
     const failing = await readiness((status) => status === 503);
     await prisma.$executeRawUnsafe('ALTER TABLE run_events_away RENAME TO run_events');

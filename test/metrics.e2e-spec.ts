@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
 import { useMockApp } from './support/mock-app';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -54,7 +54,7 @@ describe('GET /metrics (API token configured)', () => {
     const before = await scrape();
     // titled: no auto-title call adds its usage and model series
     const conversationId = await app.api.createConversation({ title: 'metrics' });
-    await app.t.app.get(PrismaService).toolPolicy.create({
+    await prismaOf(app.t.app).toolPolicy.create({
       data: { id: `pol_${conversationId}`, workspaceId: DEFAULT_WORKSPACE_ID, conversationId, tool: 'calculator', mode: 'confirm' },
     });
     const posted = await app.api.postMessage(conversationId, { text: calc('6*7') });

@@ -11,7 +11,7 @@ import { CHUNK_TOKENS, OVERLAP_TOKENS } from '../src/rag/ingestion.service';
 import { countTokens } from '../src/rag/token-count';
 import { WINDOW_CHARS } from '../src/rag/text-stream';
 import { UPLOAD_DIR } from '../src/rag/upload-storage';
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { minimalPdf } from './support/pdf-fixture';
 import { ragClient } from './support/rag-client';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -71,7 +71,7 @@ describe('document uploads through a file', () => {
     expect(job.state).toBe('succeeded');
 
     const whole = chunkText(normaliseText(markdown), { targetTokens: CHUNK_TOKENS, overlapTokens: OVERLAP_TOKENS, countTokens });
-    const rows = await t.app.get(PrismaService).chunk.findMany({ where: { documentId: job.result.documentId as string }, orderBy: { ordinal: 'asc' } });
+    const rows = await prismaOf(t.app).chunk.findMany({ where: { documentId: job.result.documentId as string }, orderBy: { ordinal: 'asc' } });
     expect(rows.map((row) => [row.text, row.headingPath, row.charStart, row.charEnd])).toEqual(whole.map((c) => [c.text, c.headingPath, c.charStart, c.charEnd]));
     expect(job.result.chunks).toBe(whole.length);
     const found = await rag.search(kb, { query: 'albatross cliffs spring', k: 1 });

@@ -1,5 +1,5 @@
 import { VectorSupport } from '../src/database/database-handle';
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { minimalPdf } from './support/pdf-fixture';
 import { ragClient } from './support/rag-client';
 import { startTestApp, TestApp } from './support/test-app';
@@ -221,7 +221,7 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       const text = 'Idempotent ingestion keeps one copy of the zeppelin manual.';
       const first = await rag.addText(kb, { title: 'Zeppelin', text });
       expect(first.state).toBe('succeeded');
-      const chunks = () => t.app.get(PrismaService).chunk.count({ where: { knowledgeBaseId: kb } });
+      const chunks = () => prismaOf(t.app).chunk.count({ where: { knowledgeBaseId: kb } });
       const stored = await chunks();
       // the same text up to line ends and trailing blanks
       const again = await t.http().post(`/api/v1/knowledge-bases/${kb}/documents`).set(rag.auth).send({ title: 'Zeppelin again', text: `${text}\r\n\r\n` }).expect(202);
@@ -239,7 +239,7 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       const text = 'The albatross glides for hours without flapping.';
       const first = await rag.addText(kb, { title: 'Albatross', text });
       // as a crash during its ingestion leaves it (IngestionService.onModuleInit)
-      await t.app.get(PrismaService).document.update({ where: { id: first.result.documentId as string }, data: { status: 'failed', error: 'interrupted' } });
+      await prismaOf(t.app).document.update({ where: { id: first.result.documentId as string }, data: { status: 'failed', error: 'interrupted' } });
       const again = await rag.addText(kb, { title: 'Albatross', text });
       expect(again).toMatchObject({ state: 'succeeded', result: { chunks: 1 } });
       expect(again.result.documentId).not.toBe(first.result.documentId);
@@ -308,7 +308,7 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
     const kb = await rag.createKnowledgeBase('Doomed');
     const job = await rag.addText(kb, { title: 'x', text: 'The narwhal tusk is a tooth.' });
     await t.http().delete(`/api/v1/knowledge-bases/${kb}`).set(rag.auth).expect(204);
-    const prisma = t.app.get(PrismaService);
+    const prisma = prismaOf(t.app);
     expect(await prisma.chunk.count({ where: { documentId: job.result.documentId as string } })).toBe(0);
     expect(await prisma.document.count({ where: { id: job.result.documentId as string } })).toBe(0);
   });

@@ -4,7 +4,8 @@
  * error. Against the mock provider, whose tool calls are requested with MOCK:{"toolCall":…}.
  */
 import { firstValueFrom, filter, map } from 'rxjs';
-import { PrismaService } from '../src/database/prisma.service';
+import type { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { EventBus } from '../src/runtime/events/event-bus';
 import { RunRepository } from '../src/runtime/store/run.repository';
 import type { RunEvent } from '../src/runtime/store/run-events';
@@ -29,7 +30,7 @@ describe('runs: approvals, user replies and failures (mock LLM)', () => {
     mock = await startMockLlm();
     t = await startTestApp({ HELIX_API_TOKEN: TOKEN, HELIX_MAX_STEPS: '3', ...mockModelEnv(mock.url) });
     api = new HelixApi(t.baseUrl, TOKEN);
-    prisma = t.app.get(PrismaService);
+    prisma = prismaOf(t.app);
   });
   afterAll(async () => {
     await t?.close();

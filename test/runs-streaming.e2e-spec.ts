@@ -4,7 +4,7 @@
  * the JSON polling fallback, stream tokens. Contract: docs/EVENTS.md and docs/ARCHITECTURE.md "The event log".
  */
 import { createHash } from 'node:crypto';
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { SseWriter } from '../src/runtime/events/sse-writer';
 import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
 import {
@@ -282,7 +282,7 @@ describe('runs: streaming over SSE (mock LLM)', () => {
     });
 
     it("another workspace's API key gets 404 for a run's stream, also while the run is live", async () => {
-      const prisma = t.app.get(PrismaService);
+      const prisma = prismaOf(t.app);
       const otherToken = 'other-workspace-token';
       await prisma.workspace.create({ data: { id: 'ws_other', name: 'Other' } });
       await prisma.apiKey.create({

@@ -7,7 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { SecretService } from '../src/security/secret.service';
 import { type Fixture, GRAPHQL_CASES, type OwnFixture, REST_CASES } from './support/access-matrix';
 import { startMockLlm, type MockLlm } from './support/mock-llm/mock-llm';
@@ -241,7 +241,7 @@ describe('roles', () => {
 describe('API key lifecycle', () => {
   it('create → use (last_used_at, written at most once a minute) → revoke: refused at once', async () => {
     const { key, id } = await createKey(a.workspaceId, 'member');
-    const prisma = t.app.get(PrismaService);
+    const prisma = prismaOf(t.app);
     const stored = await prisma.apiKey.findUniqueOrThrow({ where: { id } });
     expect(stored.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(stored.hash).not.toContain(key);
@@ -270,7 +270,7 @@ describe('API key lifecycle', () => {
     const { key, id } = await createKey(a.workspaceId, 'member', new Date(Date.now() + 60_000).toISOString());
     const api = new HelixApi(t.baseUrl, key);
     await api.get('/conversations').expect(200);
-    await t.app.get(PrismaService).apiKey.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await prismaOf(t.app).apiKey.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const res = await api.get('/conversations').expect(401);
     expect(res.body.message).toBe('The API key has expired');
   });

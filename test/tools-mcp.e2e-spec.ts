@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { GraphQLClient, gql } from 'graphql-request';
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { DEFAULT_WORKSPACE_ID } from '../src/security/auth-context';
 import { graphqlError, graphqlFailure } from './support/graphql-errors';
 import { useMockApp } from './support/mock-app';
@@ -73,7 +73,7 @@ describe('tools from MCP servers (mock LLM, a stdio and an HTTP MCP server start
     expect(servers[1]).toMatchObject({ transport: 'http', headerNames: ['X-Key'] });
     expect(JSON.stringify(result)).not.toMatch(/s3cret/);
     // stored encrypted: not in the settings row, their version history or the audit log
-    const prisma = ctx.t.app.get(PrismaService);
+    const prisma = prismaOf(ctx.t.app);
     const row = await prisma.workspace.findUniqueOrThrow({ where: { id: DEFAULT_WORKSPACE_ID } });
     expect(JSON.stringify(row.settings)).not.toMatch(/s3cret/);
     expect(JSON.stringify(row.settings)).toMatch(/"DEMO_TOKEN":"enc:[A-Za-z0-9+/=]+"/);
@@ -199,7 +199,7 @@ describe('tools from MCP servers (mock LLM, a stdio and an HTTP MCP server start
   it('only the bootstrap admin adds stdio servers (a command on the host); a workspace admin may add HTTP ones', async () => {
     const created = await admin.request<{ createWorkspace: { id: string } }>(gql`mutation { createWorkspace(name: "Tenant") { id } }`);
     const tenantKey = 'tenant-admin-key';
-    await ctx.t.app.get(PrismaService).apiKey.create({
+    await prismaOf(ctx.t.app).apiKey.create({
       data: {
         id: 'key_mcp_tenant', workspaceId: created.createWorkspace.id, name: 'tenant admin', prefix: 'tenant-a', role: 'admin',
         hash: createHash('sha256').update(tenantKey).digest('hex'),

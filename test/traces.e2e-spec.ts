@@ -5,7 +5,7 @@
  * answered with the provider key redacted (and the stored requests are redacted too); the
  * retention job strips old requests.
  */
-import { PrismaService } from '../src/database/prisma.service';
+import { prismaOf } from './support/test-prisma';
 import { SqlClient } from '../src/database/sql-client';
 import type { SpanNode } from '../src/observe/span-rows';
 import { TraceReader } from '../src/observe/trace-reader';
@@ -127,7 +127,7 @@ describe('traces and debug events (mock provider)', () => {
 
   it('a tool call under a confirm policy: its span names the decision and how long the approval kept it waiting', async () => {
     const conversationId = await app.api.createConversation(TITLED);
-    await app.t.app.get(PrismaService).toolPolicy.create({
+    await prismaOf(app.t.app).toolPolicy.create({
       data: { id: `pol_${conversationId}`, workspaceId: DEFAULT_WORKSPACE_ID, conversationId, tool: 'calculator', mode: 'confirm' },
     });
     const posted = await app.api.postMessage(conversationId, { text: CALCULATE });

@@ -50,14 +50,14 @@ export class VectorSupport {
 }
 
 /**
- * An open database: the Prisma client the app uses, the raw SQL client of its hot paths, a
- * session for migrations and health, and what kind of server it is. Created once per process by
- * DatabaseModule.
+ * An open database: the SQL client the app reads and writes through, a session for migrations
+ * and health, and what kind of server it is. Created once per process by DatabaseModule.
  */
 export class DatabaseHandle {
+  private prismaClient?: PrismaClient;
+
   private constructor(
     readonly kind: 'embedded' | 'postgres',
-    readonly prisma: PrismaClient,
     readonly sql: SqlClient,
     readonly session: SqlSession,
     readonly location: string,
@@ -66,6 +66,21 @@ export class DatabaseHandle {
     private readonly probe: Pick<SqlSession, 'query'>,
     private readonly pool: pg.Pool,
   ) {}
+
+  /**
+   * A Prisma client on the application's pool, created on first use: for tests and tools that
+   * set up or inspect rows. The server does not use it — its query compiler (WebAssembly) alone
+   * holds tens of MB.
+   */
+  get prisma(): PrismaClient {
+    this.prismaClient ??= new PrismaClient({ adapter: new PrismaPg(this.pool) });
+    return this.prismaClient;
+  }
+
+  async close(): Promise<void> {
+    await this.prismaClient?.$disconnect();
+    await this.onClose();
+  }
 
   /** The application's connection pool now (metrics read it at scrape time). */
   poolFigures(): { total: number; idle: number; waiting: number } {
@@ -89,10 +104,8 @@ export class DatabaseHandle {
     // an idle connection the server closes (restart, failover, DROP … FORCE) is dropped from the
     // pool and replaced on next use; without a listener its 'error' would end the process
     pool.on('error', (error) => new Logger('Database').warn(`Idle PostgreSQL connection closed: ${error.message}`));
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     const location = redactUrl(url);
-    return new DatabaseHandle('postgres', prisma, postgresSqlClient(pool), session, location, async () => {
-      await prisma.$disconnect();
+    return new DatabaseHandle('postgres', postgresSqlClient(pool), session, location, async () => {
       await pool.end().catch(() => undefined);
       await session.close();
     }, poolProbe(pool, connectTimeoutMs), pool);
@@ -113,11 +126,9 @@ export class DatabaseHandle {
         sharedBuffersMb,
       });
       const pool = new pg.Pool(pgliteConfig(pglite));
-      const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
       const sql = pgliteSqlClient(pglite, pool);
       const session = pgliteSession(pglite);
-      return new DatabaseHandle('embedded', prisma, sql, session, location, async () => {
-        await prisma.$disconnect();
+      return new DatabaseHandle('embedded', sql, session, location, async () => {
         await pool.end().catch(() => undefined);
         await pglite.close();
         release();
@@ -150,10 +161,6 @@ export class DatabaseHandle {
 
   async ping(): Promise<void> {
     await this.probe.query('SELECT 1');
-  }
-
-  close(): Promise<void> {
-    return this.onClose();
   }
 }
 

@@ -1,7 +1,6 @@
 import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config';
 import { DatabaseHandle, type DatabaseOptions, VectorSupport } from './database-handle';
-import { PrismaService } from './prisma.service';
 import { SqlClient } from './sql-client';
 
 @Injectable()
@@ -43,7 +42,7 @@ export async function openDatabase(
 }
 
 /**
- * Provides the open database, PrismaService, SqlClient and VectorSupport to every module; closes
+ * Provides the open database, SqlClient and VectorSupport to every module; closes
  * it at shutdown.
  */
 @Global()
@@ -54,12 +53,11 @@ export class DatabaseModule {
       module: DatabaseModule,
       providers: [
         { provide: DatabaseHandle, useValue: handle },
-        { provide: PrismaService, useValue: handle.prisma },
         { provide: SqlClient, useValue: handle.sql },
         { provide: VectorSupport, useFactory: () => handle.vector },
         DatabaseCloser,
       ],
-      exports: [DatabaseHandle, PrismaService, SqlClient, VectorSupport],
+      exports: [DatabaseHandle, SqlClient, VectorSupport],
     };
   }
 }

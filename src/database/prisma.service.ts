@@ -1,9 +1,8 @@
 import { PrismaClient } from '../generated/prisma/client';
 
 /**
- * The injection token for the application's Prisma client. It is the client itself (opened by
- * DatabaseModule on embedded PGlite or PostgreSQL); declared as a class so services can inject
- * it by type.
+ * The type of DatabaseHandle.prisma, the Prisma client tests and tools use to set up or inspect
+ * rows. Nothing in the server injects it: its repositories go through SqlClient.
  */
 export abstract class PrismaService extends PrismaClient {}
 

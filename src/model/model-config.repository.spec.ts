@@ -1,5 +1,6 @@
 import { openTestDatabase } from '../../test/support/test-prisma';
 import type { PrismaService } from '../database/prisma.service';
+import type { SqlClient } from '../database/sql-client';
 import { ModelConfigRepository } from './model-config.repository';
 
 describe('ModelConfigRepository (against the test database)', () => {
@@ -8,8 +9,9 @@ describe('ModelConfigRepository (against the test database)', () => {
   let repository: ModelConfigRepository;
 
   beforeAll(async () => {
-    ({ prisma, close } = await openTestDatabase());
-    repository = new ModelConfigRepository(prisma);
+    let sql: SqlClient;
+    ({ prisma, sql, close } = await openTestDatabase());
+    repository = new ModelConfigRepository(sql);
     await prisma.workspace.createMany({ data: [{ id: 'ws_a', name: 'a' }, { id: 'ws_b', name: 'b' }] });
     await prisma.secret.create({ data: { id: 'sec_1', workspaceId: 'ws_a', name: 'key', ciphertext: 'x' } });
     await prisma.modelConfig.createMany({

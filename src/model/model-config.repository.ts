@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { newId } from '../common';
 import type { Sql } from '../database';
-import { PrismaService, equalsOrNull } from '../database';
-import { Prisma, type ModelConfig } from '../generated/prisma/client';
+import { Prisma, SqlClient, equalsOrNull } from '../database';
 
 /** One ModelConfig: settings for a model (or every model of a provider) globally or in a workspace. */
 export interface ModelConfigRecord {
@@ -42,7 +41,7 @@ export interface ModelConfigRow extends ModelConfigRecord {
 /** The settings of a row, as written and as configuration history records them. */
 export type ModelConfigFields = Omit<ModelConfigRecord, 'id' | 'workspaceId' | 'provider' | 'modelId'>;
 
-/** The columns under the names of Prisma's ModelConfig, so raw and Prisma reads map alike. */
+/** The columns of a ModelConfigRow under its names. */
 const COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", provider, model_id AS "modelId", base_url AS "baseUrl",
   api_key_secret_id AS "apiKeySecretId", temperature, top_p AS "topP", max_tokens AS "maxTokens",
   context_window AS "contextWindow", tools_enabled AS "toolsEnabled", enabled, label, vision, structured_output AS "structuredOutput", input_price AS "inputPrice",
@@ -51,38 +50,36 @@ const COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", provider, model_id
 /** All SQL of the ModelConfig aggregate (`model_configs`). */
 @Injectable()
 export class ModelConfigRepository {
-  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
+  constructor(private readonly sql: SqlClient) {}
 
   /**
    * The rows of `provider` that apply in a workspace: its own and the global ones (without a
    * workspace, the global ones only).
    */
   async forProvider(provider: string, workspaceId?: string): Promise<ModelConfigRecord[]> {
-    const rows = await this.prisma.modelConfig.findMany({
-      where: { provider, OR: workspaceId ? [{ workspaceId }, { workspaceId: null }] : [{ workspaceId: null }] },
-      orderBy: { id: 'asc' },
-    });
+    const rows = await this.sql.$queryRaw<ModelConfigRow[]>`
+      SELECT ${COLUMNS} FROM model_configs
+      WHERE provider = ${provider} AND (workspace_id IS NULL ${workspaceId ? Prisma.sql`OR workspace_id = ${workspaceId}` : Prisma.empty})
+      ORDER BY id`;
     return rows.map(toModelConfigRecord);
   }
 
   /** Every row that applies in a workspace (its own and the global ones), by provider and model. */
   async forWorkspace(workspaceId: string): Promise<ModelConfigRow[]> {
-    const rows = await this.prisma.modelConfig.findMany({
-      where: { OR: [{ workspaceId }, { workspaceId: null }] },
-      orderBy: [{ provider: 'asc' }, { modelId: 'asc' }, { id: 'asc' }],
-    });
-    return rows.map(toModelConfigRow);
+    return this.sql.$queryRaw<ModelConfigRow[]>`
+      SELECT ${COLUMNS} FROM model_configs WHERE workspace_id = ${workspaceId} OR workspace_id IS NULL
+      ORDER BY provider, model_id, id`;
   }
 
   /** The workspace's settings JSON (its default model leads members' model list), or undefined without the workspace. */
   async workspaceSettings(workspaceId: string): Promise<unknown> {
-    const row = await this.prisma.workspace.findUnique({ where: { id: workspaceId }, select: { settings: true } });
-    return row?.settings ?? undefined;
+    const rows = await this.sql.$queryRaw<{ settings: unknown }[]>`SELECT settings FROM workspaces WHERE id = ${workspaceId}`;
+    return rows[0]?.settings ?? undefined;
   }
 
   async findById(id: string): Promise<ModelConfigRow | undefined> {
-    const row = await this.prisma.modelConfig.findUnique({ where: { id } });
-    return row ? toModelConfigRow(row) : undefined;
+    const rows = await this.sql.$queryRaw<ModelConfigRow[]>`SELECT ${COLUMNS} FROM model_configs WHERE id = ${id}`;
+    return rows[0];
   }
 
   /**
@@ -93,10 +90,10 @@ export class ModelConfigRepository {
   async lockKey(tx: Sql, workspaceId: string | null, provider: string, modelId: string): Promise<ModelConfigRow | undefined> {
     const lockName = `model-config:${workspaceId ?? '*'}:${provider}/${modelId}`;
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${lockName}))`;
-    const rows = await tx.$queryRaw<ModelConfig[]>`
+    const rows = await tx.$queryRaw<ModelConfigRow[]>`
       SELECT ${COLUMNS} FROM model_configs
       WHERE ${equalsOrNull('workspace_id', workspaceId)} AND provider = ${provider} AND model_id = ${modelId} FOR UPDATE`;
-    return rows[0] && toModelConfigRow(rows[0]);
+    return rows[0];
   }
 
   /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */
@@ -113,21 +110,21 @@ export class ModelConfigRepository {
   ): Promise<ModelConfigRow> {
     const f = fields;
     const rows = key.existingId
-      ? await tx.$queryRaw<ModelConfig[]>`
+      ? await tx.$queryRaw<ModelConfigRow[]>`
           UPDATE model_configs SET base_url = ${f.baseUrl}, api_key_secret_id = ${f.apiKeySecretId},
             temperature = ${f.temperature}::float8, top_p = ${f.topP}::float8, max_tokens = ${f.maxTokens}::int,
             context_window = ${f.contextWindow}::int, tools_enabled = ${f.toolsEnabled}, enabled = ${f.enabled},
             label = ${f.label}, vision = ${f.vision}::boolean, structured_output = ${f.structuredOutput}::boolean, input_price = ${f.inputPrice}::float8, output_price = ${f.outputPrice}::float8, updated_at = now()
           WHERE id = ${key.existingId}
           RETURNING ${COLUMNS}`
-      : await tx.$queryRaw<ModelConfig[]>`
+      : await tx.$queryRaw<ModelConfigRow[]>`
           INSERT INTO model_configs (id, workspace_id, provider, model_id, base_url, api_key_secret_id, temperature, top_p,
             max_tokens, context_window, tools_enabled, enabled, label, vision, structured_output, input_price, output_price, updated_at)
           VALUES (${newId('mc')}, ${key.workspaceId}, ${key.provider}, ${key.modelId}, ${f.baseUrl}, ${f.apiKeySecretId},
             ${f.temperature}::float8, ${f.topP}::float8, ${f.maxTokens}::int, ${f.contextWindow}::int, ${f.toolsEnabled},
             ${f.enabled}, ${f.label}, ${f.vision}::boolean, ${f.structuredOutput}::boolean, ${f.inputPrice}::float8, ${f.outputPrice}::float8, now())
           RETURNING ${COLUMNS}`;
-    return toModelConfigRow(rows[0]);
+    return rows[0];
   }
 
   async delete(tx: Sql, id: string): Promise<void> {
@@ -154,10 +151,7 @@ export function fieldsOf(row: ModelConfigRecord): ModelConfigFields {
   };
 }
 
-function toModelConfigRow(row: ModelConfig): ModelConfigRow {
-  return { ...toModelConfigRecord(row), createdAt: row.createdAt, updatedAt: row.updatedAt };
-}
-
-function toModelConfigRecord(row: ModelConfig): ModelConfigRecord {
+/** A row without its timestamps. */
+function toModelConfigRecord(row: ModelConfigRow): ModelConfigRecord {
   return { id: row.id, workspaceId: row.workspaceId, provider: row.provider, modelId: row.modelId, ...fieldsOf(row) };
 }

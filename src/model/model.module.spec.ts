@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { loadConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
-import { PrismaService } from '../database/prisma.service';
+import { SqlClient } from '../database/sql-client';
 import { ConfigHistory } from '../security/config-history';
 import { SecretRepository } from '../security/secret.repository';
 import { SecretService } from '../security/secret.service';
@@ -11,13 +11,12 @@ import { ModelGateway } from './model-gateway';
 import { ModelRouter } from './model-router';
 import { ModelModule } from './model.module';
 
-const fakePrisma = {
-  modelConfig: {
-    findMany: async () => [{
-      workspaceId: null, provider: 'openai', modelId: '*', baseUrl: 'http://127.0.0.1:1/v1', apiKeySecretId: 'sec_x',
-      temperature: null, topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, inputPrice: null, outputPrice: null,
-    }],
-  },
+/** The database as ModelConfigRepository reads it: one global row for every OpenAI model. */
+const fakeSql = {
+  $queryRaw: async () => [{
+    workspaceId: null, provider: 'openai', modelId: '*', baseUrl: 'http://127.0.0.1:1/v1', apiKeySecretId: 'sec_x',
+    temperature: null, topP: null, maxTokens: null, contextWindow: null, toolsEnabled: true, enabled: true, label: null, inputPrice: null, outputPrice: null,
+  }],
 };
 
 /** What SecurityModule gives the admin API's model configs (not exercised here). */
@@ -29,11 +28,11 @@ const securityFakes = [
 @Global()
 @Module({
   providers: [
-    { provide: PrismaService, useValue: fakePrisma },
+    { provide: SqlClient, useValue: fakeSql },
     { provide: SecretService, useValue: { reveal: async (id: string) => (id === 'sec_x' ? 'sk-from-secret' : undefined) } },
     ...securityFakes,
   ],
-  exports: [PrismaService, SecretService, ConfigHistory, SecretRepository],
+  exports: [SqlClient, SecretService, ConfigHistory, SecretRepository],
 })
 class FakeGlobals {}
 
@@ -56,7 +55,7 @@ describe('ModelModule', () => {
 
   it('accepts gateway options (forRoot) and works without SecretService', async () => {
     @Global()
-    @Module({ providers: [{ provide: PrismaService, useValue: fakePrisma }, ...securityFakes], exports: [PrismaService, ConfigHistory, SecretRepository] })
+    @Module({ providers: [{ provide: SqlClient, useValue: fakeSql }, ...securityFakes], exports: [SqlClient, ConfigHistory, SecretRepository] })
     class OnlyDatabase {}
     const moduleRef = await Test.createTestingModule({
       imports: [

@@ -19,7 +19,7 @@ const controllers = [ModelController];
 /**
  * Models: catalog, ModelConfig rows, routing and the gateway every model call goes through, and
  * GET /api/v1/models (the models a member may choose).
- * It needs the global AppConfig and PrismaService, and from SecurityModule ConfigHistory and
+ * It needs the global AppConfig and SqlClient, and from SecurityModule ConfigHistory and
  * SecretRepository (the admin API's model configs); it uses SecretService when present to
  * decrypt provider keys referenced by ModelConfig rows.
  * Import `ModelModule` as is, or `ModelModule.forRoot({...})` to tune retries and timeouts

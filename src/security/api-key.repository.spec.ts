@@ -1,5 +1,6 @@
 import { openTestDatabase } from '../../test/support/test-prisma';
 import type { PrismaService } from '../database/prisma.service';
+import type { SqlClient } from '../database/sql-client';
 import { ApiKeyRepository } from './api-key.repository';
 
 describe('ApiKeyRepository (against the test database)', () => {
@@ -10,8 +11,9 @@ describe('ApiKeyRepository (against the test database)', () => {
   const revokedAt = new Date('2026-11-30T11:00:00.456Z');
 
   beforeAll(async () => {
-    ({ prisma, close } = await openTestDatabase());
-    repository = new ApiKeyRepository(prisma);
+    let sql: SqlClient;
+    ({ prisma, sql, close } = await openTestDatabase());
+    repository = new ApiKeyRepository(sql);
     await prisma.workspace.create({ data: { id: 'ws_a', name: 'a' } });
     await prisma.apiKey.createMany({
       data: [

@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { Prisma, type ApiKey } from '../generated/prisma/client';
-import { PrismaService } from '../database';
+import { Injectable } from '@nestjs/common';
+import { Prisma, SqlClient } from '../database';
 import type { Sql } from '../database';
 import type { Role } from './auth-context';
 
@@ -37,23 +36,23 @@ const RECORD_COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", name, prefi
 /** All SQL of the ApiKey aggregate (`api_keys`). */
 @Injectable()
 export class ApiKeyRepository {
-  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
+  constructor(private readonly sql: SqlClient) {}
 
   /** The key whose SHA-256 is `hash` (hex), revoked or not. */
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.prisma.apiKey.findUnique({ where: { hash } });
-    return row ? toApiKeyRecord(row) : undefined;
+    const rows = await this.sql.$queryRaw<ApiKeyRecord[]>`SELECT ${RECORD_COLUMNS} FROM api_keys WHERE hash = ${hash}`;
+    return rows[0];
   }
 
   async findById(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.prisma.apiKey.findUnique({ where: { id } });
-    return row ? toApiKeyRecord(row) : undefined;
+    const rows = await this.sql.$queryRaw<ApiKeyRecord[]>`SELECT ${RECORD_COLUMNS} FROM api_keys WHERE id = ${id}`;
+    return rows[0];
   }
 
   /** The workspace's keys, newest first (revoked ones included: they explain old audit rows). */
   async list(workspaceId: string): Promise<ApiKeyRecord[]> {
-    const rows = await this.prisma.apiKey.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
-    return rows.map(toApiKeyRecord);
+    return this.sql.$queryRaw<ApiKeyRecord[]>`
+      SELECT ${RECORD_COLUMNS} FROM api_keys WHERE workspace_id = ${workspaceId} ORDER BY created_at DESC, id DESC`;
   }
 
   async insert(tx: Sql, key: NewApiKey): Promise<ApiKeyRecord> {
@@ -69,7 +68,7 @@ export class ApiKeyRepository {
    * keeps a fleet of instances from writing the row on every request.
    */
   async touch(id: string, intervalMs: number): Promise<void> {
-    await this.prisma.$executeRaw`
+    await this.sql.$executeRaw`
       UPDATE api_keys SET last_used_at = now()
       WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${intervalMs / 1000}))`;
   }
@@ -81,18 +80,4 @@ export class ApiKeyRepository {
       RETURNING ${RECORD_COLUMNS}`;
     return rows[0];
   }
-}
-
-function toApiKeyRecord(row: ApiKey): ApiKeyRecord {
-  return {
-    id: row.id,
-    workspaceId: row.workspaceId,
-    name: row.name,
-    prefix: row.prefix,
-    role: row.role,
-    createdAt: row.createdAt,
-    lastUsedAt: row.lastUsedAt,
-    expiresAt: row.expiresAt,
-    revokedAt: row.revokedAt,
-  };
 }

@@ -1,5 +1,6 @@
 import { openTestDatabase } from '../../test/support/test-prisma';
 import type { PrismaService } from '../database/prisma.service';
+import type { SqlClient } from '../database/sql-client';
 import { SecretRepository } from './secret.repository';
 
 describe('SecretRepository (against the test database)', () => {
@@ -8,8 +9,9 @@ describe('SecretRepository (against the test database)', () => {
   let repository: SecretRepository;
 
   beforeAll(async () => {
-    ({ prisma, close } = await openTestDatabase());
-    repository = new SecretRepository(prisma);
+    let sql: SqlClient;
+    ({ prisma, sql, close } = await openTestDatabase());
+    repository = new SecretRepository(sql);
     await prisma.workspace.createMany({ data: [{ id: 'ws_a', name: 'a' }, { id: 'ws_b', name: 'b' }] });
   });
   afterAll(() => close());

@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Secret } from '../generated/prisma/client';
+import { Injectable } from '@nestjs/common';
 import { newId } from '../common';
-import { PrismaService, equalsOrNull } from '../database';
+import { SqlClient, equalsOrNull } from '../database';
 import type { Sql } from '../database';
 
 /** A secret at rest: only its ciphertext is stored (SecretService encrypts and decrypts). */
@@ -34,32 +33,29 @@ interface SecretInfoRow {
 /** All SQL of the Secret aggregate (`secrets`). */
 @Injectable()
 export class SecretRepository {
-  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
+  constructor(private readonly sql: SqlClient) {}
 
   async findById(id: string): Promise<SecretRecord | undefined> {
-    const row = await this.prisma.secret.findUnique({ where: { id } });
-    return row ? toSecretRecord(row) : undefined;
+    const rows = await this.sql.$queryRaw<SecretRecord[]>`SELECT id, workspace_id AS "workspaceId", name, ciphertext FROM secrets WHERE id = ${id}`;
+    return rows[0];
   }
 
   /** Every secret of every workspace (the key rotation walks them all). */
   async all(): Promise<SecretRecord[]> {
-    const rows = await this.prisma.secret.findMany({ orderBy: { id: 'asc' } });
-    return rows.map(toSecretRecord);
+    return this.sql.$queryRaw<SecretRecord[]>`SELECT id, workspace_id AS "workspaceId", name, ciphertext FROM secrets ORDER BY id`;
   }
 
   /** Replaces the ciphertext unless the secret was set anew meanwhile (then that value stands); whether it did. */
   async replaceCiphertext(id: string, from: string, to: string): Promise<boolean> {
-    const { count } = await this.prisma.secret.updateMany({ where: { id, ciphertext: from }, data: { ciphertext: to } });
+    const count = await this.sql.$executeRaw`UPDATE secrets SET ciphertext = ${to}, updated_at = now() WHERE id = ${id} AND ciphertext = ${from}`;
     return count === 1;
   }
 
   /** The secrets a workspace can use, its own and the global ones, by name. */
   async list(workspaceId: string): Promise<SecretInfo[]> {
-    return this.prisma.secret.findMany({
-      where: { OR: [{ workspaceId }, { workspaceId: null }] },
-      select: { id: true, workspaceId: true, name: true, createdAt: true, updatedAt: true },
-      orderBy: [{ name: 'asc' }, { id: 'asc' }],
-    });
+    return this.sql.$queryRaw<SecretInfo[]>`
+      SELECT id, workspace_id AS "workspaceId", name, created_at AS "createdAt", updated_at AS "updatedAt" FROM secrets
+      WHERE workspace_id = ${workspaceId} OR workspace_id IS NULL ORDER BY name, id`;
   }
 
   /** save() inside a transaction: the secret's row is locked until `tx` ends; its info. */
@@ -92,29 +88,14 @@ export class SecretRepository {
 
   /** Creates the secret `name` of a workspace (null: global) or replaces its ciphertext; its id. */
   async save(workspaceId: string | null, name: string, ciphertext: string): Promise<string> {
-    if (workspaceId !== null) {
-      const row = await this.prisma.secret.upsert({
-        where: { workspaceId_name: { workspaceId, name } },
-        create: { id: newId('sec'), workspaceId, name, ciphertext },
-        update: { ciphertext },
-        select: { id: true },
-      });
-      return row.id;
+    if (workspaceId === null) {
+      // the unique index does not hold for a NULL workspace: the row is found and locked first
+      return this.sql.$transaction(async (tx) => (await this.saveIn(tx, null, name, ciphertext)).info.id);
     }
-    // Prisma's compound-unique `where` cannot match a NULL workspace, so look it up first.
-    const existing = await this.prisma.secret.findFirst({ where: { workspaceId: null, name }, select: { id: true } });
-    if (existing) {
-      await this.prisma.secret.update({ where: { id: existing.id }, data: { ciphertext } });
-      return existing.id;
-    }
-    const row = await this.prisma.secret.create({
-      data: { id: newId('sec'), workspaceId: null, name, ciphertext },
-      select: { id: true },
-    });
-    return row.id;
+    const rows = await this.sql.$queryRaw<{ id: string }[]>`
+      INSERT INTO secrets (id, workspace_id, name, ciphertext, updated_at) VALUES (${newId('sec')}, ${workspaceId}, ${name}, ${ciphertext}, now())
+      ON CONFLICT (workspace_id, name) DO UPDATE SET ciphertext = excluded.ciphertext, updated_at = now()
+      RETURNING id`;
+    return rows[0].id;
   }
-}
-
-function toSecretRecord(row: Secret): SecretRecord {
-  return { id: row.id, workspaceId: row.workspaceId, name: row.name, ciphertext: row.ciphertext };
 }

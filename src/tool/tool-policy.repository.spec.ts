@@ -1,5 +1,6 @@
 import { openTestDatabase } from '../../test/support/test-prisma';
 import type { PrismaService } from '../database/prisma.service';
+import type { SqlClient } from '../database/sql-client';
 import { ToolPolicyRepository } from './tool-policy.repository';
 
 describe('ToolPolicyRepository (against the test database)', () => {
@@ -9,8 +10,9 @@ describe('ToolPolicyRepository (against the test database)', () => {
   const createdAt = new Date('2026-11-30T10:00:00.123Z');
 
   beforeAll(async () => {
-    ({ prisma, close } = await openTestDatabase());
-    repository = new ToolPolicyRepository(prisma);
+    let sql: SqlClient;
+    ({ prisma, sql, close } = await openTestDatabase());
+    repository = new ToolPolicyRepository(sql);
     await prisma.workspace.createMany({ data: [{ id: 'ws_a', name: 'a' }, { id: 'ws_b', name: 'b' }] });
     await prisma.conversation.createMany({
       data: [{ id: 'c_1', workspaceId: 'ws_a', title: 'one' }, { id: 'c_2', workspaceId: 'ws_a', title: 'two' }],

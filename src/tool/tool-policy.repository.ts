@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { newId } from '../common';
 import type { Sql } from '../database';
-import { PrismaService, equalsOrNull } from '../database';
-import { Prisma, type ToolPolicy } from '../generated/prisma/client';
+import { Prisma, SqlClient, equalsOrNull } from '../database';
 import type { ToolPolicyMode } from './tool.types';
 
 /** A rule for one tool: in one conversation, or (no conversation) in the whole workspace. */
@@ -16,8 +15,8 @@ export interface ToolPolicyRecord {
   createdAt: Date;
 }
 
-/** The columns under the names of Prisma's ToolPolicy, so raw and Prisma reads map alike. */
-const COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", conversation_id AS "conversationId", tool, mode, created_at AS "createdAt"`;
+/** The columns of a ToolPolicyRecord under its names. */
+const COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", conversation_id AS "conversationId", tool, mode::text AS mode, created_at AS "createdAt"`;
 
 /** Where a rule applies: one conversation, or the whole workspace (NULL). */
 export interface ToolPolicyScope {
@@ -29,23 +28,21 @@ export interface ToolPolicyScope {
 /** All SQL of the ToolPolicy aggregate (`tool_policies`). */
 @Injectable()
 export class ToolPolicyRepository {
-  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
+  constructor(private readonly sql: SqlClient) {}
 
   /** The rules for `tool` that apply in a conversation: its own and the workspace's. */
   async rulesFor(workspaceId: string, conversationId: string, tool: string): Promise<ToolPolicyRecord[]> {
-    const rows = await this.prisma.toolPolicy.findMany({
-      where: { workspaceId, tool, OR: [{ conversationId }, { conversationId: null }] },
-    });
-    return rows.map(toToolPolicyRecord);
+    return this.sql.$queryRaw<ToolPolicyRecord[]>`
+      SELECT ${COLUMNS} FROM tool_policies
+      WHERE workspace_id = ${workspaceId} AND tool = ${tool} AND (conversation_id = ${conversationId} OR conversation_id IS NULL)`;
   }
 
   /** Every rule of a workspace, or (with a conversation) that conversation's own rules. */
   async list(workspaceId: string, conversationId?: string): Promise<ToolPolicyRecord[]> {
-    const rows = await this.prisma.toolPolicy.findMany({
-      where: conversationId === undefined ? { workspaceId } : { workspaceId, conversationId },
-      orderBy: [{ tool: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
-    });
-    return rows.map(toToolPolicyRecord);
+    const conversation = conversationId === undefined ? Prisma.empty : Prisma.sql`AND conversation_id = ${conversationId}`;
+    return this.sql.$queryRaw<ToolPolicyRecord[]>`
+      SELECT ${COLUMNS} FROM tool_policies WHERE workspace_id = ${workspaceId} ${conversation}
+      ORDER BY tool, created_at, id`;
   }
 
   /** Does the workspace exist (the bootstrap admin may name any id)? Locked against deletion until `tx` ends. */
@@ -55,7 +52,7 @@ export class ToolPolicyRepository {
   }
 
   /** Is `conversationId` a (not deleted) conversation of the workspace? On `sql` inside a transaction. */
-  async conversationExists(workspaceId: string, conversationId: string, sql: Sql = this.prisma): Promise<boolean> {
+  async conversationExists(workspaceId: string, conversationId: string, sql: Sql = this.sql): Promise<boolean> {
     const rows = await sql.$queryRaw<{ id: string }[]>`
       SELECT id FROM conversations WHERE id = ${conversationId} AND workspace_id = ${workspaceId} AND deleted_at IS NULL`;
     return rows.length > 0;
@@ -68,37 +65,26 @@ export class ToolPolicyRepository {
   async lock(tx: Sql, scope: ToolPolicyScope): Promise<ToolPolicyRecord | undefined> {
     const lockName = `tool-policy:${scope.workspaceId}:${scope.tool}@${scope.conversationId ?? ''}`;
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${lockName}))`;
-    const rows = await tx.$queryRaw<ToolPolicy[]>`
+    const rows = await tx.$queryRaw<ToolPolicyRecord[]>`
       SELECT ${COLUMNS} FROM tool_policies
       WHERE workspace_id = ${scope.workspaceId} AND ${equalsOrNull('conversation_id', scope.conversationId)} AND tool = ${scope.tool} FOR UPDATE`;
-    return rows[0] && toToolPolicyRecord(rows[0]);
+    return rows[0];
   }
 
   /** Sets the mode of the rule `existingId`, or creates the rule of `scope`. */
   async write(tx: Sql, scope: ToolPolicyScope, mode: ToolPolicyMode, existingId?: string): Promise<ToolPolicyRecord> {
     const rows = existingId
-      ? await tx.$queryRaw<ToolPolicy[]>`
+      ? await tx.$queryRaw<ToolPolicyRecord[]>`
           UPDATE tool_policies SET mode = ${mode}::"ToolPolicyMode" WHERE id = ${existingId}
           RETURNING ${COLUMNS}`
-      : await tx.$queryRaw<ToolPolicy[]>`
+      : await tx.$queryRaw<ToolPolicyRecord[]>`
           INSERT INTO tool_policies (id, workspace_id, conversation_id, tool, mode)
           VALUES (${newId('tp')}, ${scope.workspaceId}, ${scope.conversationId}, ${scope.tool}, ${mode}::"ToolPolicyMode")
           RETURNING ${COLUMNS}`;
-    return toToolPolicyRecord(rows[0]);
+    return rows[0];
   }
 
   async delete(tx: Sql, id: string): Promise<void> {
     await tx.$executeRaw`DELETE FROM tool_policies WHERE id = ${id}`;
   }
-}
-
-function toToolPolicyRecord(row: ToolPolicy): ToolPolicyRecord {
-  return {
-    id: row.id,
-    workspaceId: row.workspaceId,
-    conversationId: row.conversationId,
-    tool: row.tool,
-    mode: row.mode,
-    createdAt: row.createdAt,
-  };
 }

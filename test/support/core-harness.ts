@@ -15,7 +15,8 @@ import type { MessageRecord } from '../../src/conversation/conversation.records'
 import { ConversationService } from '../../src/conversation/conversation.service';
 import { DatabaseHandle } from '../../src/database/database-handle';
 import { openDatabase } from '../../src/database/database.module';
-import { PrismaService } from '../../src/database/prisma.service';
+import type { PrismaService } from '../../src/database/prisma.service';
+import { prismaOf } from './test-prisma';
 import { SqlClient } from '../../src/database/sql-client';
 import { UnitOfWork } from '../../src/database/unit-of-work';
 import { ModelGateway } from '../../src/model/model-gateway';
@@ -435,7 +436,7 @@ async function build(
     titler: module.get(ConversationTitler) as SwitchableTitler,
     order,
     sql,
-    prisma: module.get(PrismaService),
+    prisma: prismaOf(module),
     runs,
     executor,
     runRows,
@@ -487,7 +488,7 @@ async function build(
       return (await runRows.find(id))!;
     },
     toolPolicy: async (conversationId, tool, mode) => {
-      await module.get(PrismaService).toolPolicy.create({
+      await prismaOf(module).toolPolicy.create({
         data: { id: newId('tp'), workspaceId: AUTH.workspaceId, conversationId, tool, mode },
       });
     },

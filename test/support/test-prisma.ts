@@ -1,3 +1,4 @@
+import type { INestApplicationContext } from '@nestjs/common';
 import { DatabaseHandle } from '../../src/database/database-handle';
 import type { PrismaService } from '../../src/database/prisma.service';
 import type { SqlClient } from '../../src/database/sql-client';
@@ -16,4 +17,12 @@ export async function openTestDatabase(): Promise<{ prisma: PrismaService; sql: 
       await db.drop();
     },
   };
+}
+
+/**
+ * The Prisma client of an app's database, for tests that set up or inspect rows (the server
+ * itself reads and writes through SqlClient; the client is created on first use).
+ */
+export function prismaOf(app: { get: INestApplicationContext['get'] }): PrismaService {
+  return app.get(DatabaseHandle).prisma as PrismaService;
 }
