@@ -85,7 +85,7 @@ export class PgliteThread implements PgliteProtocol {
   }
 
   private static async launch(options: PgliteThreadOptions): Promise<PgliteThread> {
-    const worker = new Worker(join(__dirname, 'pglite.worker.js'), { workerData: options, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    const worker = new Worker(join(__dirname, 'pglite.worker.js'), { workerData: options });
     let onStarted = (_: Started) => undefined as void;
     let onError = (_: Error) => undefined as void;
     let onExit = (_: number) => undefined as void;
