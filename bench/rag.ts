@@ -23,10 +23,12 @@
  * --ingestion-only (section 1), --pg (sections 1 and 2's hybrid search on a throw-away PostgreSQL
  * database on BENCH_PG_URL, default the local server, instead of PGlite: the lexical-only app and
  * section 3 need the embedded database without pgvector), --chunks=N (section 2's size, default
- * 10,000), --quality-only (section 3), --languages=auto,english,simple
+ * 10,000), --quality-only (section 3), --profile (a CPU profile of the server's thread over
+ * section 1's ingestion, summarised after the table), --languages=auto,english,simple
  * (section 3's knowledge bases; `none` creates them without the setting, for a build before it).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -41,6 +43,7 @@ import { lexicalQuery, textSearchConfig } from '../src/rag/lexical';
 import type { RerankCall } from '../src/rag/rerank';
 import { RetrievalService } from '../src/rag/retrieval.service';
 import { VectorSupport } from '../src/database';
+import { summariseProfile } from './lib/profile-summary';
 import { fmt, median, percentile, table } from './lib/stats';
 import { throwawayDatabase } from './lib/throwaway-pg';
 
@@ -52,6 +55,8 @@ const MARKDOWN = process.argv.includes('--markdown');
 const QUALITY_ONLY = process.argv.includes('--quality-only');
 const ON_PG = process.argv.includes('--pg');
 const EXPLAIN = process.argv.includes('--explain');
+/** --profile: a CPU profile of the server's thread over section 1's ingestion, summarised after the table */
+const PROFILE = process.argv.includes('--profile');
 /** the plans --explain collected, printed after the table */
 const plans: string[] = [];
 const LANGUAGE_LIST = (process.argv.find((arg) => arg.startsWith('--languages='))?.slice('--languages='.length) ?? 'simple,english,auto').split(',');
@@ -174,8 +179,10 @@ interface Job {
 }
 
 /** Posts the documents at once and waits for every job; returns the seconds taken and the chunks made. */
-async function ingest(app: App, kb: string, first: number, count: number): Promise<{ seconds: number; chunks: number }> {
+async function ingest(app: App, kb: string, first: number, count: number): Promise<{ seconds: number; chunks: number; cpu?: string }> {
+  // made before the clock starts: the bench's own work, on the server's thread
   const texts = Array.from({ length: count }, (_, i) => document(first + i));
+  const cpuBefore = threadCpuMs();
   const started = performance.now();
   const jobs = await Promise.all(texts.map((text, i) => call<Job>(app, 'POST', `/knowledge-bases/${kb}/documents`, { title: `Document ${first + i}`, text })));
   let chunks = 0;
@@ -190,7 +197,56 @@ async function ingest(app: App, kb: string, first: number, count: number): Promi
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
-  return { seconds: (performance.now() - started) / 1000, chunks };
+  return { seconds: (performance.now() - started) / 1000, chunks, cpu: cpuPerDocument(cpuBefore, threadCpuMs(), count) };
+}
+
+/** CPU time (ms) of each thread of this process, by thread id (Linux: /proc); empty elsewhere. */
+function threadCpuMs(): Map<string, number> {
+  const cpu = new Map<string, number>();
+  try {
+    const tick = 1000 / 100; // USER_HZ
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(tid, (Number(fields[11]) + Number(fields[12])) * tick);
+    }
+  } catch {
+    // not Linux: no per-thread figures
+  }
+  return cpu;
+}
+
+/**
+ * CPU per document over an ingestion, by thread: throughput on a shared machine varies from run
+ * to run, the work done per document much less. The server's thread is this one (the bench
+ * client's requests count in it); the busiest other is the embedded database's.
+ */
+function cpuPerDocument(before: Map<string, number>, after: Map<string, number>, documents: number): string | undefined {
+  if (!after.size) return undefined;
+  const spent = [...after].map(([tid, ms]) => ({ tid, ms: ms - (before.get(tid) ?? 0) }));
+  const main = spent.find((t) => t.tid === String(process.pid))?.ms ?? 0;
+  const others = spent.filter((t) => t.tid !== String(process.pid)).sort((a, b) => b.ms - a.ms);
+  const rest = others.slice(1).reduce((total, t) => total + t.ms, 0);
+  const per = (ms: number) => fmt(ms / documents, 1);
+  return `${per(main)} server thread, ${per(others[0]?.ms ?? 0)} busiest other thread, ${per(rest)} the rest`;
+}
+
+/** `work` under the CPU profiler of this thread (the server's and the bench client's: they share it); the summary goes to `plans`. */
+async function profiled<T>(work: () => Promise<T>): Promise<T> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    session.disconnect();
+    const path = join(os.tmpdir(), `bench-rag-ingestion-${process.pid}.cpuprofile`);
+    writeFileSync(path, JSON.stringify(profile));
+    plans.push(`The server's thread during the ingestion (${path}):\n\n${summariseProfile(path, 30)}\n`);
+  }
 }
 
 /** Waits until the knowledge base has no vector waiting for the HNSW index (VectorIndexer); the seconds that took. */
@@ -277,11 +333,12 @@ async function main() {
   const hybridApp = await start(true);
   try {
     const kb = (await call<{ id: string }>(hybridApp, 'POST', '/knowledge-bases', { name: 'bench' })).id;
-    const ingestion = await ingest(hybridApp, kb, 0, INGEST_DOCS);
+    const ingestion = PROFILE ? await profiled(() => ingest(hybridApp, kb, 0, INGEST_DOCS)) : await ingest(hybridApp, kb, 0, INGEST_DOCS);
     record(
       [`ingestion: ${INGEST_DOCS} Markdown documents of ${DOC_BYTES / 1000} KB`, `${fmt(ingestion.seconds, 1)} s, ${ingestion.chunks.toLocaleString('en-US')} chunks`],
       ['ingestion rate (documents/s)', fmt(INGEST_DOCS / ingestion.seconds, 1)],
       ['ingestion rate (chunks/s)', fmt(ingestion.chunks / ingestion.seconds, 0)],
+      ...(ingestion.cpu ? [['ingestion CPU per document (ms)', ingestion.cpu]] : []),
     );
     const indexing = await vectorsIndexed(hybridApp, kb);
     record(
