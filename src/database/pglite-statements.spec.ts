@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { PgliteStatements } from './pglite-statements';
+import { PgliteStatements, type PgliteProtocol } from './pglite-statements';
 
 describe('PgliteStatements (embedded database)', () => {
   let pglite: PGlite;
@@ -17,6 +17,34 @@ describe('PgliteStatements (embedded database)', () => {
   beforeEach(async () => {
     statements = new PgliteStatements(pglite);
     await pglite.exec('DEALLOCATE ALL; TRUNCATE items');
+  });
+
+  it.each([true, false])('with answersInOrder %s, sends the next call before the last is answered only when the backend answers in order', async (answersInOrder) => {
+    // the backend as its thread is: each call recorded as it is made, answered after the one
+    // before it, once `open` lets answers out
+    let sent = 0;
+    let open = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let previous: Promise<unknown> = Promise.resolve();
+    const backend: PgliteProtocol = {
+      parsers: pglite.parsers,
+      answersInOrder,
+      runExclusive: (work) => pglite.runExclusive(work),
+      execProtocolStream: (message, options) => {
+        sent++;
+        const answer = previous.then(() => gate).then(() => pglite.execProtocolStream(message, options));
+        previous = answer.catch(() => undefined);
+        return answer;
+      },
+    };
+    const ordered = new PgliteStatements(backend);
+    const first = ordered.one('SELECT $1::int AS n', [1]);
+    const second = ordered.one('SELECT $1::int AS n', [2]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toBe(answersInOrder ? 2 : 1);
+    open();
+    expect(await Promise.all([first, second])).toEqual([{ rows: [{ n: 1 }], count: 1 }, { rows: [{ n: 2 }], count: 1 }]);
+    expect(sent).toBe(2);
   });
 
   it('prepares a text once, then binds each call to it by name', async () => {

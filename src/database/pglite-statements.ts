@@ -17,8 +17,11 @@ export interface StatementResult {
   count: number;
 }
 
-/** What of PGlite this uses: the wire protocol, its row parsers and the lock its own `query` takes. */
-export type PgliteProtocol = Pick<PGlite, 'execProtocolStream' | 'parsers' | 'runExclusive'>;
+/**
+ * What of PGlite this uses: the wire protocol, its row parsers and the lock its own `query` takes;
+ * `answersInOrder` (PgliteThread): a call is sent as it is made and answered in order.
+ */
+export type PgliteProtocol = Pick<PGlite, 'execProtocolStream' | 'parsers' | 'runExclusive'> & { readonly answersInOrder?: boolean };
 
 /**
  * Statements on the embedded database over the extended query protocol, their values bound as
@@ -109,11 +112,17 @@ export class PgliteStatements {
 
   /**
    * One call into the backend, under the lock PGlite's own `exec` and `query` hold while they
-   * send their messages (a health check's `query` never interleaves with this call).
+   * send their messages (a health check's `query` never interleaves with this call). When the
+   * backend answers calls in the order they are sent (its own thread), the lock is held only
+   * while the call is sent: the next call waits in the thread's queue, not for this answer to
+   * reach the server's thread, so the database does not idle while the event loop is busy.
    */
   private async send(messages: Uint8Array[], onError: () => void): Promise<StatementResult[]> {
     const buffer = concat(messages);
-    const replies = await this.pglite.runExclusive(() => this.pglite.execProtocolStream(buffer, { throwOnError: false }));
+    const call = () => this.pglite.execProtocolStream(buffer, { throwOnError: false });
+    const replies = this.pglite.answersInOrder
+      ? await (await this.pglite.runExclusive(async () => ({ sent: call() }))).sent
+      : await this.pglite.runExclusive(call);
     const error = replies.find((reply) => reply instanceof protocol.messages.DatabaseError);
     if (error) {
       onError();

@@ -61,6 +61,11 @@ const ARRAY_TYPES = `
  */
 export class PgliteThread implements PgliteProtocol {
   readonly parsers: PGlite['parsers'] = { ...types.parsers };
+  /**
+   * A call is sent to the thread when it is made, and the thread answers calls in the order they
+   * were sent: a caller may send its next call before the last one's answer (PgliteStatements).
+   */
+  readonly answersInOrder = true;
   /** for node-postgres's shim, which waits on it before its first query; open once started */
   readonly waitReady = Promise.resolve();
   private readonly lock = new Mutex();

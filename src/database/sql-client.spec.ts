@@ -71,6 +71,29 @@ describe('SqlClient (against the test database)', () => {
     expect(row.name).toBe('second');
   });
 
+  it('keeps statements and batches of other callers out of an open transaction, and answers them in order', async () => {
+    let inside = () => undefined as void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const transaction = sql.$transaction(async (tx) => {
+      await tx.$executeRaw`INSERT INTO workspaces (id, name, updated_at) VALUES ('tx_open_ws', 'uncommitted', now())`;
+      inside();
+      await held;
+      throw new Error('roll back');
+    });
+    await entered;
+    // inside the transaction (one session) these would see its row; outside, it never exists
+    const seen = Promise.all([
+      sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM workspaces WHERE id = 'tx_open_ws'`,
+      sql.$atomic([Prisma.sql`SELECT count(*)::int AS n FROM workspaces WHERE id = ${'tx_open_ws'}`]),
+      ...[1, 2, 3].map((n) => sql.$queryRaw<{ n: number }[]>`SELECT ${n}::int AS n`),
+    ]);
+    release();
+    await expect(transaction).rejects.toThrow('roll back');
+    expect(await seen).toEqual([[{ n: 0 }], [[{ n: 0 }]], [{ n: 1 }], [{ n: 2 }], [{ n: 3 }]]);
+  });
+
   it('$atomic returns every statement\'s rows, and an error in any statement undoes them all', async () => {
     const hostile = "x'; COMMIT; --";
     const results = await sql.$atomic([

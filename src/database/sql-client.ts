@@ -106,9 +106,16 @@ async function inTransaction<T>(execute: Execute, work: (tx: Sql) => Promise<T>)
 
 /**
  * PGlite is one session shared with Prisma's single pooled connection, so every statement first
- * takes that connection from the pool: it can never land inside a transaction Prisma has open.
- * Statements with parameters are bound, prepared once and sent with all their protocol messages
- * in one call (PgliteStatements); those without go as a simple query, as `pg` sends them.
+ * takes that connection from the pool: it can never land inside a transaction Prisma or
+ * `$transaction` has open. Statements with parameters are bound, prepared once and sent with all
+ * their protocol messages in one call (PgliteStatements); those without go as a simple query, as
+ * `pg` sends them.
+ *
+ * A transaction keeps the connection until it ends. A statement (or an atomic batch) is one call
+ * in its own implicit transaction: on a backend that answers in order (PgliteThread) it gives the
+ * connection back once its call is queued — the calls after it queue behind it in the lock and
+ * the thread, in order — so statements of concurrent requests and jobs follow each other on the
+ * database's thread without a trip through the event loop between them.
  */
 export function pgliteSqlClient(pglite: PgliteProtocol, pool: pg.Pool): SqlClient {
   const statements = new PgliteStatements(pglite);
@@ -121,10 +128,23 @@ export function pgliteSqlClient(pglite: PgliteProtocol, pool: pg.Pool): SqlClien
       connection.release();
     }
   };
+  /** `call` is queued (PgliteStatements takes its place in the lock) as soon as it is made */
+  const oneCall = pglite.answersInOrder
+    ? async <T>(call: () => Promise<T>): Promise<T> => {
+      const connection = await pool.connect();
+      let answer: Promise<T>;
+      try {
+        answer = call();
+      } finally {
+        connection.release();
+      }
+      return answer;
+    }
+    : withConnection;
   return new DriverSqlClient(
-    (text, values) => withConnection(() => execute(text, values)),
+    (text, values) => oneCall(() => execute(text, values)),
     (work) => withConnection(() => inTransaction(execute, work)),
-    async (batch) => withConnection(async () => (await statements.bound(batch)).map((result) => result.rows)),
+    async (batch) => (await oneCall(() => statements.bound(batch))).map((result) => result.rows),
   );
 }
 
