@@ -36,7 +36,7 @@ function answersAt(bytes: Uint8Array): boolean {
 /** Runs PGlite's initdb for `dataDir` in a child process; rejects with PGlite's reason. */
 async function createDataDir(dataDir: string): Promise<void> {
   try {
-    await promisify(execFile)(process.execPath, [join(__dirname, 'pglite-create.js'), dataDir], { env: process.env });
+    await promisify(execFile)(process.execPath, [join(__dirname, 'pglite-create.js'), dataDir]);
   } catch (error) {
     const { stderr } = error as { stderr?: string };
     throw new Error(`the embedded database could not be created in ${dataDir}: ${stderr?.trim() || String(error)}`);
