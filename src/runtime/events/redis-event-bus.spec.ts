@@ -21,6 +21,13 @@ describeRedis('RedisEventBus (real Redis)', () => {
     channels.push(link);
     return new RedisEventBus(link, id);
   };
+  /**
+   * Publishing drops a message while the publishing connection is still connecting (no offline
+   * queue, by design: readers fill gaps from the table). These readers have no table, so wait.
+   */
+  const connected = async () => {
+    while (!channels.every((link) => link.health().ok)) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
   afterAll(async () => {
     for (const link of channels) await link.close();
   });
@@ -34,7 +41,7 @@ describeRedis('RedisEventBus (real Redis)', () => {
     const onA: RunEvent[] = [];
     const [ownSubscribed, ownResynced] = acknowledgement();
     const own = a.events(runId, ownResynced).subscribe((e) => onA.push(e));
-    await Promise.all([subscribed, ownSubscribed]);
+    await Promise.all([subscribed, ownSubscribed, connected()]);
     a.publish(event(runId, 1));
     a.publish(event(runId, 2));
     expect(await onB).toEqual([event(runId, 1), event(runId, 2)]);
@@ -49,7 +56,7 @@ describeRedis('RedisEventBus (real Redis)', () => {
     const runId = `run_bus_junk_${Date.now()}`;
     const [subscribed, resynced] = acknowledgement();
     const received = firstValueFrom(b.events(runId, resynced).pipe(take(1)));
-    await subscribed;
+    await Promise.all([subscribed, connected()]);
     const raw = channels[channels.length - 1];
     await raw.publish(`helix:run:${runId}`, 'not json');
     await raw.publish(`helix:run:${runId}`, 'x\nnot json');
@@ -64,7 +71,7 @@ describeRedis('RedisEventBus (real Redis)', () => {
     const [subscribed, resynced] = acknowledgement();
     const first = firstValueFrom(b.events(runId, resynced).pipe(take(1)));
     const second = firstValueFrom(b.events(runId).pipe(take(1)));
-    await subscribed;
+    await Promise.all([subscribed, connected()]);
     a.publish(event(runId, 1));
     const [x, y] = await Promise.all([first, second]);
     expect(x).toEqual(event(runId, 1));
