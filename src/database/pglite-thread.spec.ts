@@ -59,6 +59,15 @@ describe('PgliteThread (the embedded database on its own thread)', () => {
     expect(turns).toBeGreaterThan(5);
   });
 
+  it('keeps nothing of the answers it sent on its thread', async () => {
+    for (let i = 0; i < 50; i++) await statements.simple(`SELECT 'answered ${i}' AS kept_by_the_thread_${i}`);
+    const snapshot = await thread['worker'].getHeapSnapshot();
+    let heap = '';
+    for await (const chunk of snapshot) heap += String(chunk);
+    // PGlite's own writer parsed each answer into messages it held until an execProtocol call
+    expect(heap).not.toContain('kept_by_the_thread_');
+  });
+
   it('refuses calls once closed, naming why', async () => {
     const closing = await PgliteThread.start({ withVector: false, sharedBuffersMb: 16 });
     await closing.close();

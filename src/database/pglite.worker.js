@@ -30,14 +30,33 @@ async function main() {
     parentPort.postMessage({ type: 'failed', message: describe(error) });
     return;
   }
+  // The backend's output, copied out of its memory as it writes it. PGlite's own writer would
+  // also parse every message into an object kept until its next execProtocol call, which this
+  // thread never makes: on the raw call they piled up for the thread's whole life, and parsing
+  // them cost this thread what the caller spends again anyway.
+  let output = [];
+  let outputLength = 0;
+  const onRawData = (view) => {
+    output.push(view.slice());
+    outputLength += view.length;
+  };
+  const takeOutput = () => {
+    const bytes = output.length === 1 ? output[0] : new Uint8Array(outputLength);
+    if (output.length > 1) output.reduce((at, chunk) => (bytes.set(chunk, at), at + chunk.length), 0);
+    output = [];
+    outputLength = 0;
+    return bytes;
+  };
   // the backend executes each request synchronously as it arrives, so statements run in the order
   // the caller sent them; answers carry the request's id
-  const answer = (request) => {
+  const answer = async (request) => {
     try {
-      const bytes = db.execProtocolRawSync(request.bytes).slice(); // its own buffer, to transfer
-      void db.syncToFs(); // a no-op on PGlite's node and memory file systems, kept for the others
+      // syncToFs: a no-op on PGlite's node and memory file systems, kept for the others
+      await db.execProtocolRawStream(request.bytes, { onRawData });
+      const bytes = takeOutput(); // its own buffer, to transfer
       parentPort.postMessage({ id: request.id, bytes }, [bytes.buffer]);
     } catch (error) {
+      takeOutput();
       parentPort.postMessage({ id: request.id, error: describe(error) });
     }
   };
@@ -49,17 +68,17 @@ async function main() {
   // A run's statements follow each other closely: after an answer the next request often comes
   // sooner than a sleeping thread wakes, so the thread looks for it a little while before it
   // sleeps (not on a single CPU, where looking would keep the server's thread from sending it).
-  const serve = (request) => {
+  const serve = async (request) => {
     let next = request;
     while (next) {
       if (next.type === 'close') return void close(next);
-      answer(next);
+      await answer(next);
       next = undefined;
       const until = performance.now() + SPIN_MS;
       while (!next && performance.now() < until) next = receiveMessageOnPort(parentPort)?.message;
     }
   };
-  parentPort.on('message', serve);
+  parentPort.on('message', (request) => void serve(request));
   parentPort.postMessage({ type: 'ready' });
 }
 
