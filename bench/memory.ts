@@ -12,14 +12,17 @@
  *
  * Options: --runs=N (default 10,000; --quick 1,000) · --pg · --markdown (HELIX_EMBEDDED_SHARED_BUFFERS_MB
  * passes through to the server) · --heap (a sampling heap
- * profile from the first reading after runs to the end: what the runs left live, by function)
+ * profile from the first reading after runs to the end: what the runs left live, by function) ·
+ * --worker-heap (heap snapshots of the process's worker threads — the embedded database's — after
+ * the first step and at the end, in .bench/worker-<runs>.<n>.heapsnapshot: compare them in Chrome's
+ * DevTools; taking them costs resident memory, so the curve after the first is not comparable)
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { buildHelix, newConversation, postMessage, runEvents, startHelix, type Helix } from './lib/helix';
 import { startMockProcess } from './lib/mock';
-import { BENCH_HOOK, freePort, memoryAfterFullGc, rssKb, SCRATCH, settle, sleep, stopAll, writeHeapProfile } from './lib/procs';
+import { BENCH_HOOK, freePort, writeWorkerHeaps, memoryAfterFullGc, rssKb, SCRATCH, settle, sleep, stopAll, writeHeapProfile } from './lib/procs';
 import { summariseHeapProfile } from './lib/profile-summary';
 import { directive } from './lib/runners';
 import { fmt, table } from './lib/stats';
@@ -30,6 +33,7 @@ const QUICK = process.argv.includes('--quick');
 const MARKDOWN = process.argv.includes('--markdown');
 const ON_PG = process.argv.includes('--pg');
 const HEAP = process.argv.includes('--heap');
+const WORKER_HEAP = process.argv.includes('--worker-heap');
 const RUNS = Number(option('runs') ?? (QUICK ? 1_000 : 10_000));
 const STEP = Math.max(100, Math.round(RUNS / 10));
 const CONCURRENCY = 20;
@@ -119,6 +123,7 @@ async function main(): Promise<void> {
       done += count;
       readings.push(await read(helix, `after ${done} runs`, done));
       if (HEAP && done === count) helix.child.proc.send({ benchHeap: 'start' });
+      if (WORKER_HEAP && (done === count || done === RUNS)) process.stderr.write(`  worker heap snapshots: ${(await writeWorkerHeaps(helix.child.proc, join(SCRATCH, `worker-${done}`))).join(', ')}\n`);
       process.stderr.write(`  ${done}/${RUNS} runs, RSS ${fmt(readings.at(-1)!.rssMb, 0)} MB\n`);
     }
     await sleep(IDLE_MS);

@@ -7,13 +7,29 @@
  * the .cpuprofile and answers {benchProfileWritten: file}; {benchMemory: true} forces a full
  * garbage collection and answers {benchMemoryUsage: process.memoryUsage()};
  * {benchHeap: 'start'} starts the sampling heap profiler, {benchHeap: 'stop', file} writes the
- * allocations still live (after a full GC) as a .heapprofile and answers {benchHeapWritten: file}.
+ * allocations still live (after a full GC) as a .heapprofile and answers {benchHeapWritten: file};
+ * {benchWorkerHeap: prefix} writes a heap snapshot of each live worker thread to
+ * <prefix>.<n>.heapsnapshot and answers {benchWorkerHeapWritten: files}.
  * (--cpu-prof itself writes nothing here: Nest re-raises SIGTERM after its shutdown hooks, which
  * ends the process without Node's exit handlers; and SIGUSR2 is one of Nest's shutdown signals.)
  */
 'use strict';
 const inspector = require('node:inspector');
 const fs = require('node:fs');
+const threads = require('node:worker_threads');
+
+/** the process's live worker threads, for {benchWorkerHeap} */
+const workers = new Set();
+if (process.send) {
+  const { Worker } = threads;
+  threads.Worker = class extends Worker {
+    constructor(...args) {
+      super(...args);
+      workers.add(this);
+      this.once('exit', () => workers.delete(this));
+    }
+  };
+}
 
 if (process.send) {
   const session = new inspector.Session();
@@ -21,6 +37,21 @@ if (process.send) {
   process.on('message', (message) => {
     if (message && message.benchMemory) {
       session.post('HeapProfiler.collectGarbage', () => process.send({ benchMemoryUsage: process.memoryUsage() }));
+      return;
+    }
+    if (message && typeof message.benchWorkerHeap === 'string') {
+      const written = [];
+      let index = 0;
+      const next = () => {
+        const worker = [...workers][index];
+        if (!worker) return void process.send({ benchWorkerHeapWritten: written });
+        const file = `${message.benchWorkerHeap}.${index++}.heapsnapshot`;
+        worker.getHeapSnapshot().then(
+          (stream) => stream.pipe(fs.createWriteStream(file)).on('finish', () => (written.push(file), next())),
+          () => next(),
+        );
+      };
+      next();
       return;
     }
     if (message && message.benchHeap === 'start') {

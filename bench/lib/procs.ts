@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { requestJson } from './http';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -159,6 +159,23 @@ export async function memoryAfterFullGc(proc: ChildProcess): Promise<NodeJS.Memo
   });
 }
 
+
+/** Heap snapshots of the worker threads of a process started with the bench hook: the files. */
+export async function writeWorkerHeaps(proc: ChildProcess, prefix: string): Promise<string[]> {
+  mkdirSync(dirname(prefix), { recursive: true });
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve([]), 120_000);
+    const onMessage = (message: { benchWorkerHeapWritten?: string[] }) => {
+      if (message && message.benchWorkerHeapWritten) {
+        clearTimeout(timer);
+        proc.off('message', onMessage);
+        resolve(message.benchWorkerHeapWritten);
+      }
+    };
+    proc.on('message', onMessage);
+    proc.send({ benchWorkerHeap: prefix });
+  });
+}
 
 /**
  * Stops the sampling heap profiler of a process started with the bench hook (`{benchHeap: 'start'}`
