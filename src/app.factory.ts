@@ -11,7 +11,7 @@ import { messageBodyLimit } from './conversation';
 import type { DatabaseOptions } from './database';
 import { openDatabase } from './database';
 import { GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH } from './graphql';
-import { httpMetrics, httpTracing, MetricsService, OtelExport } from './observe';
+import { httpMetrics, MetricsService, OtelExport } from './observe';
 import { runEventComponents } from './runtime';
 import { ApiKeyGuard, applyBrowserPolicy, graphqlGate } from './security';
 import { webApp } from './web';
@@ -43,7 +43,7 @@ export async function createApp(
   applyBrowserPolicy(app, config);
   // the chat app at / and its deep links, under the same headers; every other path goes on to Nest
   app.use(webApp(config));
-  app.use(httpTracing(app.get(OtelExport)));
+  app.use(app.get(OtelExport).requestTracing);
   app.use(httpLogging(logger));
   const metrics = app.get(MetricsService);
   app.use(httpMetrics(metrics));

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, spawnHelix, waitUntilReady } from './support/helix-process';
@@ -22,6 +22,24 @@ describe('start-up', () => {
       expect(out[0]).toMatch(new RegExp(`^helix: Invalid configuration: ${name} `));
       expect(out[0]).toMatch(new RegExp(`\\(got "?${value}"?\\)$`));
     });
+  });
+
+  it('loads no client of what is not configured: Redis, BullMQ, the OpenTelemetry SDK, MCP', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'helix-loaded-'));
+    const file = join(dir, 'packages');
+    const helix = spawnHelix({ PORT: freePort(), HELIX_DATA_DIR: 'memory://', HELIX_TEST_LOADED_PACKAGES: file }, ['-r', join(__dirname, 'support', 'loaded-packages.cjs')]);
+    try {
+      await waitUntilReady(helix);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const loaded = lines(readFileSync(file, 'utf8'));
+      // the list is real: what every server loads is in it
+      expect(loaded).toEqual(expect.arrayContaining(['@nestjs/core', '@electric-sql/pglite']));
+      const unused = ['ioredis', 'bullmq', '@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', '@modelcontextprotocol/sdk'];
+      expect(loaded.filter((name) => unused.includes(name))).toEqual([]);
+    } finally {
+      await helix.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('embedded database lock', () => {

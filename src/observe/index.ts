@@ -2,7 +2,6 @@
 export { httpMetrics } from './http-metrics';
 export { MetricsService } from './metrics.service';
 export { ObserveModule } from './observe.module';
-export { httpTracing } from './otel/http-tracing';
 export { OtelExport } from './otel/otel-export';
 export { TraceReader } from './trace-reader';
 export type { SpanNode, SpanRecord } from './span-rows';

@@ -17,8 +17,8 @@ export interface HelixProcess {
  * Runs `src/main.ts` in a child process exactly as `npm start` would (compiled on the fly by
  * @swc-node/register), for tests that need a real process: start-up failures, locks, kill -9.
  */
-export function spawnHelix(env: Record<string, string>): HelixProcess {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'src', 'main.ts')], {
+export function spawnHelix(env: Record<string, string>, nodeArgs: string[] = []): HelixProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '-r', '@swc-node/register', join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...GENEROUS_LIMITS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

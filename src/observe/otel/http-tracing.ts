@@ -1,20 +1,18 @@
-import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { AsyncLocalStorage } from 'node:async_hooks';
+import { defaultTextMapGetter, ROOT_CONTEXT, type SpanContext, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { Request, RequestHandler, Response } from 'express';
 import { PROBE_PATHS } from '../../common';
 import { routeOf } from '../http-metrics';
-import type { OtelExport } from './otel-export';
 
 const propagator = new W3CTraceContextPropagator();
 
 /**
  * A server span per HTTP request, the child of the caller's `traceparent` when there is one.
- * The request's handling runs with the span's context at hand (OtelExport.request): a run it
- * starts links to it. Nothing at all when the export is off.
+ * The request's handling runs with the span's context at hand (`context`, OtelExport.request):
+ * a run it starts links to it.
  */
-export function httpTracing(otel: OtelExport): RequestHandler {
-  const tracer = otel.tracer;
-  if (!tracer) return (_request, _response, next) => next();
+export function requestTracing(tracer: Tracer, context: AsyncLocalStorage<SpanContext>): RequestHandler {
   return (request: Request, response: Response, next) => {
     if (PROBE_PATHS.has(request.path)) return next();
     const parent = propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
@@ -35,7 +33,7 @@ export function httpTracing(otel: OtelExport): RequestHandler {
     };
     response.once('finish', end);
     response.once('close', end);
-    otel.request.run(span.spanContext(), next);
+    context.run(span.spanContext(), next);
   };
 }
 

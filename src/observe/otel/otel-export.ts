@@ -1,16 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Link, SpanContext } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { RequestHandler } from 'express';
 import { AppConfig } from '../../config';
 import { mergeSpans, type SpanRecord } from '../span-rows';
-import { toOtelSpan } from './otel-span';
+import type { OtelPipeline } from './otel-pipeline';
 
 /** Runs whose run and step spans wait for the run's end, at most (the oldest go first beyond it). */
 const MAX_OPEN_RUNS = 10_000;
-const SCOPE = { name: 'helix' };
 
 interface OpenRun {
   run?: SpanRecord;
@@ -26,45 +23,42 @@ export function tracesEndpoint(config: Pick<AppConfig, 'OTEL_EXPORTER_OTLP_ENDPO
   return config.OTEL_EXPORTER_OTLP_ENDPOINT && `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`;
 }
 
+const untraced: RequestHandler = (_request, _response, next) => next();
+
 /**
- * OpenTelemetry export of Helix's spans over OTLP/HTTP (the SDK's batch processor and exporter;
- * OTEL_EXPORTER_OTLP_HEADERS and the other OTLP variables apply), off unless an endpoint is set:
- * then nothing is loaded into the path of a run but one `if`. Model and tool spans go as they
- * end; a run's own span and its step spans are written several times while it runs, so they go
- * once the run ends (or at shutdown, the steps of runs still open).
+ * OpenTelemetry export of Helix's spans over OTLP/HTTP, off unless an endpoint is set: then the
+ * SDK is not even loaded (otel-pipeline.ts) and a run's path meets one `if`. Model and tool spans
+ * go as they end; a run's own span and its step spans are written several times while it runs,
+ * so they go once the run ends (or at shutdown, the steps of runs still open).
  */
 @Injectable()
 export class OtelExport implements OnApplicationShutdown {
-  private readonly logger = new Logger('OpenTelemetry');
-  private readonly provider?: TracerProvider;
-  private readonly processor?: BatchSpanProcessor;
-  private readonly resource?: Resource;
   private readonly open = new Map<string, OpenRun>();
   /** the traced HTTP request this code runs for (http-tracing.ts): a run started in it links to it */
   readonly request = new AsyncLocalStorage<SpanContext>();
+  private readonly pipeline?: OtelPipeline;
 
   constructor(config: AppConfig) {
     const url = tracesEndpoint(config);
     if (!url) return;
-    this.resource = resourceFromAttributes({ 'service.name': config.OTEL_SERVICE_NAME });
-    this.processor = new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }), scheduledDelayMillis: 1000 });
-    this.provider = new TracerProvider({ resource: this.resource, spanProcessors: [this.processor] });
-    this.logger.log(`Exporting traces to ${url}`);
+    const { OtelPipeline: Pipeline } = require('./otel-pipeline') as { OtelPipeline: typeof OtelPipeline };
+    this.pipeline = new Pipeline(url, config.OTEL_SERVICE_NAME, this.request);
   }
 
   get enabled(): boolean {
-    return !!this.processor;
+    return !!this.pipeline;
   }
 
-  /** The tracer of HTTP request spans (undefined when the export is off). */
-  get tracer() {
-    return this.provider?.getTracer(SCOPE.name);
+  /** Express middleware: a server span per HTTP request, or nothing when the export is off. */
+  get requestTracing(): RequestHandler {
+    return this.pipeline?.requestTracing ?? untraced;
   }
 
   /** One write of a Helix span (SpanWriter hands each over). */
   span(record: SpanRecord): void {
-    if (!this.processor) return;
-    if (record.kind === 'model' || record.kind === 'tool') return this.export(record);
+    const pipeline = this.pipeline;
+    if (!pipeline) return;
+    if (record.kind === 'model' || record.kind === 'tool') return pipeline.export(record);
     const open = this.openRun(record.runId);
     if (record.kind === 'step') {
       const earlier = open.steps.get(record.id);
@@ -74,20 +68,20 @@ export class OtelExport implements OnApplicationShutdown {
     open.run = open.run ? mergeSpans(open.run, record) : record;
     if (open.run.status === 'running' || !open.run.endedAt) return;
     this.open.delete(record.runId);
-    for (const step of open.steps.values()) this.export(step);
-    this.export(open.run, open.links);
+    for (const step of open.steps.values()) pipeline.export(step);
+    pipeline.export(open.run, open.links);
   }
 
   /** Sends what is batched (tests wait for it). */
   async flush(): Promise<void> {
-    await this.processor?.forceFlush();
+    await this.pipeline?.flush();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (!this.provider) return;
-    for (const open of this.open.values()) for (const step of open.steps.values()) this.export(step);
+    if (!this.pipeline) return;
+    for (const open of this.open.values()) for (const step of open.steps.values()) this.pipeline.export(step);
     this.open.clear();
-    await this.provider.shutdown().catch((error: unknown) => this.logger.warn(`Could not export the last spans: ${String(error)}`));
+    await this.pipeline.shutdown();
   }
 
   private openRun(runId: string): OpenRun {
@@ -99,9 +93,5 @@ export class OtelExport implements OnApplicationShutdown {
       this.open.set(runId, open);
     }
     return open;
-  }
-
-  private export(record: SpanRecord, links: Link[] = []): void {
-    this.processor!.onEnd(toOtelSpan(record, this.resource!, SCOPE, links));
   }
 }

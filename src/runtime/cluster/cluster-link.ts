@@ -1,6 +1,6 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../config';
-import { RedisChannels } from './redis-channels';
+import type { RedisChannels } from './redis-channels';
 
 /**
  * The Redis connections of a cluster: instances on one PostgreSQL server (DATABASE_URL) with
@@ -15,7 +15,9 @@ export class ClusterLink implements OnApplicationShutdown {
   constructor(config: AppConfig) {
     if (!config.REDIS_URL || !config.DATABASE_URL) return;
     this.urls = { redis: config.REDIS_URL, database: config.DATABASE_URL };
-    this.channels = new RedisChannels(config.REDIS_URL);
+    // required here: a single process does not load the Redis client
+    const { RedisChannels: Channels } = require('./redis-channels') as { RedisChannels: typeof RedisChannels };
+    this.channels = new Channels(config.REDIS_URL);
   }
 
   health(): { ok: true } | { ok: false; reason: string } {

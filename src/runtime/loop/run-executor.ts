@@ -3,7 +3,7 @@ import { Subscription } from 'rxjs';
 import { AppConfig } from '../../config';
 import { DatabaseHandle } from '../../database';
 import { ClusterLink } from '../cluster/cluster-link';
-import { RunJobQueue } from '../cluster/run-job-queue';
+import type { RunJobQueue } from '../cluster/run-job-queue';
 import { RunSignals } from '../cluster/run-signals';
 import { AgentLoop } from './agent-loop';
 import { ModelStep } from './model-step';
@@ -194,7 +194,11 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     });
     await this.leases.releaseDead();
     const urls = this.link.urls;
-    if (urls) this.jobs = new RunJobQueue(urls.redis, urls.database, this.config.HELIX_MAX_CONCURRENT_RUNS, { take: (runId) => this.take(runId) });
+    if (urls) {
+      // required here: a single process does not load BullMQ
+      const { RunJobQueue: Queue } = require('../cluster/run-job-queue') as { RunJobQueue: typeof RunJobQueue };
+      this.jobs = new Queue(urls.redis, urls.database, this.config.HELIX_MAX_CONCURRENT_RUNS, { take: (runId) => this.take(runId) });
+    }
     await this.recover();
     if (this.database.kind === 'postgres') {
       this.sweep = setInterval(() => void this.recover(), this.leases.renewMs);

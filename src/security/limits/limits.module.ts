@@ -1,10 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { getOptionsToken, getStorageToken, type ThrottlerModuleOptions, ThrottlerStorageService } from '@nestjs/throttler';
-import Redis from 'ioredis';
 import { AppConfig } from '../../config';
 import { RateLimitGuard, RATE_WINDOW_MS } from './rate-limit.guard';
-import { RedisThrottlerStorage } from './redis-throttler-storage';
+import type { RedisThrottlerStorage } from './redis-throttler-storage';
 import { StreamLimiter } from './stream-limiter';
 
 /**
@@ -23,10 +22,12 @@ import { StreamLimiter } from './stream-limiter';
     {
       provide: getStorageToken(),
       inject: [AppConfig],
-      useFactory: (config: AppConfig) =>
-        config.REDIS_URL
-          ? new RedisThrottlerStorage(new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }))
-          : new ThrottlerStorageService(),
+      useFactory: (config: AppConfig) => {
+        if (!config.REDIS_URL) return new ThrottlerStorageService();
+        // required here: a server without Redis does not load its client
+        const { RedisThrottlerStorage: Storage } = require('./redis-throttler-storage') as { RedisThrottlerStorage: typeof RedisThrottlerStorage };
+        return Storage.connect(config.REDIS_URL);
+      },
     },
     RateLimitGuard,
     { provide: APP_GUARD, useExisting: RateLimitGuard },

@@ -1,6 +1,6 @@
 import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 
 /**
  * One atomic step of @nestjs/throttler's fixed window with blocking, as its in-memory storage
@@ -46,6 +46,11 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
   private readonly logger = new Logger(RedisThrottlerStorage.name);
   private readonly redis: RedisWithIncrement;
   private lastWarning = 0;
+
+  /** Counters in the Redis at `url`; the connection opens with the first request counted. */
+  static connect(url: string): RedisThrottlerStorage {
+    return new RedisThrottlerStorage(new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }));
+  }
 
   constructor(
     redis: Redis,

@@ -1,32 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Resolver } from '../../common';
 import type { McpServerConfig } from '../../workspace';
 import { MCP_CALL_TIMEOUT_MS, mcpToolDefinition, type McpListedTool, toolResultOf } from './mcp-tool';
+import type { McpConnectionOptions } from './mcp-options';
 import { openTransport } from './mcp-transport';
 import type { ToolContext, ToolDefinition, ToolResult } from '../tool.types';
-
-export interface McpConnectionOptions {
-  /** how long connecting (start + initialize) may take before the server counts as down */
-  connectTimeoutMs: number;
-  /** a tool list older than this is listed again (besides `notifications/tools/list_changed`) */
-  listTtlMs: number;
-  /** the first wait before reconnecting after a failure; doubles each time, up to maxBackoffMs */
-  backoffMs: number;
-  maxBackoffMs: number;
-  now: () => number;
-  /** the DNS the SSRF guard asks (tests) */
-  resolver?: Resolver;
-}
-
-export const DEFAULT_MCP_OPTIONS: McpConnectionOptions = {
-  // servers started with npx or a cold Python take seconds; a run waits this long at most
-  connectTimeoutMs: 10_000,
-  listTtlMs: 5 * 60_000,
-  backoffMs: 1_000,
-  maxBackoffMs: 60_000,
-  now: () => Date.now(),
-};
 
 /** Env and header values with `secret:` references replaced (throws naming a missing secret). */
 export type ResolveValues = (values: Record<string, string> | undefined) => Promise<Record<string, string> | undefined>;

@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from '@nes
 import { SecretRepository, SecretService } from '../../security';
 import { HelixToolSource, type ToolDefinition, type ToolScope, type ToolSource } from '../tool.types';
 import { configHash, type McpServerConfig, openMcpValue, refusedMcpUrl, SECRET_REF } from '../../workspace';
-import { DEFAULT_MCP_OPTIONS, McpConnection, type McpConnectionOptions } from './mcp-connection';
+import type { McpConnection } from './mcp-connection';
+import { DEFAULT_MCP_OPTIONS, type McpConnectionOptions } from './mcp-options';
 import { parseMcpToolName } from './mcp-tool';
 
 /** Overrides of the connection timings (tests). */
@@ -79,7 +80,9 @@ export class McpToolSource implements ToolSource, OnModuleDestroy {
       if (current?.hash === hash) return current;
       if (current) this.drop(key, current);
       const workspaceId = scope.workspaceId;
-      const connection = new McpConnection(
+      // required here: a workspace without MCP servers does not load the MCP SDK
+      const { McpConnection: Connection } = require('./mcp-connection') as { McpConnection: typeof McpConnection };
+      const connection = new Connection(
         server,
         hash,
         (values) => this.resolve(workspaceId, values),
