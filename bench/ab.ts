@@ -11,7 +11,8 @@
  * with POST + GET …/events, with the streaming POST, through POST /v1/chat/completions streaming
  * with a new conversation per request, the 100-run throughput; all but openai and burst by
  * default; `burst`: section 1's burst row, the added TTFT of a 3,000-token answer written at once
- * minus that of a 20-token one, one run at a time, POST + GET …/events)
+ * minus that of a 20-token one, one run at a time, POST + GET …/events) · --env-a=NAME=VALUE (and
+ * --env-b=…, …): an environment variable for that side's server only, e.g. a C library tunable)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -56,7 +57,10 @@ async function startSide(name: string, src: string, mockUrl: string, dataDir: st
   log(`building ${name} from ${src} …`);
   const built = await buildHelix(src === '.' ? undefined : resolve(src));
   if (built.error || !built.entry) throw new Error(`building ${src} failed: ${built.error}`);
-  const helix = await startHelix({ entry: built.entry, port: await freePort(), mockUrl, dataDir, name: `helix-${name}` });
+  const variable = option(`env-${name.toLowerCase()}`);
+  const env = variable?.includes('=') ? { [variable.slice(0, variable.indexOf('='))]: variable.slice(variable.indexOf('=') + 1) } : undefined;
+  if (env) log(`${name} runs with ${variable}`);
+  const helix = await startHelix({ entry: built.entry, port: await freePort(), mockUrl, dataDir, name: `helix-${name}`, env });
   return { name, helix, two: helixRunner(helix), streaming: helixRunner(helix, true), openAi: openAiRunner(helix) };
 }
 

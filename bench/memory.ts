@@ -144,7 +144,8 @@ async function main(): Promise<void> {
   const warm = readings[1] ?? readings[0];
   const last = readings.at(-2)!;
   const setting = process.env.HELIX_EMBEDDED_SHARED_BUFFERS_MB;
-  console.log(`\nHelix memory on ${ON_PG ? 'PostgreSQL' : `the embedded database (shared_buffers ${setting ? `${setting} MB` : 'default'})`}: ${RUNS} runs of ${TOKENS} tokens, ${CONCURRENCY} at a time (after a full GC)\n`);
+  const tunables = process.env.GLIBC_TUNABLES ? `, GLIBC_TUNABLES=${process.env.GLIBC_TUNABLES}` : '';
+  console.log(`\nHelix memory on ${ON_PG ? 'PostgreSQL' : `the embedded database (shared_buffers ${setting ? `${setting} MB` : 'default'})`}${tunables}: ${RUNS} runs of ${TOKENS} tokens, ${CONCURRENCY} at a time (after a full GC)\n`);
   console.log(table([
     ['when', 'RSS MB', 'V8 heap used MB', 'external MB'],
     ...readings.map((r) => [r.label, fmt(r.rssMb, 0), fmt(r.heapMb, 0), fmt(r.externalMb, 0)]),

@@ -83,6 +83,8 @@ export async function startHelix(options: HelixOptions): Promise<Helix> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    // the C library's allocator settings (docs/DEPLOY.md#memory): measured as the bench is run
+    ...(process.env.GLIBC_TUNABLES && { GLIBC_TUNABLES: process.env.GLIBC_TUNABLES }),
     PORT: String(options.port),
     HOST: '127.0.0.1',
     OPENAI_API_KEY: 'bench',
