@@ -20,7 +20,7 @@ const threads = require('node:worker_threads');
 
 /** the process's live worker threads, for {benchWorkerHeap} */
 const workers = new Set();
-if (process.send) {
+if (process.send && threads.isMainThread) {
   const { Worker } = threads;
   threads.Worker = class extends Worker {
     constructor(...args) {
@@ -31,7 +31,7 @@ if (process.send) {
   };
 }
 
-if (process.send) {
+if (process.send && threads.isMainThread) {
   const session = new inspector.Session();
   session.connect();
   process.on('message', (message) => {

@@ -23,3 +23,31 @@ describe('the embedded database (PGlite) buffer cache', () => {
     expect(await sharedBuffers({ HELIX_EMBEDDED_SHARED_BUFFERS_MB: '48' })).toBe('48MB');
   });
 });
+
+describe('the embedded database health probe', () => {
+  it('waits for an open transaction to end rather than running inside it, even one that failed', async () => {
+    const handle = await openDatabase(loadConfig({ HELIX_DATA_DIR: 'memory://' }), quiet);
+    let end!: () => void;
+    const ending = new Promise<void>((resolve) => (end = resolve));
+    try {
+      let failed!: () => void;
+      const failedInside = new Promise<void>((resolve) => (failed = resolve));
+      const transaction = handle.sql.$transaction(async (tx) => {
+        // the transaction is aborted from here on: any statement in it fails until it ends
+        await tx.$queryRaw`SELECT 1/0`.catch(() => undefined);
+        failed();
+        await ending;
+      });
+      await failedInside;
+      const ping = handle.ping();
+      const settled = await Promise.race([ping.then(() => 'answered', () => 'failed'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 100))]);
+      expect(settled).toBe('waiting');
+      end();
+      await expect(ping).resolves.toBeUndefined();
+      await transaction;
+    } finally {
+      end();
+      await handle.close();
+    }
+  });
+});

@@ -62,7 +62,7 @@ export class DatabaseHandle {
     readonly session: SqlSession,
     readonly location: string,
     private readonly onClose: () => Promise<void>,
-    /** what health checks query: the session (embedded), the app's pool (PostgreSQL) */
+    /** what health checks query: the application's pool, with a time limit */
     private readonly probe: Pick<SqlSession, 'query'>,
     private readonly pool: pg.Pool,
   ) {}
@@ -128,11 +128,13 @@ export class DatabaseHandle {
       const pool = new pg.Pool(pgliteConfig(pglite));
       const sql = pgliteSqlClient(pglite, pool);
       const session = pgliteSession(pglite);
+      // health checks go through the pool as the application's statements do: never inside
+      // another caller's open transaction (one that failed would fail them), and time-limited
       return new DatabaseHandle('embedded', sql, session, location, async () => {
         await pool.end().catch(() => undefined);
         await pglite.close();
         release();
-      }, session, pool);
+      }, poolProbe(pool, DB_CONNECT_TIMEOUT_MS), pool);
     } catch (error) {
       release();
       throw error;

@@ -3,9 +3,11 @@
 // process ended by a signal runs no exit handler, so the file is kept current instead).
 'use strict';
 const { writeFileSync } = require('node:fs');
+const { isMainThread } = require('node:worker_threads');
 
 const file = process.env.HELIX_TEST_LOADED_PACKAGES;
-if (file) {
+// the server's thread only: a preload runs in worker threads too (the embedded database's)
+if (file && isMainThread) {
   setInterval(() => {
     const packages = new Set();
     for (const path of Object.keys(require.cache)) {
