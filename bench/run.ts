@@ -47,7 +47,7 @@ import { startMockProcess, type MockProcess } from './lib/mock';
 import { ensurePeerInstalled, startPeer, PEER_VERSIONS, type Peer } from './lib/peer';
 import { startPgProxy } from './lib/pg-proxy';
 import { batch, directive, helixRunner, now, rate, runnersFor, sustained, type Runner, type Timing } from './lib/runners';
-import { BENCH_HOOK, cpuSeconds, freePort, memoryAfterFullGc, writeHeapProfile, ROOT, rssKb, SCRATCH, sleep, spawnLogged, stopAll, waitReady } from './lib/procs';
+import { BENCH_HOOK, cpuSeconds, freePort, memoryAfterFullGc, writeCpuProfile, writeHeapProfile, ROOT, rssKb, SCRATCH, sleep, spawnLogged, stopAll, waitReady } from './lib/procs';
 import { summariseHeapProfile, summariseProfile } from './lib/profile-summary';
 import { fmt, median, percentile, sum, table } from './lib/stats';
 
@@ -205,18 +205,7 @@ async function profiled<T>(helix: Helix | undefined, label: string, body: () => 
     return await body();
   } finally {
     const file = join(PROF_DIR, `${label}.cpuprofile`);
-    const written = await new Promise<string | null>((resolve) => {
-      const timer = setTimeout(() => resolve(null), 30_000);
-      const onMessage = (message: { benchProfileWritten?: string | null }) => {
-        if (message && 'benchProfileWritten' in message) {
-          clearTimeout(timer);
-          proc.off('message', onMessage);
-          resolve(message.benchProfileWritten ?? null);
-        }
-      };
-      proc.on('message', onMessage);
-      proc.send({ benchProfile: 'stop', file });
-    });
+    const written = await writeCpuProfile(proc, file);
     if (written) notes.push(`CPU profile of Helix during ${label} (${file}):\n${summariseProfile(written, 15)}`);
     else notes.push(`CPU profile of Helix during ${label}: not written`);
   }

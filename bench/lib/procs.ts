@@ -141,57 +141,46 @@ export function cpuSeconds(pid: number): number {
 export const BENCH_HOOK = ['-r', join(__dirname, 'bench-hook.cjs')];
 
 /**
- * A full GC in a process started with the bench hook and an IPC channel, then its
- * process.memoryUsage() (heap, external, RSS); undefined if it does not answer.
+ * Sends `request` to the bench hook of a process started with it and an IPC channel, and
+ * resolves with the `key` of its answer; `fallback` if it does not answer within `timeoutMs`.
  */
-export async function memoryAfterFullGc(proc: ChildProcess): Promise<NodeJS.MemoryUsage | undefined> {
+function askHook<T>(proc: ChildProcess, request: object, key: string, fallback: T, timeoutMs: number): Promise<T> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), 30_000);
-    const onMessage = (message: { benchMemoryUsage?: NodeJS.MemoryUsage }) => {
-      if (message && message.benchMemoryUsage) {
-        clearTimeout(timer);
-        proc.off('message', onMessage);
-        resolve(message.benchMemoryUsage);
-      }
+    const timer = setTimeout(() => resolve(fallback), timeoutMs);
+    const onMessage = (message: Record<string, T | undefined> | null) => {
+      if (!message || !(key in message)) return;
+      clearTimeout(timer);
+      proc.off('message', onMessage);
+      resolve(message[key] ?? fallback);
     };
     proc.on('message', onMessage);
-    proc.send({ benchMemory: true });
+    proc.send(request);
   });
 }
 
+/**
+ * A full GC in a process started with the bench hook and an IPC channel, then its
+ * process.memoryUsage() (heap, external, RSS); undefined if it does not answer.
+ */
+export function memoryAfterFullGc(proc: ChildProcess): Promise<NodeJS.MemoryUsage | undefined> {
+  return askHook<NodeJS.MemoryUsage | undefined>(proc, { benchMemory: true }, 'benchMemoryUsage', undefined, 30_000);
+}
 
 /** Heap snapshots of the worker threads of a process started with the bench hook: the files. */
-export async function writeWorkerHeaps(proc: ChildProcess, prefix: string): Promise<string[]> {
+export function writeWorkerHeaps(proc: ChildProcess, prefix: string): Promise<string[]> {
   mkdirSync(dirname(prefix), { recursive: true });
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve([]), 120_000);
-    const onMessage = (message: { benchWorkerHeapWritten?: string[] }) => {
-      if (message && message.benchWorkerHeapWritten) {
-        clearTimeout(timer);
-        proc.off('message', onMessage);
-        resolve(message.benchWorkerHeapWritten);
-      }
-    };
-    proc.on('message', onMessage);
-    proc.send({ benchWorkerHeap: prefix });
-  });
+  return askHook<string[]>(proc, { benchWorkerHeap: prefix }, 'benchWorkerHeapWritten', [], 120_000);
+}
+
+/** Stops the CPU profiler a `{benchProfile: 'start'}` started and writes its profile to `file`; null on failure. */
+export function writeCpuProfile(proc: ChildProcess, file: string): Promise<string | null> {
+  return askHook<string | null>(proc, { benchProfile: 'stop', file }, 'benchProfileWritten', null, 30_000);
 }
 
 /**
  * Stops the sampling heap profiler of a process started with the bench hook (`{benchHeap: 'start'}`
  * started it) and writes the allocations still live after a full GC to `file`; null on failure.
  */
-export async function writeHeapProfile(proc: ChildProcess, file: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(null), 60_000);
-    const onMessage = (message: { benchHeapWritten?: string | null }) => {
-      if (message && 'benchHeapWritten' in message) {
-        clearTimeout(timer);
-        proc.off('message', onMessage);
-        resolve(message.benchHeapWritten ?? null);
-      }
-    };
-    proc.on('message', onMessage);
-    proc.send({ benchHeap: 'stop', file });
-  });
+export function writeHeapProfile(proc: ChildProcess, file: string): Promise<string | null> {
+  return askHook<string | null>(proc, { benchHeap: 'stop', file }, 'benchHeapWritten', null, 60_000);
 }
