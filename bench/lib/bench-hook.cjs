@@ -18,9 +18,9 @@ const inspector = require('node:inspector');
 const fs = require('node:fs');
 const threads = require('node:worker_threads');
 
-/** the process's live worker threads, for {benchWorkerHeap} */
-const workers = new Set();
 if (process.send && threads.isMainThread) {
+  /** the process's live worker threads, for {benchWorkerHeap} */
+  const workers = new Set();
   const { Worker } = threads;
   threads.Worker = class extends Worker {
     constructor(...args) {
@@ -29,9 +29,6 @@ if (process.send && threads.isMainThread) {
       this.once('exit', () => workers.delete(this));
     }
   };
-}
-
-if (process.send && threads.isMainThread) {
   const session = new inspector.Session();
   session.connect();
   process.on('message', (message) => {

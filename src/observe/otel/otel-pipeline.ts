@@ -14,7 +14,7 @@ const SCOPE = { name: 'helix' };
 /**
  * The OpenTelemetry SDK's side of the export: the batch processor and OTLP/HTTP exporter
  * (OTEL_EXPORTER_OTLP_HEADERS and the other OTLP variables apply) and the HTTP request spans.
- * Loaded only when an endpoint is set (OtelExport.create), so a server that exports nothing
+ * Loaded only when an endpoint is set (OtelExport's constructor), so a server that exports nothing
  * does not carry the SDK.
  */
 export class OtelPipeline {
