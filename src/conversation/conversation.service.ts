@@ -200,6 +200,11 @@ export class ConversationService {
   }
 
   /** Serialises the unit's writers of the conversation (posting messages, starting runs). */
+  /** For a unit's later statements: the message was stored as number `seq` of its conversation. */
+  storedAs(messageId: string, seq: number): UnitCondition {
+    return this.messages.storedAs(messageId, seq);
+  }
+
   lockIn(unit: UnitOfWork, conversationId: string): void {
     this.conversations.lockIn(unit, conversationId);
   }

@@ -51,6 +51,11 @@ export class MessageRepository {
     return unit.add(appendStatement(message, onlyIf), ([row]: MessageRow[]) => row && toRecord(row));
   }
 
+  /** For a unit's later statements: the message was stored as number `seq` of its conversation. */
+  storedAs(messageId: string, seq: number): UnitCondition {
+    return new UnitCondition(Prisma.sql`EXISTS (SELECT 1 FROM messages WHERE id = ${messageId} AND seq = ${seq}::int)`);
+  }
+
   /** Every message of a conversation in seq order (the model's context is built from it). */
   async history(conversationId: string): Promise<MessageRecord[]> {
     return toRecords(await this.sql.$queryRaw<MessageRow[]>(historyStatement(conversationId)));

@@ -9,6 +9,11 @@ export class UnitCondition {
   constructor(readonly sql: Prisma.Sql) {}
 
   static readonly always = new UnitCondition(Prisma.sql`TRUE`);
+
+  /** Every one of `conditions` holds. */
+  static all(...conditions: UnitCondition[]): UnitCondition {
+    return new UnitCondition(Prisma.join(conditions.map((condition) => Prisma.sql`(${condition.sql})`), ' AND '));
+  }
 }
 
 /** The result of one statement of a unit, readable once the unit has run. */

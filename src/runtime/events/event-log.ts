@@ -1,9 +1,9 @@
 import { Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
-import type { UnitCondition, UnitOfWork } from '../../database';
+import type { UnitOfWork } from '../../database';
 import type { Observable } from 'rxjs';
 import { EventBus } from './event-bus';
 import { EventReader } from './event-reader';
-import { EventWriter, type FirstEvent } from './event-writer';
+import { EventWriter, type FirstEventGroup, type FirstEvents } from './event-writer';
 import { DEFAULT_WRITER_LIMITS } from './writer-limits';
 import { RunObserver } from '../store/run-observer';
 import type { WriterHealth } from './write-attempts';
@@ -43,18 +43,13 @@ export class EventLog implements OnApplicationShutdown {
   }
 
   /**
-   * A new run's first event, written by its creator's unit of work rather than through the
-   * queue (only if `onlyIf` holds then); `open()`, once the unit committed with it, starts
-   * writing the run after it and publishes it.
+   * A new run's first events, written by its creator's unit of work rather than through the
+   * queue, as seq 1, 2, …: each group only if its condition holds then, which implies the
+   * condition of the group before it. `open()`, once the unit committed, starts writing the run
+   * after the events inserted and publishes them.
    */
-  firstEventIn<K extends RunEventType>(
-    unit: UnitOfWork,
-    runId: string,
-    type: K,
-    data: RunEventPayloads[K],
-    onlyIf: UnitCondition,
-  ): FirstEvent {
-    return this.writer.firstEventIn(unit, runId, type, data, onlyIf);
+  firstEventsIn(unit: UnitOfWork, runId: string, groups: readonly FirstEventGroup[]): FirstEvents {
+    return this.writer.firstEventsIn(unit, runId, groups);
   }
 
   emit<K extends RunEventType>(runId: string, type: K, data: RunEventPayloads[K]): RunEvent {

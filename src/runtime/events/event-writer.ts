@@ -6,15 +6,24 @@ import type { EventBus } from './event-bus';
 import type { WrittenRun, WrittenRuns } from './event-reader';
 import type { RunObserver } from '../store/run-observer';
 import { type PendingEvent, type RunEventRepository, SEGMENT_BYTES, SEGMENT_PARTS } from '../store/run-event.repository';
-import type { DoneExtras, RunEvent, RunEventPayloads, RunEventType } from '../store/run-events';
+import type { DoneExtras, EventDraft, RunEvent, RunEventPayloads, RunEventType } from '../store/run-events';
 import { toStorablePayload } from './storable-payload';
 import { WriteAttempts, type WriterHealth } from './write-attempts';
 import { DEFAULT_WRITER_LIMITS, type WriterLimits } from './writer-limits';
 
-/** A new run's first event, written by its creator's unit of work (see EventLog.firstEventIn). */
-export interface FirstEvent {
-  /** once the unit committed with the event: writes the run after it, and publishes it */
-  open(): void;
+/** Events of a new run written by its creator's unit of work, if `onlyIf` holds then (see EventLog.firstEventsIn). */
+export interface FirstEventGroup {
+  events: readonly EventDraft[];
+  onlyIf: UnitCondition;
+}
+
+/** A new run's first events, written by its creator's unit of work (see EventLog.firstEventsIn). */
+export interface FirstEvents {
+  /**
+   * Once the unit committed: writes the run after the events it inserted, and publishes them.
+   * How many of the groups were inserted.
+   */
+  open(): number;
 }
 
 /** `flush` gave up: the database has not taken the run's events within the bound. */
@@ -98,18 +107,24 @@ export class EventWriter implements WrittenRuns {
     this.runs.set(runId, openRun(runId, Math.max(stored, existing?.seq ?? 0)));
   }
 
-  /** See EventLog.firstEventIn. */
-  firstEventIn<K extends RunEventType>(unit: UnitOfWork, runId: string, type: K, data: RunEventPayloads[K], onlyIf: UnitCondition): FirstEvent {
-    const event = runEvent(runId, 1, type, toStorablePayload(data));
-    this.repository.insertIn(unit, event, onlyIf);
+  /** See EventLog.firstEventsIn. */
+  firstEventsIn(unit: UnitOfWork, runId: string, groups: readonly FirstEventGroup[]): FirstEvents {
+    let seq = 0;
+    const inserts = groups.map(({ events, onlyIf }) => {
+      const rows = events.map(({ type, data }) => runEvent(runId, ++seq, type, toStorablePayload(data)));
+      return { rows, inserted: this.repository.insertIn(unit, rows, onlyIf) };
+    });
     return {
       open: () => {
+        // a group's condition implies the one before it: the groups inserted are the first ones
+        const written = inserts.filter(({ inserted }) => inserted.value);
         const run = openRun(runId, 0);
-        run.seq = 1;
-        run.history.push(event);
+        for (const { rows } of written) run.history.push(...rows);
+        run.seq = run.history.length;
         this.runs.set(runId, run);
-        this.observer?.record({ type: 'events.written', count: 1 });
-        this.bus.publish(event);
+        this.observer?.record({ type: 'events.written', count: run.history.length });
+        for (const event of run.history) this.bus.publish(event);
+        return written.length;
       },
     };
   }

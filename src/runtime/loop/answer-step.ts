@@ -126,8 +126,11 @@ export class AnswerStep {
         if (counting) run = { ...run, step: (await counting) ?? step };
         counting = undefined;
       };
-      this.announce(run.id, step, soFar);
-      for (const event of prepared.events) this.events.emit(run.id, event.type, event.data);
+      // a new run's first step may have been announced with the run (RunStarter)
+      if (!first?.logged) {
+        this.announce(run.id, step, soFar);
+        for (const event of prepared.events) this.events.emit(run.id, event.type, event.data);
+      }
       const call = first?.call ?? this.steps.send(prepared);
       first = undefined;
 

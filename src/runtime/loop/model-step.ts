@@ -73,6 +73,8 @@ export interface FirstStep {
   history: MessageRecord[];
   prepared: PreparedStep;
   call?: ModelCall;
+  /** the step's start and its prepared events were written with the run (the loop emits neither again) */
+  logged?: true;
 }
 
 /**

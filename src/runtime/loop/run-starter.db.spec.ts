@@ -4,6 +4,7 @@
  * abandoned — its request aborted, its budget reservation settled with nothing, its span ended.
  */
 import { ConflictException } from '@nestjs/common';
+import { Prisma } from '../../database';
 import { UnitOfWork } from '../../database/unit-of-work';
 import { PLAN_PROMPT } from './context-window';
 import { SummaryRepository } from '../../memory/summary.repository';
@@ -68,6 +69,28 @@ describe('the first step of a new run (database, scripted model)', () => {
     expect(h.budget.reservations[0].request.runId).toBe(run.id);
     expect(h.tracer.spans[0].ended).toEqual({ usage: { promptTokens: 10, completionTokens: 1, cost: 0 }, response: { text: 'early', toolCalls: [], finishReason: 'stop' } });
     expect((await h.messagesOf(conversationId)).map((m) => m.content)).toEqual(['hi', 'early']);
+    // its start and its window announced once, as when the loop emits them
+    expect((await h.eventsOf(run.id)).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'status'], [2, 'context'], [3, 'token'], [4, 'usage'], [5, 'done'],
+    ]);
+  });
+
+  it("writes the first step's start and its window's events with the run, in the POST's unit", async () => {
+    const conversationId = await h.conversation();
+    const units: Prisma.Sql[][] = [];
+    const atomic = h.sql.$atomic.bind(h.sql);
+    spies.push(jest.spyOn(h.sql, '$atomic').mockImplementation(async (statements) => (units.push(statements), atomic(statements))));
+    h.model.answer({ text: ['answer'] });
+    const run = await h.waitForRun((await h.post(conversationId, 'hi')).run.id);
+    expect(run.state).toBe('SUCCEEDED');
+    // the POST's second round trip writes the run, its message and these events: no event write of
+    // its own stands between the run's write and its first token
+    const eventInserts = units[1].filter((statement) => statement.text.includes('INSERT INTO run_events'));
+    expect(eventInserts.map((statement) => statement.values.filter((value) => value === 'status' || value === 'context'))).toEqual([['status'], ['context']]);
+    const events = await h.eventsOf(run.id);
+    expect(events.slice(0, 2).map((e) => [e.seq, e.type])).toEqual([[1, 'status'], [2, 'context']]);
+    expect(events[1].data).toMatchObject({ historyMessages: 1, retrieved: 0 });
+    expect(events.filter((e) => e.type === 'status')).toHaveLength(1); // not followed by "resuming"
   });
 
   it("reads the conversation's summary with its messages, in the same round trip, for the first call", async () => {
@@ -119,6 +142,8 @@ describe('the first step of a new run (database, scripted model)', () => {
     ]);
     const events = await h.eventsOf(run.id);
     expect(events.filter((e) => e.type === 'token').map((e) => e.data)).toEqual([{ text: 'this one' }]);
+    // the abandoned call's window was never announced: only the one the run asked with
+    expect(events.filter((e) => e.type === 'context').map((e) => e.data)).toEqual([expect.objectContaining({ historyMessages: 2 })]);
     // both preparations retrieved; the call taken read what retrieval found
     expect(h.retriever.inputs).toHaveLength(2);
     expect(h.model.calls[1].messages[0].content).toContain('From the docs: Helix is a backend.');

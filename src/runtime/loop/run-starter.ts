@@ -4,7 +4,7 @@ import { AppConfig } from '../../config';
 import { type AttachmentBatch, type MessageRecord, type NewMessage, ConversationService } from '../../conversation';
 import { MemoryWindow } from '../../memory';
 import { agentChoice, effectiveSettings, toolAllowed, type AgentProfile, type EffectiveSettings } from '../../workspace';
-import { SqlClient, UnitOfWork } from '../../database';
+import { SqlClient, UnitCondition, UnitOfWork } from '../../database';
 import { ModelRouter, ModelError, type ModelRef, type ResponseFormat, type SamplingParams, type ToolSpec } from '../../model';
 import type { AuthContext } from '../../security';
 import { EventLog } from '../events/event-log';
@@ -14,6 +14,7 @@ import type { RunContext } from './run-context';
 import { RunObserver } from '../store/run-observer';
 import { type LiveRun, RunRepository } from '../store/run.repository';
 import type { RunMode, RunRecord } from '../store/run.records';
+import type { EventDraft } from '../store/run-events';
 import { stepStatus } from './step-replay';
 import { runSampling } from './run-sampling';
 import { refuseUnseenImages } from './attachment-check';
@@ -154,7 +155,8 @@ export class RunStarter {
     const policy = settings.multitask ?? 'reject';
 
     const runId = newId('run');
-    const message: NewMessage = { id: newId('msg'), conversationId, runId, content: input.text, parts: { kind: 'user', ...(input.clientTools && { clientTools: input.clientTools }), ...(attachments?.length && { attachments }) } };
+    const messageId = newId('msg');
+    const message: NewMessage = { id: messageId, conversationId, runId, content: input.text, parts: { kind: 'user', ...(input.clientTools && { clientTools: input.clientTools }), ...(attachments?.length && { attachments }) } };
     const startNow = Boolean(active);
     // the seq the message gets if nothing is appended before it: the history read holds then
     const seq = (history?.value.at(-1)?.seq ?? 0) + 1;
@@ -171,6 +173,8 @@ export class RunStarter {
     try {
       written = await this.write({
         runId, conversationId, input, mode, model, policy, startNow, message, shape,
+        // the first call's window events go with the run's first status, if its message lands as `seq`
+        window: first?.prepared.kind === 'ready' && { events: first.prepared.events, onlyIf: this.conversations.storedAs(messageId, seq) },
         maxSteps: settings.maxSteps ?? this.config.HELIX_MAX_STEPS,
         agent: { id: agent.id, version: agent.version },
       });
@@ -178,7 +182,7 @@ export class RunStarter {
       if (first) this.steps.abandon(first);
       throw error;
     }
-    const { run, stored, live, openFirstEvent } = written;
+    const { run, stored, live, openFirstEvents } = written;
     if (run && stored) {
       this.observer.record({ type: 'run.started', runId, workspaceId: auth.workspaceId, conversationId, mode: run.mode, model: `${model.provider}:${model.modelId}`, at: run.createdAt, agentId: agent.id, agentVersion: agent.version });
     }
@@ -196,12 +200,12 @@ export class RunStarter {
       throw new NotFoundException(say('conversation.not_found', { id: conversationId })); // deleted meanwhile
     }
     // the writer exists before the client's stream request arrives: it reads from memory
-    if (run.step === 1) openFirstEvent();
-    else await this.events.open(runId, 0);
+    const logged = run.step === 1 ? openFirstEvents() : (await this.events.open(runId, 0), 0);
     if (first && stored.seq !== seq) {
       this.steps.abandon(first); // another message landed in between: the loop asks with the conversation as it is
       first = undefined;
     }
+    if (first && logged === 2) first.logged = true;
     const launch = { run, context, first };
     if (active) active.start(launch);
     else this.executor.submit(runId, launch);
@@ -225,7 +229,9 @@ export class RunStarter {
     message: NewMessage;
     maxSteps: number;
     shape: RunShape;
-  }): Promise<{ run?: RunRecord; stored?: MessageRecord; live?: LiveRun; openFirstEvent: () => void }> {
+    /** events to write after the first status, if `onlyIf` holds too */
+    window: false | undefined | { events: EventDraft[]; onlyIf: UnitCondition };
+  }): Promise<{ run?: RunRecord; stored?: MessageRecord; live?: LiveRun; openFirstEvents: () => number }> {
     const { runId, conversationId, input, mode, model, policy, startNow, message } = args;
     const unit = new UnitOfWork();
     this.conversations.lockIn(unit, conversationId);
@@ -248,9 +254,15 @@ export class RunStarter {
       ...(input.parent && { parent: input.parent }),
     });
     const stored = this.conversations.appendIn(unit, message, insert.inserted);
-    const firstEvent = startNow ? this.events.firstEventIn(unit, runId, 'status', stepStatus.started(1), insert.begun) : undefined;
+    const { window } = args;
+    const firstEvents = startNow
+      ? this.events.firstEventsIn(unit, runId, [
+          { events: [{ type: 'status', data: stepStatus.started(1) }], onlyIf: insert.begun },
+          ...(window && window.events.length ? [{ events: window.events, onlyIf: UnitCondition.all(insert.begun, window.onlyIf) }] : []),
+        ])
+      : undefined;
     await unit.run(this.sql);
-    return { run: insert.run.value, stored: stored.value, live: live.value.at(-1), openFirstEvent: () => firstEvent?.open() };
+    return { run: insert.run.value, stored: stored.value, live: live.value.at(-1), openFirstEvents: () => firstEvents?.open() ?? 0 };
   }
 
   /** The run's sampling (defaults, the message's over them, clamped to the model) and answer shape. */

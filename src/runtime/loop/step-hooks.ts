@@ -5,7 +5,7 @@ import type { Citation, SubGraph } from '../../rag';
 import type { CitationLedger } from '../../tool';
 import { SourceLedger } from './source-ledger';
 import type { CallObserver, ChatMessage, FinishReason, ModelRef, ModelRequest, ResponseFormat, SamplingParams, ToolCall, ToolSpec } from '../../model';
-import type { RunEventPayloads, RunEventType } from '../store/run-events';
+import type { EventDraft } from '../store/run-events';
 import type { RunMode, RunPlan, RunUsage } from '../store/run.records';
 
 /**
@@ -52,7 +52,7 @@ export interface StepInput {
 }
 
 /** An event a hook wants the run to emit; emitted when the run's loop takes the call over. */
-export type EventDraft = { [K in RunEventType]: { type: K; data: RunEventPayloads[K] } }[RunEventType];
+export type { EventDraft };
 
 export interface Retrieved {
   /** text for the system prompt (prefetched passages with their citation numbers), or '' */

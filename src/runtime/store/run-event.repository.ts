@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient } from '../../database';
-import type { UnitCondition, UnitOfWork } from '../../database';
+import type { Deferred, UnitCondition, UnitOfWork } from '../../database';
 import type { RunEvent, RunEventType } from './run-events';
 
 /**
@@ -96,14 +96,19 @@ export class RunEventRepository {
         WHERE run_events.type = 'token' AND jsonb_array_length(run_events.data -> 'parts') = (EXCLUDED.data ->> 'from')::int`;
   }
 
-  /** One (non-token) event, inserted in the caller's unit if `onlyIf` holds then. */
-  insertIn(unit: UnitOfWork, event: RunEvent, onlyIf: UnitCondition): void {
-    unit.add(
+  /** Events (no tokens), each a row, inserted in the caller's unit if `onlyIf` holds then: whether they were. */
+  insertIn(unit: UnitOfWork, events: readonly RunEvent[], onlyIf: UnitCondition): Deferred<boolean> {
+    const rows = events.map(
+      (event) =>
+        Prisma.sql`(${event.runId}::text, ${event.seq}::int, ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${event.at}::timestamptz)`,
+    );
+    return unit.add(
       Prisma.sql`
         INSERT INTO run_events (run_id, seq, type, data, at)
-        SELECT ${event.runId}::text, ${event.seq}::int, ${event.type}::text, ${JSON.stringify(event.data)}::jsonb, ${event.at}::timestamptz
-        WHERE ${onlyIf.sql}`,
-      () => undefined,
+        SELECT event.* FROM (VALUES ${Prisma.join(rows)}) AS event(run_id, seq, type, data, at)
+        WHERE ${onlyIf.sql}
+        RETURNING seq`,
+      (inserted: { seq: number }[]) => inserted.length > 0,
     );
   }
 

@@ -75,6 +75,9 @@ export interface RunEventPayloads {
 
 export type RunEventType = keyof RunEventPayloads;
 
+/** An event before it has a run and a seq. */
+export type EventDraft = { [K in RunEventType]: { type: K; data: RunEventPayloads[K] } }[RunEventType];
+
 /** The knowledge graph part of `sources`. */
 export interface SourcesGraph {
   entities: { id: string; knowledgeBaseId: string; name: string; type: string; mentions: number }[];
