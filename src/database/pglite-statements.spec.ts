@@ -30,9 +30,9 @@ describe('PgliteStatements (embedded database)', () => {
       parsers: pglite.parsers,
       answersInOrder,
       runExclusive: (work) => pglite.runExclusive(work),
-      execProtocolStream: (message, options) => {
+      execProtocolRaw: (message, options) => {
         sent++;
-        const answer = previous.then(() => gate).then(() => pglite.execProtocolStream(message, options));
+        const answer = previous.then(() => gate).then(() => pglite.execProtocolRaw(message, options));
         previous = answer.catch(() => undefined);
         return answer;
       },

@@ -1,11 +1,10 @@
 /// <reference path="./pg-utils.d.ts" />
-import { parse, protocol, type PGlite } from '@electric-sql/pglite';
+import { protocol, type PGlite } from '@electric-sql/pglite';
 import { prepareValue } from 'pg/lib/utils';
+import { decodeResults, FrontendMessages, type WireValue } from './wire-codec';
 
 /** How many statement texts stay prepared in the embedded session (least recently used go). */
 const CAPACITY = 256;
-
-const { serialize } = protocol;
 
 export interface Statement {
   text: string;
@@ -18,10 +17,11 @@ export interface StatementResult {
 }
 
 /**
- * What of PGlite this uses: the wire protocol, its row parsers and the lock its own `query` takes;
- * `answersInOrder` (PgliteThread): a call is sent as it is made and answered in order.
+ * What of PGlite this uses: the wire protocol (the backend's answer as it wrote it), its row
+ * parsers and the lock its own `query` takes; `answersInOrder` (PgliteThread): a call is sent as
+ * it is made and answered in order.
  */
-export type PgliteProtocol = Pick<PGlite, 'execProtocolStream' | 'parsers' | 'runExclusive'> & { readonly answersInOrder?: boolean };
+export type PgliteProtocol = Pick<PGlite, 'execProtocolRaw' | 'parsers' | 'runExclusive'> & { readonly answersInOrder?: boolean };
 
 /**
  * Statements on the embedded database over the extended query protocol, their values bound as
@@ -59,7 +59,7 @@ export class PgliteStatements {
    * hold several statements); the last statement's rows and count.
    */
   async simple(text: string): Promise<StatementResult> {
-    const results = await this.send([serialize.query(text)], () => undefined);
+    const results = await this.send(new FrontendMessages().query(text), () => undefined);
     const last = results[results.length - 1];
     return { rows: last?.rows ?? [], count: last?.count ?? 0 };
   }
@@ -73,27 +73,23 @@ export class PgliteStatements {
 
   /** The statements in order, in one implicit transaction; each one's rows and count. */
   async bound(statements: readonly Statement[]): Promise<StatementResult[]> {
-    const messages: Uint8Array[] = this.toClose.splice(0).map((name) => serialize.close({ type: 'S', name }));
+    const messages = new FrontendMessages();
+    for (const name of this.toClose.splice(0)) messages.closeStatement(name);
     const parsed: string[] = [];
     for (const { text, values } of statements) {
       let name = this.names.get(text);
       if (name === undefined) {
         if (this.names.size >= CAPACITY) this.evictOldest(messages);
         name = `${this.prefix}${++this.counter}`;
-        messages.push(serialize.parse({ name, text }));
+        messages.parse(name, text);
         parsed.push(text);
       }
       // most recently used last, so eviction takes the oldest
       this.names.delete(text);
       this.names.set(text, name);
-      messages.push(
-        serialize.bind({ statement: name, values: values.map(prepareValue) }),
-        serialize.describe({ type: 'P' }),
-        serialize.execute({}),
-      );
+      messages.boundStatement(name, values.map((value) => prepareValue(value) as WireValue));
     }
-    messages.push(serialize.sync());
-    return this.send(messages, () => {
+    return this.send(messages.sync(), () => {
       for (const text of parsed) {
         const name = this.names.get(text);
         this.names.delete(text);
@@ -102,10 +98,10 @@ export class PgliteStatements {
     });
   }
 
-  private evictOldest(messages: Uint8Array[]): void {
+  private evictOldest(messages: FrontendMessages): void {
     for (const [text, name] of this.names) {
       this.names.delete(text);
-      messages.push(serialize.close({ type: 'S', name }));
+      messages.closeStatement(name);
       return;
     }
   }
@@ -117,20 +113,27 @@ export class PgliteStatements {
    * while the call is sent: the next call waits in the thread's queue, not for this answer to
    * reach the server's thread, so the database does not idle while the event loop is busy.
    */
-  private async send(messages: Uint8Array[], onError: () => void): Promise<StatementResult[]> {
-    const buffer = concat(messages);
-    const call = () => this.pglite.execProtocolStream(buffer, { throwOnError: false });
-    const replies = this.pglite.answersInOrder
+  private async send(messages: FrontendMessages, onError: () => void): Promise<StatementResult[]> {
+    const buffer = messages.encode();
+    const call = () => this.pglite.execProtocolRaw(buffer);
+    const answer = this.pglite.answersInOrder
       ? await (await this.pglite.runExclusive(async () => ({ sent: call() }))).sent
       : await this.pglite.runExclusive(call);
-    const error = replies.find((reply) => reply instanceof protocol.messages.DatabaseError);
-    if (error) {
-      onError();
-      throw error;
-    }
     // one result per CommandComplete; its tag's count is what `pg` reports as rowCount
-    return parse.parseResults(replies, this.pglite.parsers).map((result) => ({ rows: result.rows, count: result.rowCount ?? 0 }));
+    const results = decodeResults(answer, this.pglite.parsers);
+    if (results) return results;
+    onError();
+    throw databaseError(answer);
   }
+}
+
+/** The error of an answer that holds one, as PGlite's (and node-postgres's) parser makes it: code, detail, constraint, … */
+function databaseError(answer: Uint8Array): Error {
+  let error: Error | undefined;
+  new protocol.Parser().parse(answer, (reply) => {
+    if (!error && reply instanceof protocol.messages.DatabaseError) error = reply;
+  });
+  return error ?? new Error('the embedded database answered with an error it could not describe');
 }
 
 export function concat(parts: Uint8Array[]): Uint8Array {

@@ -54,9 +54,10 @@ const ARRAY_TYPES = `
  * server's thread sends a call's protocol messages and parses the backend's answer, so a slow
  * statement (an index insert, a search over many chunks) no longer stops the event loop.
  *
- * It offers what Helix uses of a PGlite instance — the wire protocol with parsed replies
- * (`execProtocolStream`, as node-postgres's PGlite shim and PgliteStatements call it), the row
- * parsers and the lock around a call — so the same code runs on either. The thread keeps the
+ * It offers what Helix uses of a PGlite instance — the wire protocol, the backend's answer as
+ * bytes (`execProtocolRaw`, for PgliteStatements) or parsed (`execProtocolStream`, for
+ * node-postgres's PGlite shim), the row parsers and the lock around a call — so the same code
+ * runs on either. The thread keeps the
  * process alive only while a call is waiting for its answer.
  */
 export class PgliteThread implements PgliteProtocol {
@@ -116,6 +117,11 @@ export class PgliteThread implements PgliteProtocol {
       throw error;
     }
     return thread;
+  }
+
+  /** The backend's answer to `message`, as it wrote it. */
+  execProtocolRaw(message: Uint8Array): Promise<Uint8Array> {
+    return this.call(message);
   }
 
   /** The backend's replies to `message`, parsed; an error is one of them, not thrown (as PGlite's `throwOnError: false`). */
