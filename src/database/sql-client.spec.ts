@@ -1,6 +1,10 @@
+import { EventEmitter } from 'node:events';
+import { PGlite } from '@electric-sql/pglite';
+import type pg from 'pg';
 import { openTestDatabase } from '../../test/support/test-prisma';
+import type { PgliteProtocol } from './pglite-statements';
 import { Prisma } from './prisma.service';
-import type { SqlClient } from './sql-client';
+import { pgliteSqlClient, type SqlClient } from './sql-client';
 
 describe('SqlClient (against the test database)', () => {
   let sql: SqlClient;
@@ -128,5 +132,49 @@ describe('SqlClient (against the test database)', () => {
     expect(fresh).toEqual([{ s: 'inside!' }]);
     expect(await sql.$queryRaw`SELECT ${'untyped'} AS u`).toEqual([{ u: 'untyped' }]);
     expect(await sql.$queryRaw`SELECT ${'untyped again'} AS u`).toEqual([{ u: 'untyped again' }]);
+  });
+});
+
+describe('SqlClient on the embedded database: the session shared with the pool', () => {
+  let pglite: PGlite;
+  beforeAll(async () => {
+    pglite = await PGlite.create();
+  });
+  afterAll(() => pglite.close());
+  // each test's client prepares its statements under the same names
+  beforeEach(() => pglite.exec('DEALLOCATE ALL'));
+
+  /** A pool of one connection as pg-pool signals it (acquire, release), and a thread answering in order. */
+  function embedded() {
+    const pool = Object.assign(new EventEmitter(), {
+      connect: jest.fn(async () => {
+        pool.emit('acquire');
+        return { release: () => pool.emit('release') };
+      }),
+    });
+    const thread: PgliteProtocol = {
+      parsers: pglite.parsers,
+      answersInOrder: true,
+      runExclusive: (work) => pglite.runExclusive(work),
+      execProtocolRaw: (message) => pglite.execProtocolRaw(message),
+    };
+    return { pool, sql: pgliteSqlClient(thread, pool as unknown as pg.Pool) };
+  }
+
+  it('sends a statement at once while no one holds the connection (no turn of the event loop for the pool)', async () => {
+    const { pool, sql } = embedded();
+    expect(await sql.$queryRaw`SELECT ${1}::int AS one`).toEqual([{ one: 1 }]);
+    expect(await sql.$atomic([Prisma.sql`SELECT ${2}::int AS two`])).toEqual([[{ two: 2 }]]);
+    expect(pool.connect).not.toHaveBeenCalled();
+  });
+
+  it('waits for the connection while someone holds it (a transaction may be open on the session)', async () => {
+    const { pool, sql } = embedded();
+    pool.emit('acquire'); // a transaction holds the connection
+    await expect(sql.$queryRaw`SELECT ${1}::int AS one`).resolves.toEqual([{ one: 1 }]);
+    expect(pool.connect).toHaveBeenCalledTimes(1);
+    pool.emit('release');
+    await sql.$queryRaw`SELECT ${1}::int AS one`;
+    expect(pool.connect).toHaveBeenCalledTimes(1);
   });
 });

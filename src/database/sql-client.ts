@@ -115,7 +115,9 @@ async function inTransaction<T>(execute: Execute, work: (tx: Sql) => Promise<T>)
  * in its own implicit transaction: on a backend that answers in order (PgliteThread) it gives the
  * connection back once its call is queued — the calls after it queue behind it in the lock and
  * the thread, in order — so statements of concurrent requests and jobs follow each other on the
- * database's thread without a trip through the event loop between them.
+ * database's thread without a trip through the event loop between them. While no one holds the
+ * connection, no transaction is open and such a call is sent at once: the pool hands out even
+ * an idle connection only on a later tick, which a run's streamed chunks could hold back.
  */
 export function pgliteSqlClient(pglite: PgliteProtocol, pool: pg.Pool): SqlClient {
   const statements = new PgliteStatements(pglite);
@@ -128,9 +130,11 @@ export function pgliteSqlClient(pglite: PgliteProtocol, pool: pg.Pool): SqlClien
       connection.release();
     }
   };
+  const held = checkedOut(pool);
   /** `call` is queued (PgliteStatements takes its place in the lock) as soon as it is made */
   const oneCall = pglite.answersInOrder
     ? async <T>(call: () => Promise<T>): Promise<T> => {
+      if (!held()) return call();
       const connection = await pool.connect();
       let answer: Promise<T>;
       try {
@@ -146,6 +150,13 @@ export function pgliteSqlClient(pglite: PgliteProtocol, pool: pg.Pool): SqlClien
     (work) => withConnection(() => inTransaction(execute, work)),
     async (batch) => (await oneCall(() => statements.bound(batch))).map((result) => result.rows),
   );
+}
+
+/** How many of the pool's connections are checked out now (by a transaction, a query, Prisma), from the pool's own events. */
+function checkedOut(pool: pg.Pool): () => number {
+  let held = 0;
+  pool.on('acquire', () => held++).on('release', () => held--);
+  return () => held;
 }
 
 export function postgresSqlClient(pool: pg.Pool): SqlClient {
