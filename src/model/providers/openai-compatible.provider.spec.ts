@@ -62,4 +62,24 @@ describe('OpenAiCompatibleProvider', () => {
     // … and the rest came joined (a chunk per slice or piece), not a chunk per delta
     expect(chunks.length).toBeLessThan(burst / 20);
   });
+
+  it("lets what its consumer queued for an answer's first delta finish before it reads on", async () => {
+    const provider = new OpenAiCompatibleProvider({
+      fetch: burstFetch([{ reasoning_content: 'r0' }, { reasoning_content: 'r1' }, ...Array.from({ length: 5_000 }, (_, i) => ({ content: `t${i} ` }))]),
+    });
+    // a chain of microtasks, as storing a token is (the event writer to the database thread's port)
+    const chain = async (hops: number) => {
+      for (let i = 0; i < hops; i++) await Promise.resolve();
+    };
+    const seenWhenStored: Record<string, number> = {};
+    const chunks: ModelChunk[] = [];
+    for await (const chunk of provider.stream({ target, request: { model: ref, messages: [{ role: 'user', content: 'hi' }] }, streaming: true })) {
+      if (chunk.type !== 'text' && chunk.type !== 'reasoning') continue;
+      chunks.push(chunk);
+      const { type } = chunk;
+      if (!(type in seenWhenStored)) void chain(50).then(() => (seenWhenStored[type] = chunks.length));
+    }
+    // each first delta was stored before the provider handed over the next chunk
+    expect(seenWhenStored).toEqual({ reasoning: 1, text: 3 });
+  });
 });

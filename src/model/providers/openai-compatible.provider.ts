@@ -118,6 +118,7 @@ export class OpenAiCompatibleProvider implements ChatProvider {
       guard.watchIdle(this.idleTimeoutMs);
       const deltas = new DeltaRun();
       const slice = new TimeSlice(BURST_SLICE_MS);
+      const begun = new Set<'text' | 'reasoning'>();
       let payloads = 0;
       for await (const piece of sseJsonPieces(response)) {
         slice.arrived();
@@ -130,6 +131,12 @@ export class OpenAiCompatibleProvider implements ChatProvider {
             if (!text) continue;
             outChars += text.length;
             for (const ready of deltas.add(type, text)) yield ready;
+            if (!begun.has(type)) {
+              // what the consumer did for the answer's first delta (its store on the database
+              // thread, in microtasks) goes out before the rest of a burst is read
+              begun.add(type);
+              await slice.pause();
+            }
           }
           if (chunk.toolCalls) tools.add(chunk.toolCalls);
           if (chunk.finishReason) finishReason = chunk.finishReason;
