@@ -26,10 +26,10 @@ export class JobFailure extends Error {
 type Work = (context: JobContext) => Promise<Record<string, unknown>>;
 
 /**
- * Jobs run at the same time. The embedded database runs every statement on this process's one
- * thread, so more jobs only queue there (and delay the chat path); PostgreSQL runs each
- * connection's statements in its own server process, so a job's inserts and index upkeep
- * overlap another's chunking and embedding.
+ * Jobs run at the same time. The embedded database runs every statement on its one thread, so
+ * more jobs only queue there (and delay the chat path: three ingested no faster than two);
+ * PostgreSQL runs each connection's statements in its own server process, so a job's inserts
+ * and index upkeep overlap another's chunking and embedding.
  */
 export const JOB_CONCURRENCY = { embedded: 2, postgres: 4 } as const;
 
