@@ -33,7 +33,7 @@
  * redis-server binary, default redis-server on the PATH).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -715,8 +715,6 @@ async function sectionRss(mock: MockProcess, entry: string | undefined, dataDir:
   });
   details.rss = { helix: raw, helixPerConnection: perConn, baselinePerConnection: basePerConn };
 }
-
-const COUNTED_TABLES = ['runs', 'messages', 'run_events', 'spans', 'approvals', 'usage_daily', 'conversations'];
 
 async function tableCounts(client: pg.Client): Promise<Record<string, number>> {
   const res = await client.query<{ relname: string }>(

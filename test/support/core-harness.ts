@@ -23,7 +23,7 @@ import { ModelGateway } from '../../src/model/model-gateway';
 import { ModelRouter } from '../../src/model/model-router';
 import type { ChatMessage, ModelChunk, ModelRequest, ModelResult, ToolCall, ToolSpec, Usage } from '../../src/model/model.types';
 import { modelError } from '../../src/model/provider-errors';
-import { bootstrapAuth, DEFAULT_WORKSPACE_ID, type AuthContext } from '../../src/security/auth-context';
+import { bootstrapAuth, type AuthContext } from '../../src/security/auth-context';
 import { EventLog } from '../../src/runtime/events/event-log';
 import type { RunEvent } from '../../src/runtime/store/run-events';
 import { RunExecutor } from '../../src/runtime/loop/run-executor';

@@ -8,7 +8,7 @@ import { WorkspaceRepository } from '../../workspace/workspace.repository';
 import { ConversationRepository } from '../../conversation/conversation.repository';
 import { DatabaseHandle } from '../../database/database-handle';
 import type { AuthContext } from '../../security/auth-context';
-import { AUTH, deferred, toolCall, useCore } from '../../../test/support/core-harness';
+import { AUTH, toolCall, useCore } from '../../../test/support/core-harness';
 import { ApprovalRepository } from '../store/approval.repository';
 
 const OTHER: AuthContext = { kind: 'key', workspaceId: 'ws_other_tenant', role: 'admin', keyId: 'key_other' };
