@@ -21,9 +21,9 @@ export interface FirstEventGroup {
 export interface FirstEvents {
   /**
    * Once the unit committed: writes the run after the events it inserted, and publishes them.
-   * How many of the groups were inserted.
+   * Whether every group was inserted.
    */
-  open(): number;
+  open(): boolean;
 }
 
 /** `flush` gave up: the database has not taken the run's events within the bound. */
@@ -124,7 +124,7 @@ export class EventWriter implements WrittenRuns {
         this.runs.set(runId, run);
         this.observer?.record({ type: 'events.written', count: run.history.length });
         for (const event of run.history) this.bus.publish(event);
-        return written.length;
+        return written.length === inserts.length;
       },
     };
   }

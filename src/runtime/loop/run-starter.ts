@@ -200,12 +200,15 @@ export class RunStarter {
       throw new NotFoundException(say('conversation.not_found', { id: conversationId })); // deleted meanwhile
     }
     // the writer exists before the client's stream request arrives: it reads from memory
-    const logged = run.step === 1 ? openFirstEvents() : (await this.events.open(runId, 0), 0);
+    let logged = false;
+    if (run.step === 1) logged = openFirstEvents();
+    else await this.events.open(runId, 0);
     if (first && stored.seq !== seq) {
       this.steps.abandon(first); // another message landed in between: the loop asks with the conversation as it is
       first = undefined;
     }
-    if (first && logged === 2) first.logged = true;
+    // its start and window events are in the log: the loop announces neither again
+    if (first && logged) first.logged = true;
     const launch = { run, context, first };
     if (active) active.start(launch);
     else this.executor.submit(runId, launch);
@@ -231,7 +234,7 @@ export class RunStarter {
     shape: RunShape;
     /** events to write after the first status, if `onlyIf` holds too */
     window: false | undefined | { events: EventDraft[]; onlyIf: UnitCondition };
-  }): Promise<{ run?: RunRecord; stored?: MessageRecord; live?: LiveRun; openFirstEvents: () => number }> {
+  }): Promise<{ run?: RunRecord; stored?: MessageRecord; live?: LiveRun; openFirstEvents: () => boolean }> {
     const { runId, conversationId, input, mode, model, policy, startNow, message } = args;
     const unit = new UnitOfWork();
     this.conversations.lockIn(unit, conversationId);
@@ -262,7 +265,7 @@ export class RunStarter {
         ])
       : undefined;
     await unit.run(this.sql);
-    return { run: insert.run.value, stored: stored.value, live: live.value.at(-1), openFirstEvents: () => firstEvents?.open() ?? 0 };
+    return { run: insert.run.value, stored: stored.value, live: live.value.at(-1), openFirstEvents: () => firstEvents?.open() ?? false };
   }
 
   /** The run's sampling (defaults, the message's over them, clamped to the model) and answer shape. */
