@@ -1,4 +1,5 @@
 /** The public face of src/database: what other modules may import from it. */
+export { binaryRealArray } from './binary-values';
 export { DataDirInUseError } from './data-dir-lock';
 export { DatabaseConnectError, DatabaseHandle, VectorSupport } from './database-handle';
 export type { DatabaseOptions } from './database-handle';

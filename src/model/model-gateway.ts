@@ -193,12 +193,10 @@ export class ModelGateway {
    * models are not comparable. Without a key (or offline) the vectors are deterministic hashed
    * bags of words: retrieval still works by shared words.
    */
-  async embed(input: string[], options: EmbedOptions = {}, signal?: AbortSignal): Promise<number[][]> {
+  async embed(input: string[], options: EmbedOptions = {}, signal?: AbortSignal): Promise<Float32Array[]> {
     const ref = options.model ?? DEFAULT_EMBEDDING_MODEL;
     const target = await this.router.target(ref, options.workspaceId);
-    if (target.kind === 'offline') {
-      return input.map((text) => Array.from(hashEmbedding(text, options.dimensions ?? OFFLINE_EMBEDDING_DIMENSIONS)));
-    }
+    if (target.kind === 'offline') return input.map((text) => hashEmbedding(text, options.dimensions ?? OFFLINE_EMBEDDING_DIMENSIONS));
     for (let retries = 0; ; retries++) {
       if (signal?.aborted) throw modelError('aborted', { model: target.ref });
       try {

@@ -4,7 +4,7 @@
  * every match, where the bounds allow), the vector list from the HNSW index walked on past other
  * knowledge bases' and filtered-out chunks, and neither turned into a sequential scan by a filter.
  */
-import { HASHED_MODEL, hashedQuery, hashedVector, mediumTest, type MediumTest } from '../../test/support/medium';
+import { HASHED_MODEL, hashedEmbedding, hashedQuery, hashedVector, mediumTest, type MediumTest } from '../../test/support/medium';
 import type { KeyAuth } from '../security/auth-context';
 import { type ChunkSearch, ChunkSearchRepository, SHORTLIST_FACTOR } from './chunk-search.repository';
 import { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from '../model';
@@ -153,7 +153,7 @@ describe('chunk search plans (database)', () => {
     // a document still being ingested: its chunk waits, and stays out of the index
     const documents = t.repo(DocumentRepository);
     await documents.insert({ id: `${kb}_busy`, knowledgeBaseId: kb, title: 'busy', source: 'text', mimeType: 'text/plain', checksum: `${kb}_busy`, metadata: {} });
-    const busy = { id: `chk_${kb}_busy`, ordinal: 0, text: 'harbour dock', lexical: 'harbour dock', tokenCount: 2, headingPath: [], charStart: 0, charEnd: 12, embedding: hashedVector('harbour dock') };
+    const busy = { id: `chk_${kb}_busy`, ordinal: 0, text: 'harbour dock', lexical: 'harbour dock', tokenCount: 2, headingPath: [], charStart: 0, charEnd: 12, embedding: hashedEmbedding('harbour dock') };
     await documents.insertChunks({ id: `${kb}_busy`, knowledgeBaseId: kb, config: 'simple' }, [busy], HASHED_MODEL);
     const waiting = t.repo(VectorIndexRepository);
     expect((await waiting.waitingIn([kb])).get(kb)).toBe(21);

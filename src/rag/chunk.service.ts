@@ -4,7 +4,7 @@ import { VectorSupport } from '../database';
 import type { AuthContext } from '../security';
 import { ChunkRepository, type ChunkRecord } from './chunk.repository';
 import { DocumentRepository } from './document.repository';
-import { Embedder } from './embedder';
+import { Embedder, vectorLiteral } from './embedder';
 import { GraphExtractor } from './graph-extractor';
 import { KnowledgeBaseService } from './knowledge-base.service';
 import { lexicalText, textSearchConfig } from './lexical';
@@ -69,7 +69,7 @@ export class ChunkService {
       try {
         const model = await this.embedder.model(auth.workspaceId);
         const [vector] = await this.embedder.embed(auth.workspaceId, model, [trimmed]);
-        embedding = { vector, model: model.label };
+        embedding = { vector: vectorLiteral(vector), model: model.label };
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         this.logger.warn(`Embedding an edited chunk failed (${reason}): stored without a vector`);

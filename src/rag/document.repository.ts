@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, SqlClient } from '../database';
+import { Prisma, SqlClient, binaryRealArray } from '../database';
 import type { TextSearchConfig } from './lexical';
 import { DOCUMENT_STATUSES, type DocumentRecord, type DocumentStatus, isForeignKeyViolation, type NewChunk } from './rag.records';
 
@@ -133,15 +133,25 @@ export class DocumentRepository {
    * exactly until then).
    */
   async insertChunks(doc: { id: string; knowledgeBaseId: string; config: TextSearchConfig }, chunks: NewChunk[], embeddingModel: string | null): Promise<void> {
-    const withVector = chunks.some((c) => c.embedding !== undefined);
+    // the vectors go as one binary real[] (parsing their text cost the database more than the
+    // rest of the row); each row names its slice of it
+    const vectors: Float32Array[] = [];
+    let offset = 0;
+    const rows = chunks.map(({ embedding, ...chunk }) => {
+      if (!embedding) return chunk;
+      vectors.push(embedding);
+      offset += embedding.length;
+      return { ...chunk, vectorFrom: offset - embedding.length + 1, vectorTo: offset };
+    });
+    const withVector = vectors.length > 0;
     await this.sql.$executeRaw`
       INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, tsv
                           ${withVector ? Prisma.sql`, embedding, embedding_model, vector_indexed` : Prisma.empty})
       SELECT r.id, ${doc.knowledgeBaseId}, ${doc.id}, r.ordinal, r.text, r."tokenCount",
              ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector(${doc.config}::regconfig, r.lexical)
-             ${withVector ? Prisma.sql`, r.embedding::vector, ${embeddingModel}::text, false` : Prisma.empty}
-      FROM jsonb_to_recordset(${JSON.stringify(chunks)}::jsonb) AS r(id text, ordinal int, text text, lexical text, "tokenCount" int,
-             "headingPath" jsonb, "charStart" int, "charEnd" int, embedding text)`.catch((error: unknown) => {
+             ${withVector ? Prisma.sql`, ((${binaryRealArray(vectors)}::real[])[r."vectorFrom":r."vectorTo"])::vector, ${embeddingModel}::text, false` : Prisma.empty}
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(id text, ordinal int, text text, lexical text, "tokenCount" int,
+             "headingPath" jsonb, "charStart" int, "charEnd" int, "vectorFrom" int, "vectorTo" int)`.catch((error: unknown) => {
       throw isForeignKeyViolation(error) ? new DocumentGoneError(doc.id) : error;
     });
   }

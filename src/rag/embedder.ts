@@ -41,17 +41,25 @@ export function storedDimensions(length: number): number {
   return size;
 }
 
-/** A vector as a pgvector literal, zero-padded to its stored size (storedDimensions). */
-export function vectorLiteral(vector: number[]): string {
+/** A vector at its stored size (storedDimensions), zero-padded: pgvector keeps 4-byte floats. */
+export function storedVector(vector: ArrayLike<number>): Float32Array {
   const size = storedDimensions(vector.length);
-  const padded = vector.length < size ? vector.concat(new Array<number>(size - vector.length).fill(0)) : vector;
-  // pgvector keeps 4-byte floats: 7 significant digits hold all they can, and parse faster
-  return `[${padded.map((x) => (x === 0 ? '0' : x.toPrecision(7))).join(',')}]`;
+  if (vector instanceof Float32Array && vector.length === size) return vector;
+  const stored = new Float32Array(size);
+  stored.set(vector);
+  return stored;
+}
+
+/** A vector as a pgvector literal, zero-padded to its stored size (storedDimensions). */
+export function vectorLiteral(vector: ArrayLike<number>): string {
+  // 7 significant digits hold all a 4-byte float can, and parse faster
+  return `[${Array.from(storedVector(vector), (x) => (x === 0 ? '0' : x.toPrecision(7))).join(',')}]`;
 }
 
 /**
  * Embeds chunks and queries with the workspace's embedding model through ModelGateway (which
- * retries), in batches, as pgvector literals.
+ * retries), in batches: chunks' vectors at their stored size (bound as binary when stored), a
+ * query's as a pgvector literal.
  */
 @Injectable()
 export class Embedder {
@@ -83,24 +91,24 @@ export class Embedder {
     return { literal: vectorLiteral(vector), dimensions: storedDimensions(vector.length) };
   }
 
-  /** Vector literals for `texts`, in order; `onBatch(done)` after each request. */
+  /** Vectors of `texts` at their stored size, in order; `onBatch(done)` after each request. */
   async embed(
     workspaceId: string,
     model: EmbeddingModel,
     texts: string[],
     onBatch?: (done: number) => Promise<void>,
     signal?: AbortSignal,
-  ): Promise<string[]> {
-    const out: string[] = [];
+  ): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += EMBED_BATCH) {
       const batch = texts.slice(i, i + EMBED_BATCH);
-      for (const vector of await this.embedBatch(workspaceId, model, batch, signal)) out.push(vectorLiteral(vector));
+      for (const vector of await this.embedBatch(workspaceId, model, batch, signal)) out.push(storedVector(vector));
       await onBatch?.(out.length);
     }
     return out;
   }
 
-  private async embedBatch(workspaceId: string, model: EmbeddingModel, batch: string[], signal?: AbortSignal): Promise<number[][]> {
+  private async embedBatch(workspaceId: string, model: EmbeddingModel, batch: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const options = { model: model.ref, workspaceId };
     if (!this.reduced.has(model.label)) {
       const vectors = await this.gateway.embed(batch, options, signal);

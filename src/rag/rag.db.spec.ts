@@ -3,7 +3,7 @@
  * hybrid ranking where the full-text and vector tops differ, chunks never outliving a deleted
  * document nor searched before their document is ready, and jobs a crash interrupted.
  */
-import { HASHED_MODEL as MODEL, hashedQuery, hashedVector as vector, mediumTest, type MediumTest } from '../../test/support/medium';
+import { HASHED_MODEL as MODEL, hashedEmbedding, hashedQuery, hashedVector, mediumTest, type MediumTest } from '../../test/support/medium';
 import { ChunkSearchRepository, RRF_K } from './chunk-search.repository';
 import { DocumentGoneError, DocumentRepository } from './document.repository';
 import { contentChecksum, IngestionService, STORE_BATCH } from './ingestion.service';
@@ -11,6 +11,7 @@ import { JobRepository } from './job.repository';
 import { KnowledgeBaseRepository } from './knowledge-base.repository';
 import { lexicalQuery } from './lexical';
 import { isUniqueViolation, type NewChunk } from './rag.records';
+import { OFFLINE_EMBEDDING_DIMENSIONS } from '../model';
 
 describe('rag SQL (database)', () => {
   let t: MediumTest;
@@ -106,7 +107,7 @@ describe('rag SQL (database)', () => {
     const chunks: NewChunk[] = Array.from({ length: STORE_BATCH.postgres }, (_, i) => ({
       id: `chk_batch_${i}`, ordinal: i, text: `Batch chunk ${i} about walruses.`, lexical: `batch chunk ${i} about walruses`,
       tokenCount: 6, headingPath: [`Part ${i}`], charStart: i * 30, charEnd: i * 30 + 29,
-      ...(t.vector.enabled && { embedding: vector(`walrus ${i}`) }),
+      ...(t.vector.enabled && { embedding: hashedEmbedding(`walrus ${i}`) }),
     }));
     const [before] = await t.sql.$queryRaw<{ indexed_chunks: number }[]>`SELECT indexed_chunks FROM knowledge_bases WHERE id = ${kb}`;
     const statements = jest.spyOn(t.sql, '$executeRaw');
@@ -121,6 +122,13 @@ describe('rag SQL (database)', () => {
     if (t.vector.enabled) {
       const [vectors] = await t.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_batch' AND embedding_model = ${MODEL}`;
       expect(vectors.n).toBe(64);
+      // each row got its own vector from the binary array, exactly as embedded
+      const [third] = await t.sql.$queryRaw<{ own: number; next: number; dims: number }[]>`
+        SELECT embedding <=> ${hashedVector('walrus 3')}::vector AS own, embedding <=> ${hashedVector('walrus 4')}::vector AS next, embedding_dims AS dims
+        FROM chunks WHERE id = 'chk_batch_3'`;
+      expect(third.own).toBeLessThan(1e-6);
+      expect(third.next).toBeGreaterThan(0.1);
+      expect(third.dims).toBe(OFFLINE_EMBEDDING_DIMENSIONS);
     }
     const [after] = await t.sql.$queryRaw<{ indexed_chunks: number }[]>`SELECT indexed_chunks FROM knowledge_bases WHERE id = ${kb}`;
     expect(Number(after.indexed_chunks) - Number(before.indexed_chunks)).toBe(64);

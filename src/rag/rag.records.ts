@@ -54,7 +54,7 @@ export interface JobRecord {
   finishedAt: Date | null;
 }
 
-/** A chunk as ingestion stores it. `embedding` is a pgvector literal (`[0.1,…]`), when embedded. */
+/** A chunk as ingestion stores it; `embedding` at its stored size (storedVector), when embedded. */
 export interface NewChunk {
   id: string;
   ordinal: number;
@@ -65,7 +65,7 @@ export interface NewChunk {
   headingPath: string[];
   charStart: number;
   charEnd: number;
-  embedding?: string;
+  embedding?: Float32Array;
 }
 
 /** Where a unique index refused a row (PostgreSQL and PGlite both report SQLSTATE 23505). */

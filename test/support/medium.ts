@@ -28,7 +28,7 @@ import type { MetricsService } from '../../src/observe/metrics.service';
 import { UsageLedger } from '../../src/observe/usage-ledger';
 import { UsageRepository } from '../../src/observe/usage.repository';
 import { DocumentRepository } from '../../src/rag/document.repository';
-import { OFFLINE_EMBEDDING_LABEL, vectorLiteral } from '../../src/rag/embedder';
+import { OFFLINE_EMBEDDING_LABEL, storedVector, vectorLiteral } from '../../src/rag/embedder';
 import { KnowledgeBaseRepository } from '../../src/rag/knowledge-base.repository';
 import { type Language, lexicalText, textSearchConfig } from '../../src/rag/lexical';
 import { countTokens } from '../../src/rag/token-count';
@@ -46,8 +46,11 @@ import { createTestDatabase } from './test-database';
 /** The embedding model of `t.document`'s vectors (offline hashed words, as the app's offline embedder). */
 export const HASHED_MODEL = OFFLINE_EMBEDDING_LABEL;
 
+/** `text`'s offline hashed-words embedding, as ingestion stores it. */
+export const hashedEmbedding = (text: string): Float32Array => storedVector(hashEmbedding(text, OFFLINE_EMBEDDING_DIMENSIONS));
+
 /** `text` as a pgvector literal of the offline hashed-words embedding. */
-export const hashedVector = (text: string): string => vectorLiteral(Array.from(hashEmbedding(text, OFFLINE_EMBEDDING_DIMENSIONS)));
+export const hashedVector = (text: string): string => vectorLiteral(hashedEmbedding(text));
 
 /** `text` as ChunkSearch's query vector of the offline embedding. */
 export const hashedQuery = (text: string) => ({ literal: hashedVector(text), model: HASHED_MODEL, dimensions: OFFLINE_EMBEDDING_DIMENSIONS });
@@ -190,7 +193,7 @@ export async function mediumTest(): Promise<MediumTest> {
         charStart: 0,
         charEnd: text.length,
       };
-      if (handle.vector.enabled) chunk.embedding = hashedVector(text);
+      if (handle.vector.enabled) chunk.embedding = hashedEmbedding(text);
       await documents.insertChunks({ id: docId, knowledgeBaseId, config: textSearchConfig(language) }, [chunk], handle.vector.enabled ? HASHED_MODEL : null);
       await documents.markReady({ id: docId, chunkCount: 1, charCount: text.length });
       return (await documents.find(knowledgeBaseId, docId))!;

@@ -172,16 +172,16 @@ export class OpenAiCompatibleProvider implements ChatProvider {
     yield { type: 'finish', reason: mapFinishReason(finishReason, hadTools), model: target.ref };
   }
 
-  /** Embeddings for `input` (one request; the caller batches). Floats, in input order. */
-  async embed(target: ModelTarget, input: string[], dimensions: number | undefined, signal?: AbortSignal): Promise<number[][]> {
+  /** Embeddings for `input` (one request; the caller batches), in input order, as the 4-byte floats they are stored as. */
+  async embed(target: ModelTarget, input: string[], dimensions: number | undefined, signal?: AbortSignal): Promise<Float32Array[]> {
     const guard = new AttemptGuard(signal, this.requestTimeoutMs);
     try {
       const response = await this.client(target).embeddings.create(
         { model: target.ref.modelId, input, ...(dimensions ? { dimensions } : {}) },
         { signal: guard.signal },
       );
-      const out: number[][] = new Array(input.length);
-      for (const item of response.data) out[item.index] = item.embedding;
+      const out: Float32Array[] = new Array(input.length);
+      for (const item of response.data) out[item.index] = Float32Array.from(item.embedding);
       return out;
     } catch (error) {
       guard.check(target);
