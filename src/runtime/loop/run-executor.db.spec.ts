@@ -243,6 +243,8 @@ describe('run executor (database, scripted model)', () => {
         // another instance takes the lease (this one looked dead to it); the next renewal finds out
         await h.sql.$executeRaw`UPDATE runs SET lease_owner = 'instance-b', lease_until = now() + interval '1 minute' WHERE id = ${posted.run.id}`;
         await jest.advanceTimersByTimeAsync(RENEW_MS);
+        // the renewal's statement is real I/O: it may answer after the timers have been advanced
+        await h.waitUntil('the renewal finds the lease taken', () => h.model.calls[0].aborted === true);
         await h.idle(posted.run.id);
         expect(h.model.calls[0]).toMatchObject({ aborted: true, outcome: 'aborted' });
         expect(h.model.calls[0].signal?.reason).toEqual(expect.objectContaining({ reason: 'lease_lost', handsOver: true }));
@@ -281,6 +283,43 @@ describe('run executor (database, scripted model)', () => {
       await h.idle(posted.run.id);
       // handed over, not ended: another instance resumes it once the lease has run out
       expect(await h.runRows.find(posted.run.id)).toMatchObject({ state: 'EXECUTING', finishedAt: null });
+    });
+
+    it('a run that stops while its lease is being renewed is released after the renewal, so it is not leased again', async () => {
+      const conversationId = await h.conversation();
+      const asked = deferred();
+      h.model.answer({ text: ['One moment'], hang: asked.promise, toolCalls: [toolCall('c1', 'ask_user', { question: 'Which city?' })] });
+      const posted = await h.post(conversationId, 'ask me');
+      await h.waitUntil('the model streams', () => h.model.calls[0]?.hanging === true);
+      // the next renewal (every 250 ms) waits in flight until the run has stopped
+      const renewing = deferred();
+      const stopped = deferred();
+      const claim = h.runRows.claimLease.bind(h.runRows);
+      const spy = jest.spyOn(h.runRows, 'claimLease').mockImplementationOnce(async (...args) => {
+        renewing.resolve();
+        await stopped.promise;
+        return claim(...args);
+      });
+      const released = deferred();
+      const release = h.runRows.releaseLease.bind(h.runRows);
+      const releaseSpy = jest.spyOn(h.runRows, 'releaseLease').mockImplementation(async (...args) => {
+        await release(...args);
+        released.resolve();
+      });
+      try {
+        await renewing.promise;
+        asked.resolve(); // the model asks the user: the run parks in AWAIT_USER and its driver stops
+        await h.waitUntil('the run waits for the user', async () => (await h.runRows.find(posted.run.id))!.state === 'AWAIT_USER');
+        // time for a release that does not wait for the renewal to happen first
+        await Promise.race([released.promise, new Promise((resolve) => setTimeout(resolve, 500))]);
+        stopped.resolve();
+        await h.idle(posted.run.id);
+      } finally {
+        spy.mockRestore();
+        releaseSpy.mockRestore();
+      }
+      // released after the renewal landed, not before it: another instance can take the reply at once
+      expect(await h.runRows.find(posted.run.id)).toMatchObject({ state: 'AWAIT_USER', leaseOwner: null, leaseUntil: null });
     });
   });
 });

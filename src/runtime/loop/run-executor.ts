@@ -37,6 +37,8 @@ interface ActiveRun extends HeldLease {
   controller: AbortController;
   done: Promise<void>;
   ended?: boolean;
+  /** a renewal of the lease in flight: the lease is released only after it has settled */
+  renewing?: Promise<void>;
 }
 
 /**
@@ -241,7 +243,11 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
       const leaseUntil = launch?.run.leaseOwner === this.instanceId ? (launch.run.leaseUntil?.getTime() ?? 0) : 0;
       if (leaseUntil > Date.now() + this.leases.renewMs) entry.until = leaseUntil;
       else if (!(await this.leases.claim(runId, entry))) return;
-      renew = setInterval(() => void this.keepLease(runId, entry), this.leases.renewMs);
+      renew = setInterval(() => {
+        entry.renewing ??= this.keepLease(runId, entry)
+          .catch((error: unknown) => this.logger.warn(`Run ${runId}: renewing its lease failed (${String(error)})`))
+          .finally(() => (entry.renewing = undefined));
+      }, this.leases.renewMs);
       driving = true;
       await this.loop.drive(runId, controller.signal, launch);
     } catch (error) {
@@ -249,6 +255,8 @@ export class RunExecutor extends RunQueue implements OnApplicationBootstrap, Bef
     } finally {
       if (!driving && launch?.first) this.steps.abandon(launch.first);
       clearInterval(renew);
+      // a renewal that landed after the release would take the lease of a stopped run back
+      await entry.renewing;
       if (!entry.ended) await this.leases.release(runId);
       this.active.delete(runId);
       finish();
