@@ -235,6 +235,18 @@ describe('Knowledge bases REST (/api/v1/knowledge-bases, /api/v1/jobs)', () => {
       expect(found.items.filter((hit) => hit.text.includes('zeppelin'))).toHaveLength(1);
     });
 
+    it('keeps one document of a text posted several times at once; every job names it', async () => {
+      const text = 'Five clients at once send the narwhal field guide.';
+      const posted = await Promise.all(Array.from({ length: 5 }, (_, i) =>
+        t.http().post(`/api/v1/knowledge-bases/${kb}/documents`).set(rag.auth).send({ title: `Narwhal ${i}`, text }).expect(202)));
+      const jobs = await Promise.all(posted.map((res) => rag.waitForJob(res.body.id)));
+      const ids = new Set(jobs.map((job) => job.result.documentId));
+      expect(ids.size).toBe(1);
+      expect(jobs.filter((job) => job.result.duplicate === true)).toHaveLength(4);
+      expect(jobs.every((job) => job.state === 'succeeded')).toBe(true);
+      expect((await rag.search(kb, { query: 'narwhal field guide', k: 10 })).items.map((hit) => hit.documentId)).toEqual([...ids]);
+    });
+
     it('lets a document whose ingestion failed be replaced by the same content', async () => {
       const text = 'The albatross glides for hours without flapping.';
       const first = await rag.addText(kb, { title: 'Albatross', text });

@@ -61,13 +61,15 @@ export class DocumentRepository {
   }
 
   /** Throws a unique violation when the knowledge base holds a document with the same checksum. */
-  async insert(doc: NewDocument): Promise<DocumentRecord> {
+  /** The new document; undefined when its knowledge base already holds a document of its checksum. */
+  async insert(doc: NewDocument): Promise<DocumentRecord | undefined> {
     const [row] = await this.sql.$queryRaw<DocumentRow[]>`
       INSERT INTO documents (id, knowledge_base_id, title, source, mime_type, checksum, metadata, status, updated_at)
       VALUES (${doc.id}, ${doc.knowledgeBaseId}, ${doc.title}, ${doc.source}, ${doc.mimeType}, ${doc.checksum},
               ${JSON.stringify(doc.metadata)}::jsonb, 'pending', now())
+      ON CONFLICT (knowledge_base_id, checksum) DO NOTHING
       RETURNING ${COLUMNS}`;
-    return toRecord(row);
+    return row && toRecord(row);
   }
 
   /** The document of the knowledge base with this content checksum. */

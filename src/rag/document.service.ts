@@ -7,7 +7,7 @@ import { KnowledgeGraph } from './graph.service';
 import { contentChecksum, INGEST_JOB, IngestionService, type IngestInput } from './ingestion.service';
 import { JobRunner } from './job-runner';
 import { KnowledgeBaseService } from './knowledge-base.service';
-import { type DocumentRecord, isForeignKeyViolation, isUniqueViolation, type JobRecord } from './rag.records';
+import { type DocumentRecord, isForeignKeyViolation, type JobRecord } from './rag.records';
 import { FORMATS, type Format } from './text-extraction';
 
 export interface NewDocumentInput {
@@ -46,29 +46,33 @@ export class DocumentService {
       const text = normaliseText(content.text);
       if (!text) throw new BadRequestException(say('validation.not_blank', { field: 'text' }));
       checksum = contentChecksum(text);
+    }
+    const newDocument = {
+      knowledgeBaseId,
+      title: input.title,
+      source: input.source ?? (content.kind === 'file' ? content.fileName : 'text'),
+      mimeType: content.kind === 'file' ? FORMATS[content.format].mimeType : 'text/plain',
+      checksum,
+      metadata: input.metadata ?? {},
+    };
+    let document: DocumentRecord | undefined;
+    // Inserted at once in the usual case. The same text already there (or added concurrently)
+    // stands, unless its ingestion failed: that one gives way. Ends within a few rounds: only a
+    // document that vanished or failed meanwhile makes another.
+    while (!document) {
+      try {
+        document = await this.documents.insert({ id: newId('doc'), ...newDocument });
+      } catch (error) {
+        // the knowledge base was deleted since it was read
+        if (isForeignKeyViolation(error)) throw new NotFoundException(say('knowledge_base.not_found', { id: knowledgeBaseId }));
+        throw error;
+      }
+      if (document) break;
+      // only a text has its checksum at this point (an upload's comes once it is extracted)
+      if (checksum === null) throw new Error('a document without a checksum was taken for a duplicate');
       const existing = await this.documents.findByChecksum(knowledgeBaseId, checksum);
-      // a failed attempt at the same text gives way to a new one
       if (existing?.status === 'failed') await this.documents.delete(knowledgeBaseId, existing.id);
       else if (existing) return this.duplicate(auth, existing);
-    }
-    let document: DocumentRecord;
-    try {
-      document = await this.documents.insert({
-        id: newId('doc'),
-        knowledgeBaseId,
-        title: input.title,
-        source: input.source ?? (content.kind === 'file' ? content.fileName : 'text'),
-        mimeType: content.kind === 'file' ? FORMATS[content.format].mimeType : 'text/plain',
-        checksum,
-        metadata: input.metadata ?? {},
-      });
-    } catch (error) {
-      // the knowledge base was deleted since it was read
-      if (isForeignKeyViolation(error)) throw new NotFoundException(say('knowledge_base.not_found', { id: knowledgeBaseId }));
-      // the same text added concurrently: the other request's document stands
-      const existing = checksum && isUniqueViolation(error) ? await this.documents.findByChecksum(knowledgeBaseId, checksum) : undefined;
-      if (existing) return this.duplicate(auth, existing);
-      throw error;
     }
     const ingestInput: IngestInput = content.kind === 'text' ? content : { kind: 'file', format: content.format, path: content.path };
     const target = { workspaceId: auth.workspaceId, knowledgeBaseId, documentId: document.id };
