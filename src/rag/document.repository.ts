@@ -60,7 +60,6 @@ export class DocumentRepository {
     return row?.workspace_id;
   }
 
-  /** Throws a unique violation when the knowledge base holds a document with the same checksum. */
   /** The new document; undefined when its knowledge base already holds a document of its checksum. */
   async insert(doc: NewDocument): Promise<DocumentRecord | undefined> {
     const [row] = await this.sql.$queryRaw<DocumentRow[]>`
