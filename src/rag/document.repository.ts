@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient, binaryRealArray } from '../database';
 import type { TextSearchConfig } from './lexical';
-import { DOCUMENT_STATUSES, type DocumentRecord, type DocumentStatus, isForeignKeyViolation, type NewChunk } from './rag.records';
+import { type IngestionSettingsRow, toIngestionSettings } from './knowledge-base.repository';
+import { DOCUMENT_STATUSES, type DocumentRecord, type DocumentStatus, type IngestionSettings, isForeignKeyViolation, type NewChunk } from './rag.records';
 
 interface DocumentRow {
   id: string;
@@ -113,6 +114,18 @@ export class DocumentRepository {
         WHERE kb.id = ${knowledgeBaseId} AND s.n > 0)
       SELECT count(*)::int AS deleted FROM gone`;
     return row.deleted > 0;
+  }
+
+  /**
+   * Marks the document `processing` and reads its knowledge base's ingestion settings, in one
+   * statement; undefined when the document is gone.
+   */
+  async startIngestion(id: string): Promise<IngestionSettings | undefined> {
+    const [row] = await this.sql.$queryRaw<IngestionSettingsRow[]>`
+      UPDATE documents d SET status = 'processing', error = NULL, updated_at = now()
+      FROM knowledge_bases kb WHERE d.id = ${id} AND kb.id = d.knowledge_base_id
+      RETURNING kb.language, kb.graph`;
+    return row && toIngestionSettings(row);
   }
 
   /** Whether the document still exists (was not deleted meanwhile). */

@@ -8,7 +8,6 @@ import { Embedder } from './embedder';
 import { GraphExtractor } from './graph-extractor';
 import { JobContext, JobFailure } from './job-runner';
 import { JobRepository } from './job.repository';
-import { KnowledgeBaseRepository } from './knowledge-base.repository';
 import { lexicalText, textSearchConfig } from './lexical';
 import { isUniqueViolation, type NewChunk } from './rag.records';
 import { ExtractionError, extractText, type Format } from './text-extraction';
@@ -64,7 +63,6 @@ export class IngestionService implements OnModuleInit {
 
   constructor(
     private readonly documents: DocumentRepository,
-    private readonly knowledgeBases: KnowledgeBaseRepository,
     private readonly jobs: JobRepository,
     private readonly embedder: Embedder,
     private readonly vector: VectorSupport,
@@ -114,7 +112,9 @@ export class IngestionService implements OnModuleInit {
 
   private async process(target: IngestTarget, input: IngestInput, context: JobContext): Promise<Record<string, unknown>> {
     const { documentId } = target;
-    if (!(await this.documents.setStatus(documentId, 'processing'))) throw new DocumentGoneError(documentId);
+    // a knowledge base deleted later takes the document with it: storing its chunks then fails
+    const settings = await this.documents.startIngestion(documentId);
+    if (!settings) throw new DocumentGoneError(documentId);
     let document: DocumentText;
     try {
       document = await this.textOf(input, context.signal);
@@ -130,9 +130,6 @@ export class IngestionService implements OnModuleInit {
     }
     await context.progress(0.1);
 
-    // a knowledge base deleted meanwhile has taken the document with it
-    const settings = await this.knowledgeBases.ingestionSettingsOf(target.knowledgeBaseId);
-    if (!settings) throw new DocumentGoneError(documentId);
     const { language } = settings;
     const batch = STORE_BATCH[this.database?.kind ?? 'embedded'];
     let stored = 0;

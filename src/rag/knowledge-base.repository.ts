@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient } from '../database';
 import { isLanguage, type Language } from './lexical';
-import type { KnowledgeBaseRecord } from './rag.records';
+import type { IngestionSettings, KnowledgeBaseRecord } from './rag.records';
 
 interface KnowledgeBaseRow {
   id: string;
@@ -17,6 +17,16 @@ interface KnowledgeBaseRow {
 
 const COLUMNS = Prisma.sql`kb.id, kb.workspace_id, kb.name, kb.description, kb.language, kb.graph, kb.created_at, kb.updated_at,
   (SELECT count(*)::int FROM documents d WHERE d.knowledge_base_id = kb.id) AS document_count`;
+
+/** A knowledge base's `language` and `graph` columns, as ingestion reads them. */
+export interface IngestionSettingsRow {
+  language: string;
+  graph: boolean;
+}
+
+export function toIngestionSettings(row: IngestionSettingsRow): IngestionSettings {
+  return { language: isLanguage(row.language) ? row.language : 'simple', graph: row.graph === true };
+}
 
 function toRecord(row: KnowledgeBaseRow): KnowledgeBaseRecord {
   return {
@@ -118,10 +128,10 @@ export class KnowledgeBaseRepository {
     return (await this.ingestionSettingsOf(id))?.language;
   }
 
-  /** What ingestion reads of a knowledge base, in one statement: its language and whether `graph` is on; undefined when it is gone. */
-  async ingestionSettingsOf(id: string): Promise<{ language: Language; graph: boolean } | undefined> {
-    const [row] = await this.sql.$queryRaw<{ language: string; graph: boolean }[]>`SELECT language, graph FROM knowledge_bases WHERE id = ${id}`;
-    return row && { language: isLanguage(row.language) ? row.language : 'simple', graph: row.graph === true };
+  /** What ingestion reads of a knowledge base: its language and whether `graph` is on; undefined when it is gone. */
+  async ingestionSettingsOf(id: string): Promise<IngestionSettings | undefined> {
+    const [row] = await this.sql.$queryRaw<IngestionSettingsRow[]>`SELECT language, graph FROM knowledge_bases WHERE id = ${id}`;
+    return row && toIngestionSettings(row);
   }
 
   /** Deletes it with its documents and chunks (foreign keys cascade). Whether it existed. */

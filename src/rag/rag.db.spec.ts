@@ -8,7 +8,6 @@ import { ChunkSearchRepository, RRF_K } from './chunk-search.repository';
 import { DocumentGoneError, DocumentRepository } from './document.repository';
 import { contentChecksum, IngestionService, STORE_BATCH } from './ingestion.service';
 import { JobRepository } from './job.repository';
-import { KnowledgeBaseRepository } from './knowledge-base.repository';
 import { lexicalQuery } from './lexical';
 import { isUniqueViolation, type NewChunk } from './rag.records';
 import { OFFLINE_EMBEDDING_DIMENSIONS } from '../model';
@@ -68,6 +67,25 @@ describe('rag SQL (database)', () => {
     expect(hybrid.map((r) => r.score)).toEqual([rrf(2, 1), rrf(1, 3), rrf(3, 2)].map((s) => expect.closeTo(s, 12)));
     // nothing shares a word with the unrelated document: it is in neither list
     expect(hybrid.map((r) => r.document_id)).not.toContain('doc_other');
+  });
+
+  it("starts a document's ingestion with its knowledge base's settings in one statement; a gone document has none", async () => {
+    await documents.insert({ id: 'doc_start', knowledgeBaseId: kb, title: 's', source: 'text', mimeType: 'text/plain', checksum: 'start', metadata: {} });
+    await documents.setStatus('doc_start', 'failed', 'an earlier attempt');
+    const [before] = await t.sql.$queryRaw<{ language: string }[]>`SELECT language FROM knowledge_bases WHERE id = ${kb}`;
+    const statements = jest.spyOn(t.sql, '$queryRaw');
+    expect(await documents.startIngestion('doc_start')).toEqual({ language: before.language, graph: false });
+    expect(statements).toHaveBeenCalledTimes(1);
+    statements.mockRestore();
+    expect(await documents.find(kb, 'doc_start')).toMatchObject({ status: 'processing', error: null });
+    await t.sql.$executeRaw`UPDATE knowledge_bases SET language = 'english', graph = true WHERE id = ${kb}`;
+    try {
+      expect(await documents.startIngestion('doc_start')).toEqual({ language: 'english', graph: true });
+    } finally {
+      await t.sql.$executeRaw`UPDATE knowledge_bases SET language = ${before.language}, graph = false WHERE id = ${kb}`;
+    }
+    await documents.delete(kb, 'doc_start');
+    expect(await documents.startIngestion('doc_start')).toBeUndefined();
   });
 
   it('never stores chunks for a document deleted during its ingestion', async () => {
@@ -157,7 +175,7 @@ describe('rag SQL (database)', () => {
     const queued = await jobs.insert({ id: 'job_queued', workspaceId: WS, kind: 'ingest_document', result: {} });
     const done = await jobs.insert({ id: 'job_done', workspaceId: WS, kind: 'ingest_document', result: {}, state: 'succeeded' });
 
-    const ingestion = new IngestionService(documents, t.repo(KnowledgeBaseRepository), jobs, undefined as never, t.vector);
+    const ingestion = new IngestionService(documents, jobs, undefined as never, t.vector);
     await ingestion.onModuleInit();
     expect(await jobs.find(WS, running.id)).toMatchObject({ state: 'failed', error: expect.stringMatching(/^interrupted/) });
     expect(await jobs.find(WS, queued.id)).toMatchObject({ state: 'failed' });

@@ -54,6 +54,12 @@ export interface JobRecord {
   finishedAt: Date | null;
 }
 
+/** What ingestion reads of a knowledge base: its language and whether `graph` is on. */
+export interface IngestionSettings {
+  language: Language;
+  graph: boolean;
+}
+
 /** A chunk as ingestion stores it; `embedding` at its stored size (storedVector), when embedded. */
 export interface NewChunk {
   id: string;
