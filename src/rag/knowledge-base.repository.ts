@@ -125,13 +125,8 @@ export class KnowledgeBaseRepository {
 
   /** The language of a knowledge base; undefined when it is gone. */
   async languageOf(id: string): Promise<Language | undefined> {
-    return (await this.ingestionSettingsOf(id))?.language;
-  }
-
-  /** What ingestion reads of a knowledge base: its language and whether `graph` is on; undefined when it is gone. */
-  async ingestionSettingsOf(id: string): Promise<IngestionSettings | undefined> {
     const [row] = await this.sql.$queryRaw<IngestionSettingsRow[]>`SELECT language, graph FROM knowledge_bases WHERE id = ${id}`;
-    return row && toIngestionSettings(row);
+    return row && toIngestionSettings(row).language;
   }
 
   /** Deletes it with its documents and chunks (foreign keys cascade). Whether it existed. */
