@@ -6,7 +6,8 @@
  */
 import { HASHED_MODEL, hashedEmbedding, hashedQuery, hashedVector, mediumTest, type MediumTest } from '../../test/support/medium';
 import type { KeyAuth } from '../security/auth-context';
-import { type ChunkSearch, ChunkSearchRepository, SHORTLIST_FACTOR } from './chunk-search.repository';
+import { SHORTLIST_FACTOR } from './bm25.statement';
+import { type ChunkSearch, ChunkSearchRepository } from './chunk-search.repository';
 import { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from '../model';
 import { INDEXED_DIMENSIONS, vectorLiteral } from './embedder';
 import { lexicalQuery } from './lexical';
@@ -88,6 +89,38 @@ describe('chunk search plans (database)', () => {
       expect(rows).toHaveLength(10);
       expect(rows).toEqual(await ranked('river stone bridge', 1_000, 10));
     });
+  });
+
+  it('the common terms\' chunks beyond the shortlist are not listed, yet one holding a rare term too keeps their score', async () => {
+    // river and stone are common, otter rare; 60 short chunks hold both common words, and only two
+    // long ones hold all three: they rank first, above ten a word shorter of otter and river alone
+    const filler = (n: number) => Array.from({ length: n }, (_, j) => `f${j}`).join(' ');
+    const texts = Array.from({ length: 80 }, (_, i) => {
+      if (i < 10) return `otter river ${filler(13)}`;
+      if (i < 12) return `otter river stone ${filler(13)}`;
+      if (i < 20) return filler(3);
+      return `river stone ${filler(1 + (i % 5))}`;
+    });
+    const { kb, ids } = await knowledgeBase(texts);
+    const query = 'otter river stone';
+    const truncated = await lexical(kb, query, { commonTermChunks: 20, candidates: 2, k: 2 });
+    expect(truncated.map((row) => row.id).sort()).toEqual([ids[10], ids[11]]);
+    // as scoring every term's chunks ranks them
+    const exact = await lexical(kb, query, { commonTermChunks: 1_000, candidates: 80, k: 50 });
+    expect(truncated.map((row) => row.id)).toEqual(exact.slice(0, 2).map((row) => row.id));
+    // the common terms alone: the shortest of their 62 chunks, ranked as exact scoring ranks them
+    const common = await lexical(kb, 'river stone', { commonTermChunks: 20, candidates: 3, k: 3 });
+    const everyMatch = await lexical(kb, 'river stone', { commonTermChunks: 1_000, candidates: 80, k: 50 });
+    expect(common.map((row) => row.id)).toEqual(everyMatch.slice(0, 3).map((row) => row.id));
+  });
+
+  it('chunks of a document that is not ready are not listed, with a filter or without', async () => {
+    const { kb, ids } = await knowledgeBase(['harbor lantern one', 'harbor lantern two'], () => ({ shelf: 'a' }));
+    await t.repo(DocumentRepository).setStatus(ids[1].slice('chk_'.length), 'processing');
+    for (const filter of [undefined, { shelf: 'a' }]) {
+      expect((await lexical(kb, 'harbor', { filter, commonTermChunks: 1 })).map((row) => row.id)).toEqual([ids[0]]);
+      expect((await lexical(kb, 'harbor lantern', { filter })).map((row) => row.id)).toEqual([ids[0]]);
+    }
   });
 
   it('a lexeme with a quote or a backslash is searched as itself', async () => {

@@ -107,14 +107,6 @@ export class KnowledgeBaseRepository {
     return row?.workspace_id;
   }
 
-  /** Which of `ids` are knowledge bases of the workspace. */
-  async existing(workspaceId: string, ids: string[]): Promise<Set<string>> {
-    if (!ids.length) return new Set();
-    const rows = await this.sql.$queryRaw<{ id: string }[]>`
-      SELECT id FROM knowledge_bases WHERE workspace_id = ${workspaceId} AND id IN (${Prisma.join(ids)})`;
-    return new Set(rows.map((row) => row.id));
-  }
-
   /** The language of each of `ids` that is a knowledge base of the workspace. */
   async languages(workspaceId: string, ids: string[]): Promise<Map<string, Language>> {
     if (!ids.length) return new Map();

@@ -60,21 +60,17 @@ export class KnowledgeBaseService {
     return (await this.details([await this.get(auth, id)]))[0];
   }
 
-  /** Which of `ids` are knowledge bases of the workspace. */
-  existing(workspaceId: string, ids: string[]): Promise<Set<string>> {
-    return this.knowledgeBases.existing(workspaceId, ids);
-  }
-
   /** The language of each of `ids` that is a knowledge base of the workspace (others are left out). */
   languages(workspaceId: string, ids: string[]): Promise<Map<string, Language>> {
     return this.knowledgeBases.languages(workspaceId, ids);
   }
 
-  /** 404 naming the first of `ids` that is not a knowledge base of the caller's workspace. */
-  async requireAll(auth: AuthContext, ids: string[]): Promise<void> {
-    const found = await this.knowledgeBases.existing(auth.workspaceId, ids);
-    const missing = ids.find((id) => !found.has(id));
+  /** The language of each of `ids`; 404 naming the first that is not a knowledge base of the caller's workspace. */
+  async requireLanguages(auth: AuthContext, ids: string[]): Promise<Map<string, Language>> {
+    const languages = await this.knowledgeBases.languages(auth.workspaceId, ids);
+    const missing = ids.find((id) => !languages.has(id));
     if (missing !== undefined) throw notFound(missing);
+    return languages;
   }
 
   /** Deletes it with its documents and chunks. */

@@ -41,10 +41,10 @@ export class RetrievalService {
    */
   async search(auth: AuthContext, request: Omit<SearchRequest, 'rerank'>, options: { rerank?: boolean } = {}): Promise<SearchResult> {
     const ids = [...new Set(request.knowledgeBaseIds)];
-    await this.knowledgeBases.requireAll(auth, ids);
+    const languages = await this.knowledgeBases.requireLanguages(auth, ids);
     const rerank = options.rerank ? await this.reranks?.callFor(auth.workspaceId) : undefined;
     if (options.rerank && !rerank) throw new ConflictException(say('knowledge_base.no_rerank_model'));
-    return this.searchIn(auth.workspaceId, { ...request, knowledgeBaseIds: ids, rerank });
+    return this.searchIn(auth.workspaceId, { ...request, rerank }, languages);
   }
 
   /**
@@ -52,16 +52,17 @@ export class RetrievalService {
    * (or never the workspace's) are skipped, so a stale setting never fails a run.
    */
   async searchForRun(workspaceId: string, request: SearchRequest): Promise<SearchResult> {
-    return this.searchIn(workspaceId, { ...request, knowledgeBaseIds: [...new Set(request.knowledgeBaseIds)] });
+    const ids = [...new Set(request.knowledgeBaseIds)];
+    // the knowledge bases of the workspace among `ids` (a run's stale setting may name others)
+    const languages = ids.length ? await this.knowledgeBases.languages(workspaceId, ids) : new Map<string, Language>();
+    return this.searchIn(workspaceId, request, languages);
   }
 
-  private async searchIn(workspaceId: string, request: SearchRequest): Promise<SearchResult> {
-    const ids = request.knowledgeBaseIds;
+  /** `request` in the knowledge bases of `languages` (their ids and each one's language). */
+  private async searchIn(workspaceId: string, request: Omit<SearchRequest, 'knowledgeBaseIds'>, languages: Map<string, Language>): Promise<SearchResult> {
     const query = request.query.trim();
     if (!query) throw new BadRequestException(say('validation.not_empty', { field: 'query' }));
     if (!Number.isInteger(request.k) || request.k < 1 || request.k > MAX_K) throw new BadRequestException(say('validation.integer_range', { field: 'k', min: 1, max: MAX_K }));
-    // the knowledge bases of the workspace among `ids` (a run's stale setting may name others)
-    const languages = ids.length ? await this.knowledgeBases.languages(workspaceId, ids) : new Map<string, Language>();
     if (!languages.size) return { items: [], degraded: false };
 
     const vector = await this.queryVector(workspaceId, query);

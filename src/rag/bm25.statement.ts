@@ -1,0 +1,165 @@
+import { Prisma } from '../database';
+import type { TextSearchConfig } from './lexical';
+
+/** BM25's term-frequency saturation and length normalisation (the usual values). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+/** The full-text query for knowledge bases of one language (lexical.ts). */
+export interface LexicalSearch {
+  knowledgeBaseIds: string[];
+  config: TextSearchConfig;
+  /** lexicalQuery(…) of the query, for websearch_to_tsquery(config, …); empty: no match */
+  query: string;
+}
+
+/** Where and how many: the search's metadata condition (on documents `d`) and its sizes. */
+export interface Bm25Options {
+  metadata: Prisma.Sql;
+  /** whether `metadata` filters (a metadata filter was given) */
+  filtered: boolean;
+  candidates: number;
+  /** a term in more chunks than this is common (COMMON_TERM_CHUNKS) */
+  commonTermChunks: number;
+}
+
+/**
+ * A term in more chunks than this is common: its chunks are not listed one by one (see
+ * bm25Statement). Below it, listing a term's chunks costs a few milliseconds at most.
+ */
+export const COMMON_TERM_CHUNKS = 1_000;
+
+/**
+ * How many chunks per lexical candidate BM25 scores exactly (reading their tsvectors), picked by
+ * their score floor among those whose bound reaches the `candidates`-th best floor. When no more
+ * than that many reach it, the list is exact; otherwise the ones with the highest floors are scored.
+ */
+export const SHORTLIST_FACTOR = 5;
+
+/**
+ * Which chunks BM25 may list: those of ready documents of the knowledge bases (passing the
+ * metadata filter). `definition` is a CTE, `holds` a condition on a chunk `c`, `any` whether
+ * there is one such document. With a filter, the passing documents are listed and each chunk's
+ * document looked up among them; without one, each chunk's knowledge base is checked and its
+ * document looked up among those not ready (a partial index finds them: usually none), so that a
+ * search does not first list every document of a large knowledge base.
+ */
+function searchedDocuments(ids: Prisma.Sql, metadata: Prisma.Sql, filtered: boolean): { definition: Prisma.Sql; holds: Prisma.Sql; any: Prisma.Sql } {
+  if (filtered) {
+    return {
+      definition: Prisma.sql`ready AS MATERIALIZED (SELECT d.id FROM documents d WHERE d.knowledge_base_id IN (${ids}) AND d.status = 'ready' ${metadata})`,
+      holds: Prisma.sql`c.document_id IN (SELECT id FROM ready)`,
+      any: Prisma.sql`EXISTS (SELECT 1 FROM ready)`,
+    };
+  }
+  return {
+    definition: Prisma.sql`unready AS MATERIALIZED (SELECT d.id FROM documents d WHERE d.knowledge_base_id IN (${ids}) AND d.status <> 'ready')`,
+    holds: Prisma.sql`c.knowledge_base_id IN (${ids}) AND NOT EXISTS (SELECT 1 FROM unready u WHERE u.id = c.document_id)`,
+    any: Prisma.sql`EXISTS (SELECT 1 FROM documents d WHERE d.knowledge_base_id IN (${ids}) AND d.status = 'ready')`,
+  };
+}
+
+/**
+ * The lexical list of ChunkSearchRepository's statement: the `candidates` best chunks of one
+ * language's knowledge bases by BM25,
+ * Σ over query terms t in the chunk of idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·len/avglen)),
+ * idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)).
+ *
+ * In SQL: each query term's chunks come from the GIN index alone (no tsvector is read);
+ * from a term's document frequency and the knowledge bases' chunk count and total length (the
+ * statistics DocumentRepository keeps: knowledge_base_terms, knowledge_bases.indexed_*) and a
+ * chunk's token count, each matching chunk gets a floor (its terms at tf = 1) and a bound (their
+ * saturation, idf·(k1 + 1) each) of its score. Only a shortlist whose bounds reach the
+ * `candidates`-th best floor is scored exactly, its terms' frequencies read from each chunk's
+ * tsvector (the number of a term's positions; the query's terms are marked with weight A and
+ * filtered out of it, which reads only those lexemes): reading every matching chunk's tsvector
+ * was most of a search's time when a query's words are common.
+ *
+ * Common terms (in more than COMMON_TERM_CHUNKS chunks) are matched together, as Elasticsearch's
+ * common-terms query did: chunks holding a rare term, or every common one (one intersection in
+ * the GIN index). Most of a search's time went to listing and grouping the chunks of words found
+ * in a third of the corpus, which add little to a chunk's score; a chunk with some but not all
+ * of them and no rare term is left out, unless fewer than `candidates` chunks are found so. Of
+ * the chunks holding every common term, only the shortest are listed (and those holding a rare
+ * term too): the rest could not reach the shortlist. Listing them still reads each one's row
+ * (its token count and document), which migration 20261215000000_narrow_chunk_rows keeps small.
+ */
+export function bm25Statement(group: LexicalSearch, { metadata, filtered, candidates, commonTermChunks }: Bm25Options): Prisma.Sql {
+  const ids = Prisma.join(group.knowledgeBaseIds);
+  // constants, written into the statement
+  const [k1, k1plus1, b] = [BM25_K1, BM25_K1 + 1, BM25_B].map((value) => Prisma.raw(value.toFixed(4)));
+  // the query's terms as the configuration indexes them (stemmed, without stop words)
+  const words = group.query.split(' or ').join(' ');
+  const documents = searchedDocuments(ids, metadata, filtered);
+  // a list's chunks straight from the GIN index (OFFSET 0 keeps the subquery apart, so that its
+  // tsquery stays an index condition); a row holds only what the list needs, no text or tsvector
+  const postings = (query: Prisma.Sql) =>
+    Prisma.sql`(SELECT c.id, c.token_count, c.document_id, c.knowledge_base_id FROM chunks c WHERE c.tsv @@ ${query} OFFSET 0)`;
+  return Prisma.sql`(
+    WITH terms AS MATERIALIZED (SELECT tsvector_to_array(to_tsvector(${group.config}::regconfig, ${words})) AS terms),
+    corpus AS MATERIALIZED (SELECT greatest(sum(indexed_chunks), 1)::float8 AS n,
+                      greatest(sum(indexed_tokens)::float8 / greatest(sum(indexed_chunks), 1), 1) AS avglen
+               FROM knowledge_bases WHERE id IN (${ids})),
+    idf AS MATERIALIZED (
+      SELECT t.term, ln(1 + (corpus.n - df.df + 0.5) / (df.df + 0.5)) AS idf, df.df > ${commonTermChunks} AS common,
+             -- the lexeme quoted, so that as a tsquery it is not normalised again
+             '''' || replace(replace(t.term, '\', '\\'), '''', '''''') || '''' AS quoted
+      FROM terms, corpus, unnest(terms.terms) AS t(term),
+           LATERAL (SELECT coalesce(sum(kt.df), 0)::float8 AS df FROM knowledge_base_terms kt
+                    WHERE kt.knowledge_base_id IN (${ids}) AND kt.term = t.term) df),
+    -- the common terms together: their idf and the conjunction of their lexemes (none: NULL)
+    common AS MATERIALIZED (SELECT coalesce(sum(idf), 0) AS idf, string_agg(quoted, ' & ')::tsquery AS query FROM idf WHERE common),
+    ${documents.definition},
+    -- each rare term's chunks and those holding every common term (none read when no document
+    -- is ready and passes the filter);
+    -- \`settled\`: every common term the chunk holds is counted in its rows
+    found AS MATERIALIZED (
+      SELECT c.id, c.token_count, idf.idf, false AS settled
+      FROM idf CROSS JOIN LATERAL ${postings(Prisma.sql`idf.quoted::tsquery`)} c
+      WHERE NOT idf.common AND ${documents.any} AND ${documents.holds}
+      UNION ALL
+      -- of the chunks holding every common term, the shortest (their bounds are equal and their
+      -- floors fall with length, so no other could enter the shortlist on these terms alone; as
+      -- many as \`wider\` counts), and every one holding a rare term too (a GIN intersection)
+      SELECT c.id, c.token_count, common.idf, true
+      FROM common CROSS JOIN LATERAL (
+        (SELECT c.id, c.token_count FROM (SELECT c.id, c.token_count FROM ${postings(Prisma.sql`common.query`)} c WHERE ${documents.holds} OFFSET 0) c
+         ORDER BY c.token_count, c.id LIMIT greatest(${candidates * SHORTLIST_FACTOR}, ${candidates} * (1 + (SELECT count(*) FROM idf WHERE NOT common))))
+        UNION
+        SELECT c.id, c.token_count
+        FROM idf CROSS JOIN LATERAL ${postings(Prisma.sql`(idf.quoted::tsquery && common.query)`)} c
+        WHERE NOT idf.common AND ${documents.holds}) c
+      WHERE common.query IS NOT NULL AND ${documents.any}),
+    -- too few chunks found so (common terms rarely together): every term's chunks after all (a
+    -- chunk is at most once in each list, so this many rows hold \`candidates\` chunks)
+    wider AS (SELECT common.query IS NOT NULL AND (SELECT count(*) FROM found) < ${candidates} * (1 + (SELECT count(*) FROM idf WHERE NOT common)) AS needed FROM common),
+    matches AS MATERIALIZED (
+      SELECT found.* FROM found WHERE NOT (SELECT needed FROM wider)
+      UNION ALL
+      SELECT c.id, c.token_count, idf.idf, true
+      FROM idf CROSS JOIN LATERAL ${postings(Prisma.sql`idf.quoted::tsquery`)} c
+      WHERE (SELECT needed FROM wider) AND ${documents.any} AND ${documents.holds}),
+    -- a chunk's BM25 lies between its terms' scores at tf = 1 (floor) and idf·(k1 + 1) each
+    -- (bound; with the common terms it may hold uncounted, unless settled)
+    -- (grouped only when a chunk can be in more than one list)
+    lists AS (SELECT count(*) FILTER (WHERE NOT common) + (CASE WHEN (SELECT needed FROM wider) THEN count(*) FILTER (WHERE common) ELSE 1 END) AS n FROM idf),
+    bounds AS MATERIALIZED (
+      SELECT m.id, SUM(m.idf) * ${k1plus1} / (1 + ${k1} * (1 - ${b} + ${b} * m.token_count / corpus.avglen)) AS floor,
+             (SUM(m.idf) + CASE WHEN bool_or(m.settled) THEN 0 ELSE common.idf END) * ${k1plus1} AS bound
+      FROM matches m, corpus, common WHERE (SELECT n FROM lists) > 1 GROUP BY m.id, m.token_count, corpus.avglen, common.idf
+      UNION ALL
+      SELECT m.id, m.idf * ${k1plus1} / (1 + ${k1} * (1 - ${b} + ${b} * m.token_count / corpus.avglen)),
+             (m.idf + CASE WHEN m.settled THEN 0 ELSE common.idf END) * ${k1plus1}
+      FROM matches m, corpus, common WHERE (SELECT n FROM lists) <= 1),
+    threshold AS (SELECT coalesce(min(floor), 0) AS floor FROM (SELECT floor FROM bounds ORDER BY floor DESC LIMIT ${candidates}) best),
+    shortlist AS MATERIALIZED (
+      SELECT bounds.id FROM bounds, threshold WHERE bounds.bound >= threshold.floor
+      ORDER BY bounds.floor DESC, bounds.id LIMIT ${candidates * SHORTLIST_FACTOR})
+    SELECT c.id, SUM(idf.idf * cardinality(hit.positions) * ${k1plus1}
+             / (cardinality(hit.positions) + ${k1} * (1 - ${b} + ${b} * c.token_count / corpus.avglen)))::float8 AS score
+    FROM shortlist s JOIN chunks c ON c.id = s.id CROSS JOIN terms CROSS JOIN corpus
+         CROSS JOIN LATERAL unnest(ts_filter(setweight(c.tsv, 'A', terms.terms), '{a}')) AS hit
+         JOIN idf ON idf.term = hit.lexeme
+    GROUP BY c.id
+    ORDER BY score DESC, c.id LIMIT ${candidates})`;
+}
