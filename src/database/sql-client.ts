@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { Prisma } from '../generated/prisma/client';
 import { PgliteStatements, type PgliteProtocol, type StatementResult } from './pglite-statements';
@@ -13,6 +14,15 @@ export interface Sql {
 
 type Result = StatementResult;
 type Execute = (text: string, values: unknown[]) => Promise<Result>;
+
+export interface AtomicOptions {
+  /**
+   * Each statement with parameters is prepared once per connection and its plan kept (named after
+   * its text), as PGlite's statements always are: for a statement whose planning costs as much as
+   * running it, with `plan_cache_mode` set by a statement before it in the batch.
+   */
+  reusePlans?: boolean;
+}
 
 function statement(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql {
   return query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
@@ -52,11 +62,18 @@ export abstract class SqlClient implements Sql {
    * rolls back whole), for units of work whose statements do not depend on each other's results
    * in code.
    */
-  abstract $atomic(statements: Prisma.Sql[]): Promise<unknown[][]>;
+  abstract $atomic(statements: Prisma.Sql[], options?: AtomicOptions): Promise<unknown[][]>;
 }
 
 type Transaction = SqlClient['$transaction'];
 type Atomic = SqlClient['$atomic'];
+
+/** The batch's statements in order in one transaction, each one's rows. */
+async function eachOf(tx: Sql, statements: Prisma.Sql[]): Promise<unknown[][]> {
+  const results: unknown[][] = [];
+  for (const statement of statements) results.push(await tx.$queryRaw<unknown[]>(statement));
+  return results;
+}
 
 /** A SqlClient over a driver's `execute`, its transactions and (optionally) its own atomic batch. */
 class DriverSqlClient extends SqlClient {
@@ -79,13 +96,9 @@ class DriverSqlClient extends SqlClient {
     return this.transaction(work);
   }
 
-  $atomic(statements: Prisma.Sql[]): Promise<unknown[][]> {
-    if (this.atomic) return this.atomic(statements);
-    return this.transaction(async (tx) => {
-      const results: unknown[][] = [];
-      for (const statement of statements) results.push(await tx.$queryRaw<unknown[]>(statement));
-      return results;
-    });
+  $atomic(statements: Prisma.Sql[], options?: AtomicOptions): Promise<unknown[][]> {
+    if (this.atomic) return this.atomic(statements, options);
+    return this.transaction((tx) => eachOf(tx, statements));
   }
 }
 
@@ -160,15 +173,28 @@ function checkedOut(pool: pg.Pool): () => number {
 }
 
 export function postgresSqlClient(pool: pg.Pool): SqlClient {
+  const onConnection = async <T>(work: (tx: Sql) => Promise<T>, reusePlans = false): Promise<T> => {
+    const connection = await pool.connect();
+    try {
+      const query = (text: string, values: unknown[]) =>
+        connection.query(reusePlans && values.length ? { name: preparedName(text), text, values } : { text, values });
+      return await inTransaction(async (text, values) => fromPg(await query(text, values)), work);
+    } finally {
+      connection.release();
+    }
+  };
   return new DriverSqlClient(
     async (text, values) => fromPg(await pool.query(text, values)),
-    async (work) => {
-      const connection = await pool.connect();
-      try {
-        return await inTransaction(async (text, values) => fromPg(await connection.query(text, values)), work);
-      } finally {
-        connection.release();
-      }
-    },
+    (work) => onConnection(work),
+    (statements, options) => onConnection((tx) => eachOf(tx, statements), options?.reusePlans),
   );
+}
+
+/**
+ * A prepared statement's name on PostgreSQL: a digest of its text, so that a connection that has
+ * prepared it runs it again (`pg` prepares a name once per connection) and no name is ever
+ * another text's. Only a few statement shapes ask for it (AtomicOptions.reusePlans).
+ */
+function preparedName(text: string): string {
+  return `helix_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`;
 }
