@@ -8,6 +8,6 @@ export { MigrationError } from './migration-runner';
 export { Prisma, PrismaService } from './prisma.service';
 export { SqlClient } from './sql-client';
 export type { Sql } from './sql-client';
-export { equalsOrNull } from './sql-fragments';
+export { equalsOrNull, explainPrepared } from './sql-fragments';
 export { UnitCondition, UnitOfWork } from './unit-of-work';
 export type { Deferred } from './unit-of-work';

@@ -268,5 +268,8 @@ describe('chunk search plans (database)', () => {
     // never compiled: PostgreSQL's JIT took most of a search's time at 100,000 chunks
     expect(plan).toMatch(/Settings: .*jit = 'off'/);
     expect(plan).not.toMatch(/^JIT:/m);
+    // the generic plan a search reuses (its conditions name parameters, not values)
+    expect(plan).toMatch(/Settings: .*plan_cache_mode = 'force_generic_plan'/);
+    expect(plan).toMatch(/Index Cond: \(knowledge_base_id = \$\d+\)/);
   });
 });

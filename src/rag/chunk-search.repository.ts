@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, SqlClient } from '../database';
+import { Prisma, SqlClient, explainPrepared } from '../database';
 import { INDEXED_DIMENSIONS } from './embedder';
 import { COMMON_TERM_CHUNKS, bm25Statement, type LexicalSearch } from './bm25.statement';
 import type { MetadataFilter } from './retrieval.types';
@@ -46,6 +46,9 @@ export interface ChunkSearchRow {
  */
 @Injectable()
 export class ChunkSearchRepository {
+  /** explain(…)'s prepared statements so far */
+  private explained = 0;
+
   constructor(private readonly sql: SqlClient) {}
 
   async search(search: ChunkSearch): Promise<ChunkSearchRow[]> {
@@ -55,12 +58,24 @@ export class ChunkSearchRepository {
     return rows as ChunkSearchRow[];
   }
 
-  /** The plan of search(…) as the database ran it: EXPLAIN (ANALYZE, BUFFERS, SETTINGS), one line per row (bench:rag --explain). */
+  /**
+   * The plan of search(…) as the database runs it, its generic plan: EXPLAIN (ANALYZE, BUFFERS,
+   * SETTINGS) of the statement prepared under the search's settings, one line per row (bench:rag
+   * --explain, the plan specs).
+   */
   async explain(search: ChunkSearch): Promise<string> {
     const statement = this.statement(search);
     if (!statement) return '(no list to search)';
-    const [, rows] = await this.sql.$atomic([SEARCH_SETTINGS, Prisma.sql`EXPLAIN (ANALYZE, BUFFERS, SETTINGS) ${statement}`]);
-    return (rows as { 'QUERY PLAN': string }[]).map((row) => row['QUERY PLAN']).join('\n');
+    // a prepared statement belongs to the session, not the transaction: a name of its own
+    const name = Prisma.raw(`helix_explain_${++this.explained}`);
+    const rows = await this.sql.$transaction(async (tx) => {
+      await tx.$queryRaw(SEARCH_SETTINGS);
+      await tx.$executeRaw(Prisma.raw(`PREPARE ${name.text} AS ${statement.text}`));
+      const plan = await tx.$queryRaw<{ 'QUERY PLAN': string }[]>(explainPrepared(name.text, statement, 'ANALYZE, BUFFERS, SETTINGS'));
+      await tx.$executeRaw`DEALLOCATE ${name}`;
+      return plan;
+    });
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
   }
 
   private statement(search: ChunkSearch): Prisma.Sql | undefined {
