@@ -22,8 +22,9 @@
  * prints it: the statement ChunkSearchRepository runs, as RetrievalService builds it),
  * --ingestion-only (section 1), --pg (sections 1 and 2's hybrid search on a throw-away PostgreSQL
  * database on BENCH_PG_URL, default the local server, instead of PGlite: the lexical-only app and
- * section 3 need the embedded database without pgvector), --chunks=N (section 2's size, default
- * 10,000), --quality-only (section 3), --profile (a CPU profile of the server's thread over
+ * section 3 need the embedded database without pgvector; --keep-database leaves that database
+ * and prints its URL, to study its searches without ingesting again), --chunks=N (section 2's
+ * size, default 10,000), --quality-only (section 3), --profile (a CPU profile of the server's thread over
  * section 1's ingestion, summarised after the table), --languages=auto,english,simple
  * (section 3's knowledge bases; `none` creates them without the setting, for a build before it).
  */
@@ -55,6 +56,8 @@ const MARKDOWN = process.argv.includes('--markdown');
 const QUALITY_ONLY = process.argv.includes('--quality-only');
 const ON_PG = process.argv.includes('--pg');
 const EXPLAIN = process.argv.includes('--explain');
+/** --pg: the throw-away database is left for study (its URL printed) */
+const KEEP_DATABASE = process.argv.includes('--keep-database');
 /** --profile: a CPU profile of the server's thread over section 1's ingestion, summarised after the table */
 const PROFILE = process.argv.includes('--profile');
 /** the plans --explain collected, printed after the table */
@@ -154,7 +157,8 @@ async function start(embeddedVector: boolean): Promise<App> {
     },
     close: async () => {
       await handle.app.close();
-      await pgDb?.drop();
+      if (pgDb && KEEP_DATABASE) process.stderr.write(`kept: ${pgDb.url}\n`);
+      else await pgDb?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
