@@ -1,5 +1,6 @@
 import { Prisma } from '../database';
 import type { TextSearchConfig } from './lexical';
+import type { MetadataFilter } from './retrieval.types';
 
 /** BM25's term-frequency saturation and length normalisation (the usual values). */
 export const BM25_K1 = 1.2;
@@ -13,11 +14,14 @@ export interface LexicalSearch {
   query: string;
 }
 
-/** Where and how many: the search's metadata condition (on documents `d`) and its sizes. */
+/** `AND` the document `d`'s metadata contains `filter`; nothing without one. */
+export function metadataCondition(filter: MetadataFilter | undefined): Prisma.Sql {
+  return filter ? Prisma.sql`AND d.metadata @> ${JSON.stringify(filter)}::jsonb` : Prisma.empty;
+}
+
+/** Which documents' chunks and how many: the search's metadata filter and its sizes. */
 export interface Bm25Options {
-  metadata: Prisma.Sql;
-  /** whether `metadata` filters (a metadata filter was given) */
-  filtered: boolean;
+  filter?: MetadataFilter;
   candidates: number;
   /** a term in more chunks than this is common (COMMON_TERM_CHUNKS) */
   commonTermChunks: number;
@@ -44,10 +48,10 @@ export const SHORTLIST_FACTOR = 5;
  * document looked up among those not ready (a partial index finds them: usually none), so that a
  * search does not first list every document of a large knowledge base.
  */
-function searchedDocuments(ids: Prisma.Sql, metadata: Prisma.Sql, filtered: boolean): { definition: Prisma.Sql; holds: Prisma.Sql; any: Prisma.Sql } {
-  if (filtered) {
+function searchedDocuments(ids: Prisma.Sql, filter: MetadataFilter | undefined): { definition: Prisma.Sql; holds: Prisma.Sql; any: Prisma.Sql } {
+  if (filter) {
     return {
-      definition: Prisma.sql`ready AS MATERIALIZED (SELECT d.id FROM documents d WHERE d.knowledge_base_id IN (${ids}) AND d.status = 'ready' ${metadata})`,
+      definition: Prisma.sql`ready AS MATERIALIZED (SELECT d.id FROM documents d WHERE d.knowledge_base_id IN (${ids}) AND d.status = 'ready' ${metadataCondition(filter)})`,
       holds: Prisma.sql`c.document_id IN (SELECT id FROM ready)`,
       any: Prisma.sql`EXISTS (SELECT 1 FROM ready)`,
     };
@@ -84,13 +88,13 @@ function searchedDocuments(ids: Prisma.Sql, metadata: Prisma.Sql, filtered: bool
  * term too): the rest could not reach the shortlist. Listing them still reads each one's row
  * (its token count and document), which migration 20261215000000_narrow_chunk_rows keeps small.
  */
-export function bm25Statement(group: LexicalSearch, { metadata, filtered, candidates, commonTermChunks }: Bm25Options): Prisma.Sql {
+export function bm25Statement(group: LexicalSearch, { filter, candidates, commonTermChunks }: Bm25Options): Prisma.Sql {
   const ids = Prisma.join(group.knowledgeBaseIds);
   // constants, written into the statement
   const [k1, k1plus1, b] = [BM25_K1, BM25_K1 + 1, BM25_B].map((value) => Prisma.raw(value.toFixed(4)));
   // the query's terms as the configuration indexes them (stemmed, without stop words)
   const words = group.query.split(' or ').join(' ');
-  const documents = searchedDocuments(ids, metadata, filtered);
+  const documents = searchedDocuments(ids, filter);
   // a list's chunks straight from the GIN index (OFFSET 0 keeps the subquery apart, so that its
   // tsquery stays an index condition); a row holds only what the list needs, no text or tsvector
   const postings = (query: Prisma.Sql) =>

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient, explainPrepared } from '../database';
 import { INDEXED_DIMENSIONS } from './embedder';
-import { COMMON_TERM_CHUNKS, bm25Statement, type LexicalSearch } from './bm25.statement';
+import { COMMON_TERM_CHUNKS, bm25Statement, metadataCondition, type LexicalSearch } from './bm25.statement';
 import type { MetadataFilter } from './retrieval.types';
 
 export type { LexicalSearch } from './bm25.statement';
@@ -79,12 +79,12 @@ export class ChunkSearchRepository {
   }
 
   private statement(search: ChunkSearch): Prisma.Sql | undefined {
-    const metadata = search.filter ? Prisma.sql`AND d.metadata @> ${JSON.stringify(search.filter)}::jsonb` : Prisma.empty;
+    const metadata = metadataCondition(search.filter);
     const lists: Prisma.Sql[] = [];
     const lexical = search.lexical.filter((group) => group.query && group.knowledgeBaseIds.length);
     if (lexical.length) {
       const common = search.commonTermChunks ?? COMMON_TERM_CHUNKS;
-      const scored = lexical.map((group) => Prisma.sql`SELECT id, score FROM ${bm25Statement(group, { metadata, filtered: Boolean(search.filter), candidates: search.candidates, commonTermChunks: common })} AS bm25`);
+      const scored = lexical.map((group) => Prisma.sql`SELECT id, score FROM ${bm25Statement(group, { filter: search.filter, candidates: search.candidates, commonTermChunks: common })} AS bm25`);
       lists.push(Prisma.sql`
         SELECT id, ROW_NUMBER() OVER (ORDER BY score DESC, id) AS position FROM (
           ${Prisma.join(scored, ' UNION ALL ')}
