@@ -52,9 +52,8 @@ export class RetrievalService {
    * (or never the workspace's) are skipped, so a stale setting never fails a run.
    */
   async searchForRun(workspaceId: string, request: SearchRequest): Promise<SearchResult> {
-    const ids = [...new Set(request.knowledgeBaseIds)];
-    // the knowledge bases of the workspace among `ids` (a run's stale setting may name others)
-    const languages = ids.length ? await this.knowledgeBases.languages(workspaceId, ids) : new Map<string, Language>();
+    // the knowledge bases of the workspace among those named (a run's stale setting may name others)
+    const languages = await this.knowledgeBases.languages(workspaceId, [...new Set(request.knowledgeBaseIds)]);
     return this.searchIn(workspaceId, request, languages);
   }
 
