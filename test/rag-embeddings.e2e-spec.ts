@@ -43,7 +43,7 @@ describe('Knowledge-base embeddings through the provider', () => {
     for (let waited = 0; (await unindexed()) > 0 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await unindexed()).toBe(0);
     const sql = ctx.t.app.get(SqlClient);
-    const [row] = await sql.$queryRaw<{ indexed: number }[]>`SELECT count(*)::int AS indexed FROM chunks WHERE document_id = ${job.result.documentId as string} AND vector_indexed`;
+    const [row] = await sql.$queryRaw<{ indexed: number }[]>`SELECT count(*)::int AS indexed FROM chunk_vectors WHERE document_id = ${job.result.documentId as string}`;
     expect(row.indexed).toBe(job.result.chunks);
     const again = await rag.search(kb, { query: 'lighthouse keeper', k: 3 });
     expect(again.items[0].documentId).toBe(job.result.documentId);

@@ -38,8 +38,9 @@ export const EMBEDDED_SHARED_BUFFERS_MB = 32; // AppConfig.HELIX_EMBEDDED_SHARED
 export const DB_CONNECT_TIMEOUT_MS = 5_000;
 
 /**
- * Whether chunks have an `embedding` column (pgvector is installed and the optional migration
- * applied): ingestion and retrieval skip vectors otherwise and flag results `degraded`.
+ * Whether chunks can have vectors (pgvector is installed and the optional migrations applied, the
+ * last making `chunk_vectors`): ingestion and retrieval skip vectors otherwise and flag results
+ * `degraded`.
  */
 export class VectorSupport {
   constructor(
@@ -144,16 +145,16 @@ export class DatabaseHandle {
   /** Applies pending migrations, then finds out whether vector search is available. */
   async migrate(): Promise<MigrationReport> {
     const report = await runMigrations(this.session);
-    // the vector, its size and whether it is indexed yet (the optional migrations applied): searches need all
+    // the tables of indexed and waiting vectors (the last of the optional migrations applied)
     const [column] = await this.session.query<{ found: boolean }>(
-      `SELECT count(*) = 3 AS found FROM information_schema.columns
-         WHERE table_schema = current_schema() AND table_name = 'chunks'
-           AND ((column_name = 'embedding' AND udt_name = 'vector') OR column_name IN ('embedding_dims', 'vector_indexed'))`,
+      `SELECT count(*) = 2 AS found FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name IN ('chunk_vectors', 'chunk_vectors_waiting')
+           AND column_name = 'embedding' AND udt_name = 'vector'`,
     );
     const skipped = report.skipped.map((s) => s.reason).join('; ');
     this.vector = column?.found
       ? new VectorSupport(true)
-      : new VectorSupport(false, skipped || 'the chunks table has no embedding column (pgvector is not installed)');
+      : new VectorSupport(false, skipped || 'there is no table of chunk vectors (pgvector is not installed)');
     return report;
   }
 

@@ -149,9 +149,9 @@ describe('chunk search plans (database)', () => {
     const rows = await nearest([kb], 'comet', { filter: { tagged: true }, candidates: 10, k: 10 });
     expect(rows.map((row) => row.id).sort()).toEqual(ids.filter((_, i) => i % 10 === 0).sort());
     const exact = await t.sql.$queryRaw<{ id: string }[]>`
-      SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
-      WHERE c.knowledge_base_id = ${kb} AND d.metadata @> '{"tagged": true}'::jsonb
-      ORDER BY c.embedding <=> ${hashedVector('comet')}::vector, c.id`;
+      SELECT v.chunk_id AS id FROM (SELECT * FROM chunk_vectors UNION ALL SELECT * FROM chunk_vectors_waiting) v JOIN documents d ON d.id = v.document_id
+      WHERE v.knowledge_base_id = ${kb} AND d.metadata @> '{"tagged": true}'::jsonb
+      ORDER BY v.embedding <=> ${hashedVector('comet')}::vector, v.chunk_id`;
     expect(rows.map((row) => row.id)).toEqual(exact.map((row) => row.id));
   });
 
@@ -161,7 +161,7 @@ describe('chunk search plans (database)', () => {
     await indexAll();
     const distances = new Map<string, number>(
       (await t.sql.$queryRaw<{ id: string; distance: number }[]>`
-        SELECT id, embedding <=> ${hashedVector('lantern')}::vector AS distance FROM chunks WHERE knowledge_base_id IN (${ours.kb}, ${other.kb})`).map((row) => [row.id, row.distance]),
+        SELECT chunk_id AS id, embedding <=> ${hashedVector('lantern')}::vector AS distance FROM chunk_vectors WHERE knowledge_base_id IN (${ours.kb}, ${other.kb})`).map((row) => [row.id, row.distance]),
     );
     for (const filter of [undefined, { odd: true }]) {
       const rows = await nearest([ours.kb], 'lantern', { exactVectorScanMax: 0, candidates: 10, k: 10, filter });
@@ -172,8 +172,8 @@ describe('chunk search plans (database)', () => {
       expect(found).toEqual([...found].sort((a, b) => a - b));
     }
     const plan = await search.explain({ knowledgeBaseIds: [ours.kb], lexical: [], vector: hashedQuery('lantern'), filter: { odd: true }, exactVectorScanMax: 0, candidates: 10, k: 10 });
-    expect(plan).toContain(`Index Scan using chunks_embedding_${OFFLINE_EMBEDDING_DIMENSIONS}_hnsw_idx`);
-    expect(plan).not.toMatch(/Seq Scan on chunks/);
+    expect(plan).toContain(`Index Scan using chunk_vectors_${OFFLINE_EMBEDDING_DIMENSIONS}_hnsw_idx`);
+    expect(plan).not.toMatch(/Seq Scan on chunk/);
   });
 
   /** Adds every waiting vector of a ready document to the HNSW index, as the VectorIndexer does. */
@@ -197,14 +197,14 @@ describe('chunk search plans (database)', () => {
     expect(exact).not.toContain(busy.id);
     // the knowledge base is past the exact scan's size, but none of its vectors is indexed yet
     expect((await search.search(query)).map((row) => row.id)).toEqual(exact);
-    expect(await search.explain(query)).toMatch(/Index Scan using chunks_vector_waiting_idx(?![^\n]*never executed)/);
+    expect(await search.explain(query)).toMatch(/Index Scan (using|on) chunk_vectors_waiting_knowledge_base_idx(?![^\n]*never executed)/);
 
     await indexAll();
     // what the indexer does once it has drained the backlog
     await waiting.vacuum();
     expect((await waiting.waitingIn([kb])).get(kb)).toBe(1);
-    const [row] = await t.sql.$queryRaw<{ vector_indexed: boolean }[]>`SELECT vector_indexed FROM chunks WHERE id = ${busy.id}`;
-    expect(row.vector_indexed).toBe(false);
+    const [row] = await t.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunk_vectors_waiting WHERE chunk_id = ${busy.id}`;
+    expect(row.n).toBe(1);
     // now through the HNSW index (approximate: it may miss some), in the same order
     const indexed = (await search.search(query)).map((row) => row.id);
     expect(indexed.length).toBeGreaterThan(ids.length / 2);
@@ -217,7 +217,7 @@ describe('chunk search plans (database)', () => {
     const filtered = { ...query, filter: { rare: true } };
     const plan = await search.explain(filtered);
     // the index's branch is never run: a one-time filter stops it
-    expect(plan).toMatch(/Index Scan using chunks_embedding_\d+_hnsw_idx[^\n]*\(never executed\)/);
+    expect(plan).toMatch(/Index Scan using chunk_vectors_\d+_hnsw_idx[^\n]*\(never executed\)/);
     expect((await search.search(filtered)).map((row) => row.id).sort()).toEqual(ids.slice(0, 3).sort());
     // a filter nothing passes finds nothing, at once: neither list reads an index
     expect(await search.search({ ...query, filter: { rare: 'never' } })).toEqual([]);
@@ -235,13 +235,16 @@ describe('chunk search plans (database)', () => {
       // this model's vectors, at its size
       for (const id of ids) {
         const [{ text }] = await t.sql.$queryRaw<{ text: string }[]>`SELECT text FROM chunks WHERE id = ${id}`;
-        await t.sql.$executeRaw`UPDATE chunks SET embedding = ${vectorLiteral(Array.from(hashEmbedding(text, dims)))}::vector, embedding_model = ${model}, vector_indexed = true WHERE id = ${id}`;
+        await t.sql.$executeRaw`DELETE FROM chunk_vectors_waiting WHERE chunk_id = ${id}`;
+        await t.sql.$executeRaw`
+          INSERT INTO chunk_vectors (chunk_id, knowledge_base_id, document_id, model, embedding)
+          SELECT id, knowledge_base_id, document_id, ${model}, ${vectorLiteral(Array.from(hashEmbedding(text, dims)))}::vector FROM chunks WHERE id = ${id}`;
       }
       const vector = { literal: vectorLiteral(Array.from(hashEmbedding('crater orbit', dims))), model, dimensions: dims };
       const query: ChunkSearch = { knowledgeBaseIds: [kb], lexical: [], vector, exactVectorScanMax: 0, candidates: 20, k: 12 };
       const plan = await search.explain(query);
-      expect(plan).toContain(`Index Scan using chunks_embedding_${dims}_hnsw_idx`);
-      expect(plan).not.toMatch(/Seq Scan on chunks/);
+      expect(plan).toContain(`Index Scan using chunk_vectors_${dims}_hnsw_idx`);
+      expect(plan).not.toMatch(/Seq Scan on chunk/);
       // exact: the eight chunks sharing both words first, then the four sharing one
       const exact = await search.search({ ...query, exactVectorScanMax: undefined });
       expect(exact.map((row) => ids.indexOf(row.id) % 3 !== 0)).toEqual([...Array<boolean>(8).fill(true), ...Array<boolean>(4).fill(false)]);

@@ -95,45 +95,37 @@ export class ChunkSearchRepository {
       // the size is written into the statement (a type modifier is no parameter): one of a known few
       if (!(INDEXED_DIMENSIONS as readonly number[]).includes(dimensions)) throw new Error(`no vector index of ${dimensions} dimensions`);
       const size = Prisma.raw(String(dimensions));
-      // the expression and the condition of that size's partial HNSW index (migrations 20261213000000_vector_sizes, 20261214000000_vector_index_behind)
-      const embedding = Prisma.sql`(c.embedding::vector(${size}))`;
       const vector = Prisma.sql`${literal}::vector(${size})`;
       const ids = Prisma.join(search.knowledgeBaseIds);
-      // with a metadata filter, the chunks of the documents that pass it: an HNSW scan would walk
+      // with a metadata filter, the vectors of the documents that pass it: an HNSW scan would walk
       // far to find a few of them (the whole index when none passes), comparing them all is quick
       const passing = Prisma.sql`FROM documents d WHERE d.knowledge_base_id IN (${ids}) AND d.status = 'ready' ${metadata}`;
       const qualifying = search.filter
         ? Prisma.sql`(SELECT coalesce(sum(d.chunk_count), 0) ${passing})`
         : Prisma.sql`(SELECT coalesce(sum(indexed_chunks), 0) FROM knowledge_bases WHERE id IN (${ids}))`;
       const small = Prisma.sql`${qualifying} <= ${search.exactVectorScanMax ?? EXACT_VECTOR_SCAN_MAX}`;
-      const scope = search.filter ? Prisma.sql`c.document_id IN (SELECT d.id ${passing})` : Prisma.sql`c.knowledge_base_id IN (${ids})`;
-      // `all`: every chunk in scope; `indexed`: those in the HNSW index; `waiting`: those not yet
-      const nearest = (which: 'all' | 'indexed' | 'waiting') => {
-        // the exact lists' distance is not the index's expression, so no HNSW index can serve them
-        const distance = which === 'indexed' ? Prisma.sql`${embedding} <=> ${vector}` : Prisma.sql`c.embedding <=> ${literal}::vector`;
-        const rows = {
-          all: Prisma.sql`${scope} AND ${small}`,
-          indexed: Prisma.sql`c.vector_indexed AND NOT ${small}`,
-          // the index of waiting chunks (migration 20261214000000_vector_index_behind) finds them
-          waiting: Prisma.sql`c.embedding IS NOT NULL AND NOT c.vector_indexed AND c.knowledge_base_id IN (${ids}) AND NOT ${small}`,
-        }[which];
-        return Prisma.sql`(
-          SELECT c.id, ${distance} AS distance
-          FROM chunks c
-          WHERE c.embedding_dims = ${size} AND c.embedding_model = ${model} AND ${rows}
-            AND (SELECT d.status = 'ready' AND d.knowledge_base_id IN (${ids}) ${metadata} FROM documents d WHERE d.id = c.document_id)
+      // the knowledge-base, readiness and metadata conditions as one per-row subquery on the document
+      const ready = Prisma.sql`(SELECT d.status = 'ready' AND d.knowledge_base_id IN (${ids}) ${metadata} FROM documents d WHERE d.id = v.document_id)`;
+      const nearest = (from: Prisma.Sql, distance: Prisma.Sql, rows: Prisma.Sql) => Prisma.sql`(
+          SELECT v.chunk_id AS id, ${distance} AS distance
+          FROM ${from} v
+          WHERE v.dims = ${size} AND v.model = ${model} AND ${rows}
           ORDER BY ${distance} LIMIT ${search.candidates})`;
-      };
-      // Small knowledge bases (or few chunks passing the filter): every chunk's distance, through
-      // the knowledge-base (or document) index: exact.
-      // Larger ones: the HNSW index of the query's size drives the scan, with the knowledge-base,
-      // readiness and metadata conditions as one per-row subquery on the document (never a join or
-      // a condition on another index of chunks, which the planner would rather scan and sort by
-      // exact distance), and the iterative scan (SEARCH_SETTINGS) walks on until `candidates` rows
-      // pass them; chunks ingested since and not yet indexed (VectorIndexer) are compared exactly.
+      // the exact lists' distance is not the index's expression, so no HNSW index can serve them
+      const exact = Prisma.sql`v.embedding <=> ${literal}::vector`;
+      // Small knowledge bases (or few documents passing the filter): every indexed vector's
+      // distance, through the document index: exact.
+      const all = nearest(Prisma.sql`chunk_vectors`, exact, Prisma.sql`v.document_id IN (SELECT d.id ${passing}) AND ${small}`);
+      // Larger ones: the HNSW index of the query's size (migration 20261216000000_chunk_vectors)
+      // drives the scan, with the conditions on the document per row (never a join or a condition
+      // on another index, which the planner would rather scan and sort by exact distance), and
+      // the iterative scan (SEARCH_SETTINGS) walks on until `candidates` rows pass them.
+      const indexed = nearest(Prisma.sql`chunk_vectors`, Prisma.sql`(v.embedding::vector(${size})) <=> ${vector}`, Prisma.sql`NOT ${small} AND ${ready}`);
+      // Vectors not yet indexed (VectorIndexer) are compared exactly, whatever the size.
+      const waiting = nearest(Prisma.sql`chunk_vectors_waiting`, exact, Prisma.sql`v.knowledge_base_id IN (${ids}) AND ${ready}`);
       lists.push(Prisma.sql`(
         SELECT id, ROW_NUMBER() OVER (ORDER BY distance, id) AS position FROM (
-          ${nearest('all')} UNION ALL ${nearest('indexed')} UNION ALL ${nearest('waiting')}) nearest
+          ${all} UNION ALL ${indexed} UNION ALL ${waiting}) nearest
         -- no positive similarity is no match (offline hashed vectors of texts without a shared word)
         WHERE distance < 1
         ORDER BY position LIMIT ${search.candidates})`);

@@ -47,33 +47,46 @@ describe('chunk SQL (database)', () => {
     const id = `chk_${doc.id}`;
     expect(await chunks.workspaceOf(id)).toBe(workspaceId);
     expect(await chunks.workspaceOf('chk_nothing')).toBeUndefined();
-    const [chunk] = await chunks.page(doc.id, 10, undefined, t.vector.enabled);
+    const [chunk] = await chunks.page(doc.id, 10, undefined);
     expect(chunk).toMatchObject({ id, knowledgeBaseId: kb, documentId: doc.id, ordinal: 0, text: 'The harbour crane lifts containers.', embeddingModel: t.vector.enabled ? MODEL : null });
-    expect(await chunks.page(doc.id, 10, 0, t.vector.enabled)).toEqual([]);
-    expect(await chunks.find(kb, id, t.vector.enabled)).toEqual(chunk);
-    expect(await chunks.find(otherKb, id, t.vector.enabled)).toBeUndefined();
+    expect(await chunks.page(doc.id, 10, 0)).toEqual([]);
+    expect(await chunks.find(kb, id)).toEqual(chunk);
+    expect(await chunks.find(otherKb, id)).toBeUndefined();
   });
+
+  /** The models of the chunk's vectors in the HNSW-indexed table and in the waiting one. */
+  const vectorsOf = async (id: string) => {
+    const rows = await t.sql.$queryRaw<{ waiting: boolean; model: string }[]>`
+      SELECT false AS waiting, model FROM chunk_vectors WHERE chunk_id = ${id}
+      UNION ALL SELECT true, model FROM chunk_vectors_waiting WHERE chunk_id = ${id}`;
+    return { indexed: rows.filter((row) => !row.waiting).map((row) => row.model), waiting: rows.filter((row) => row.waiting).map((row) => row.model) };
+  };
 
   it('an edit replaces text, full-text entry and vector at once; without a vector the old one is gone too', async () => {
     const doc = await t.document(kb, 'Glaciers carve fjords slowly.', { id: 'doc_fjord' });
     const id = `chk_${doc.id}`;
+    if (t.vector.enabled) expect(await vectorsOf(id)).toEqual({ indexed: [], waiting: [MODEL] });
     expect(await find('glaciers fjords', false)).toContain(id);
     const text = 'Volcanoes build islands quickly.';
     const embedding = t.vector.enabled ? { vector: vector(text), model: MODEL } : null;
-    expect(await chunks.update(kb, id, { text, lexical: lexicalText(text), config: 'simple', tokenCount: 5, embedding }, t.vector.enabled)).toBe(true);
     expect(await chunks.update(otherKb, id, { text: 'x', lexical: 'x', config: 'simple', tokenCount: 1, embedding: null }, t.vector.enabled)).toBe(false);
+    if (t.vector.enabled) expect(await vectorsOf(id)).toEqual({ indexed: [], waiting: [MODEL] });
+    expect(await chunks.update(kb, id, { text, lexical: lexicalText(text), config: 'simple', tokenCount: 5, embedding }, t.vector.enabled)).toBe(true);
 
     expect(await find('volcanoes islands', false)).toContain(id);
     expect(await find('glaciers fjords', false)).not.toContain(id);
-    expect((await chunks.find(kb, id, t.vector.enabled))?.tokenCount).toBe(5);
+    expect((await chunks.find(kb, id))?.tokenCount).toBe(5);
     if (!t.vector.enabled) return;
     expect(await find('volcanoes islands', true)).toContain(id);
     expect(await find('glaciers fjords', true)).not.toContain(id);
+    // the vector that waited for its index is gone; the new one is indexed at once
+    expect(await vectorsOf(id)).toEqual({ indexed: [MODEL], waiting: [] });
 
     // an edit whose embedding failed keeps no vector: never the old text's
     const plain = 'Deserts bloom after rain.';
     await chunks.update(kb, id, { text: plain, lexical: lexicalText(plain), config: 'simple', tokenCount: 4, embedding: null }, true);
-    expect((await chunks.find(kb, id, true))?.embeddingModel).toBeNull();
+    expect((await chunks.find(kb, id))?.embeddingModel).toBeNull();
+    expect(await vectorsOf(id)).toEqual({ indexed: [], waiting: [] });
     expect(await find('volcanoes islands', true)).not.toContain(id);
     expect(await find('deserts rain', false)).toContain(id);
   });

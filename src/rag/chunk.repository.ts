@@ -14,7 +14,6 @@ interface ChunkRow {
   char_start: number;
   char_end: number;
   embedding_model: string | null;
-  has_vector: boolean;
 }
 
 /** A chunk as the chunk routes show it. */
@@ -42,9 +41,8 @@ export interface ChunkEdit {
   embedding: { vector: string; model: string } | null;
 }
 
-/** The vector column exists only where pgvector does: its presence is read through it when it may. */
-const columns = (vector: boolean) => Prisma.sql`id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end,
-  ${vector ? Prisma.sql`embedding_model, embedding IS NOT NULL AS has_vector` : Prisma.sql`NULL::text AS embedding_model, false AS has_vector`}`;
+/** `embedding_model` is set exactly when the chunk has a vector (in `chunk_vectors` or waiting for it). */
+const COLUMNS = Prisma.sql`id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, embedding_model`;
 
 function toRecord(row: ChunkRow): ChunkRecord {
   return {
@@ -57,8 +55,23 @@ function toRecord(row: ChunkRow): ChunkRecord {
     headingPath: row.heading_path ?? [],
     charStart: row.char_start,
     charEnd: row.char_end,
-    embeddingModel: row.has_vector ? row.embedding_model : null,
+    embeddingModel: row.embedding_model,
   };
+}
+
+/**
+ * The CTE of an edit that gives the chunk (`old`) its new vector, indexed at once, or takes its
+ * indexed vector away (its waiting one is gone already: update(…)).
+ */
+function vectorEdit(knowledgeBaseId: string, embedding: ChunkEdit['embedding']): Prisma.Sql {
+  const replaced = embedding
+    ? Prisma.sql`
+      INSERT INTO chunk_vectors (chunk_id, knowledge_base_id, document_id, model, embedding)
+      SELECT old.id, ${knowledgeBaseId}, old.document_id, ${embedding.model}, ${embedding.vector}::vector FROM old
+      ON CONFLICT (chunk_id) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`
+    : Prisma.sql`DELETE FROM chunk_vectors v USING old WHERE v.chunk_id = old.id`;
+  return Prisma.sql`
+      new_vector AS (${replaced}),`;
 }
 
 /** Reading and editing single chunks of documents (ingestion writes them: DocumentRepository). */
@@ -74,40 +87,37 @@ export class ChunkRepository {
   }
 
   /** A document's chunks in their order, after the ordinal `after`. */
-  async page(documentId: string, limit: number, after: number | undefined, vector: boolean): Promise<ChunkRecord[]> {
+  async page(documentId: string, limit: number, after: number | undefined): Promise<ChunkRecord[]> {
     const rows = await this.sql.$queryRaw<ChunkRow[]>`
-      SELECT ${columns(vector)} FROM chunks WHERE document_id = ${documentId}
+      SELECT ${COLUMNS} FROM chunks WHERE document_id = ${documentId}
         ${after !== undefined ? Prisma.sql`AND ordinal > ${after}` : Prisma.empty}
       ORDER BY ordinal, id LIMIT ${limit}`;
     return rows.map(toRecord);
   }
 
-  async find(knowledgeBaseId: string, id: string, vector: boolean): Promise<ChunkRecord | undefined> {
+  async find(knowledgeBaseId: string, id: string): Promise<ChunkRecord | undefined> {
     const [row] = await this.sql.$queryRaw<ChunkRow[]>`
-      SELECT ${columns(vector)} FROM chunks WHERE id = ${id} AND knowledge_base_id = ${knowledgeBaseId}`;
+      SELECT ${COLUMNS} FROM chunks WHERE id = ${id} AND knowledge_base_id = ${knowledgeBaseId}`;
     return row && toRecord(row);
   }
 
   /**
    * Replaces the chunk's text with its full-text index entry and vector (or none) in one
-   * statement, so search never finds the new text with the old vector or the reverse. A chunk of
+   * transaction, so search never finds the new text with the old vector or the reverse. A chunk of
    * a ready document also moves its knowledge base's term statistics from its old terms and
    * length to the new ones (BM25, chunk-search.repository.ts) in that statement. Whether the
    * chunk still existed.
    */
   async update(knowledgeBaseId: string, id: string, edit: ChunkEdit, vector: boolean): Promise<boolean> {
-    const embedding = vector
-      ? Prisma.sql`, embedding = ${edit.embedding?.vector ?? null}::vector, embedding_model = ${edit.embedding?.model ?? null}::text`
-      : Prisma.empty;
     const tsv = Prisma.sql`to_tsvector(${edit.config}::regconfig, ${edit.lexical})`;
-    const [row] = await this.sql.$queryRaw<{ updated: number }[]>`
+    const statement = Prisma.sql`
       WITH old AS (
-        SELECT c.id, c.tsv, c.token_count, d.status = 'ready' AS counted
+        SELECT c.id, c.document_id, c.tsv, c.token_count, d.status = 'ready' AS counted
         FROM chunks c JOIN documents d ON d.id = c.document_id
         WHERE c.id = ${id} AND c.knowledge_base_id = ${knowledgeBaseId}),
       updated AS (
-        UPDATE chunks c SET text = ${edit.text}, token_count = ${edit.tokenCount}, tsv = ${tsv} ${embedding}
-        FROM old WHERE c.id = old.id RETURNING c.id),
+        UPDATE chunks c SET text = ${edit.text}, token_count = ${edit.tokenCount}, tsv = ${tsv}, embedding_model = ${edit.embedding?.model ?? null}::text
+        FROM old WHERE c.id = old.id RETURNING c.id),${vector ? vectorEdit(knowledgeBaseId, edit.embedding) : Prisma.empty}
       delta AS (
         SELECT t.term, sum(t.d)::int AS d FROM (
           SELECT term, -1 AS d FROM old, unnest(tsvector_to_array(old.tsv)) AS term WHERE old.counted
@@ -122,6 +132,14 @@ export class ChunkRepository {
         UPDATE knowledge_bases kb SET indexed_tokens = kb.indexed_tokens - old.token_count + ${edit.tokenCount}
         FROM old WHERE kb.id = ${knowledgeBaseId} AND old.counted)
       SELECT count(*)::int AS updated FROM updated`;
+    if (!vector) {
+      const [row] = await this.sql.$queryRaw<{ updated: number }[]>(statement);
+      return row.updated > 0;
+    }
+    // The waiting vector goes first, in a statement of its own: when the indexer is moving it,
+    // this waits for the move, and the edit's statement, which begins after, sees the moved
+    // vector and replaces it (a vector of the old text never stays).
+    const [, [row]] = (await this.sql.$atomic([Prisma.sql`DELETE FROM chunk_vectors_waiting WHERE chunk_id = ${id} AND knowledge_base_id = ${knowledgeBaseId}`, statement])) as [unknown, { updated: number }[]];
     return row.updated > 0;
   }
 
@@ -161,8 +179,13 @@ export class ChunkRepository {
    */
   async replaceLegacyOffline(vectors: Array<{ id: string; text: string; vector: string }>, model: string): Promise<number> {
     return this.sql.$executeRaw`
-      UPDATE chunks c SET embedding = r.vector::vector, embedding_model = ${model}
-      FROM jsonb_to_recordset(${JSON.stringify(vectors)}::jsonb) AS r(id text, text text, vector text)
-      WHERE c.id = r.id AND c.embedding_model = ${LEGACY_OFFLINE_LABEL} AND c.text = r.text`;
+      WITH r AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(vectors)}::jsonb) AS r(id text, text text, vector text)),
+      relabelled AS (
+        UPDATE chunks c SET embedding_model = ${model} FROM r
+        WHERE c.id = r.id AND c.embedding_model = ${LEGACY_OFFLINE_LABEL} AND c.text = r.text
+        RETURNING c.id, c.knowledge_base_id, c.document_id)
+      INSERT INTO chunk_vectors (chunk_id, knowledge_base_id, document_id, model, embedding)
+      SELECT u.id, u.knowledge_base_id, u.document_id, ${model}, r.vector::vector FROM relabelled u JOIN r ON r.id = u.id
+      ON CONFLICT (chunk_id) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`;
   }
 }

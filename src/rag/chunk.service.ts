@@ -40,14 +40,14 @@ export class ChunkService {
     await this.knowledgeBases.get(auth, knowledgeBaseId);
     if (!(await this.documents.find(knowledgeBaseId, documentId))) throw new NotFoundException(say('document.not_found', { id: documentId }));
     const after = cursor === undefined ? undefined : decodeOrdinal(cursor);
-    const rows = await this.chunks.page(documentId, limit + 1, after, this.vector.enabled);
+    const rows = await this.chunks.page(documentId, limit + 1, after);
     const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? encodeOrdinal(items[items.length - 1].ordinal) : null };
   }
 
   async get(auth: AuthContext, knowledgeBaseId: string, id: string): Promise<ChunkRecord> {
     await this.knowledgeBases.get(auth, knowledgeBaseId);
-    const chunk = await this.chunks.find(knowledgeBaseId, id, this.vector.enabled);
+    const chunk = await this.chunks.find(knowledgeBaseId, id);
     if (!chunk) throw new NotFoundException(say('chunk.not_found', { id }));
     return chunk;
   }

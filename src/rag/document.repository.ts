@@ -142,9 +142,9 @@ export class DocumentRepository {
   /**
    * Stores chunks of a document being ingested, in one statement. Search ignores them until the
    * document is marked ready. A document deleted meanwhile makes the foreign key refuse them:
-   * DocumentGoneError, and nothing is written. Their vectors are stored unindexed: the
-   * VectorIndexer adds them to the HNSW index once the document is ready (searches compare them
-   * exactly until then).
+   * DocumentGoneError, and nothing is written. Their vectors wait in `chunk_vectors_waiting`
+   * (searches compare them exactly): the VectorIndexer moves them into `chunk_vectors` and its
+   * HNSW index once the document is ready.
    */
   async insertChunks(doc: { id: string; knowledgeBaseId: string; config: TextSearchConfig }, chunks: NewChunk[], embeddingModel: string | null): Promise<void> {
     // the vectors go as one binary real[] (parsing their text cost the database more than the
@@ -157,15 +157,22 @@ export class DocumentRepository {
       offset += embedding.length;
       return { ...chunk, vectorFrom: offset - embedding.length + 1, vectorTo: offset };
     });
-    const withVector = vectors.length > 0;
-    await this.sql.$executeRaw`
-      INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, tsv
-                          ${withVector ? Prisma.sql`, embedding, embedding_model, vector_indexed` : Prisma.empty})
+    const source = Prisma.sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(id text, ordinal int, text text, lexical text, "tokenCount" int,
+             "headingPath" jsonb, "charStart" int, "charEnd" int, "vectorFrom" int, "vectorTo" int)`;
+    const insert = Prisma.sql`
+      INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, tsv, embedding_model)
       SELECT r.id, ${doc.knowledgeBaseId}, ${doc.id}, r.ordinal, r.text, r."tokenCount",
-             ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector(${doc.config}::regconfig, r.lexical)
-             ${withVector ? Prisma.sql`, ((${binaryRealArray(vectors)}::real[])[r."vectorFrom":r."vectorTo"])::vector, ${embeddingModel}::text, false` : Prisma.empty}
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(id text, ordinal int, text text, lexical text, "tokenCount" int,
-             "headingPath" jsonb, "charStart" int, "charEnd" int, "vectorFrom" int, "vectorTo" int)`.catch((error: unknown) => {
+             ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector(${doc.config}::regconfig, r.lexical),
+             CASE WHEN r."vectorFrom" IS NOT NULL THEN ${embeddingModel}::text END`;
+    await (vectors.length
+      ? this.sql.$executeRaw`
+          WITH r AS MATERIALIZED (SELECT * FROM ${source}),
+          stored AS (${insert} FROM r RETURNING id)
+          INSERT INTO chunk_vectors_waiting (chunk_id, knowledge_base_id, document_id, model, embedding)
+          SELECT r.id, ${doc.knowledgeBaseId}, ${doc.id}, ${embeddingModel}::text, ((${binaryRealArray(vectors)}::real[])[r."vectorFrom":r."vectorTo"])::vector
+          FROM r JOIN stored ON stored.id = r.id WHERE r."vectorFrom" IS NOT NULL`
+      : this.sql.$executeRaw`${insert} FROM ${source}`
+    ).catch((error: unknown) => {
       throw isForeignKeyViolation(error) ? new DocumentGoneError(doc.id) : error;
     });
   }

@@ -138,12 +138,14 @@ describe('rag SQL (database)', () => {
     expect(rows.map((r) => r.ordinal)).toEqual(chunks.map((c) => c.ordinal));
     expect(rows[63].heading_path).toEqual(['Part 63']);
     if (t.vector.enabled) {
-      const [vectors] = await t.sql.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM chunks WHERE document_id = 'doc_batch' AND embedding_model = ${MODEL}`;
-      expect(vectors.n).toBe(64);
+      const [vectors] = await t.sql.$queryRaw<{ n: number; labelled: number }[]>`
+        SELECT count(*)::int AS n, count(*) FILTER (WHERE c.embedding_model = v.model)::int AS labelled
+        FROM chunk_vectors_waiting v JOIN chunks c ON c.id = v.chunk_id WHERE v.document_id = 'doc_batch' AND v.model = ${MODEL}`;
+      expect(vectors).toEqual({ n: 64, labelled: 64 });
       // each row got its own vector from the binary array, exactly as embedded
       const [third] = await t.sql.$queryRaw<{ own: number; next: number; dims: number }[]>`
-        SELECT embedding <=> ${hashedVector('walrus 3')}::vector AS own, embedding <=> ${hashedVector('walrus 4')}::vector AS next, embedding_dims AS dims
-        FROM chunks WHERE id = 'chk_batch_3'`;
+        SELECT embedding <=> ${hashedVector('walrus 3')}::vector AS own, embedding <=> ${hashedVector('walrus 4')}::vector AS next, dims
+        FROM chunk_vectors_waiting WHERE chunk_id = 'chk_batch_3'`;
       expect(third.own).toBeLessThan(1e-6);
       expect(third.next).toBeGreaterThan(0.1);
       expect(third.dims).toBe(OFFLINE_EMBEDDING_DIMENSIONS);

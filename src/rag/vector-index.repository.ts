@@ -2,59 +2,52 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient } from '../database';
 
 /**
- * A plain scan of the index of waiting chunks (no bitmap): the rows indexed since the last vacuum
- * left entries there, which a plain scan marks dead as it passes them and later ones skip; a
- * bitmap scan visited every one of them again in each statement.
- */
-const INDEXING_SETTINGS = Prisma.sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`;
-
-/**
- * The statements of the vectors waiting for their HNSW index (`vector_indexed` false, migration
- * 20261214000000_vector_index_behind): ingestion stores them so, the VectorIndexer adds them.
- * Only called where vector search is enabled (the column exists with pgvector only).
+ * The statements of the vectors waiting for their HNSW index (migration 20261216000000_chunk_vectors):
+ * ingestion stores them in `chunk_vectors_waiting`, the VectorIndexer moves them into
+ * `chunk_vectors`, whose HNSW indexes take each row as it is inserted. Only called where vector
+ * search is enabled (the tables exist with pgvector only).
  */
 @Injectable()
 export class VectorIndexRepository {
   constructor(private readonly sql: SqlClient) {}
 
   /**
-   * Adds up to `limit` waiting vectors of ready documents to their size's HNSW index (the row
-   * update inserts them into it); how many. Chunks of documents still being ingested wait for
-   * their document (one that fails takes them away unindexed). Rows another instance's indexer
-   * holds are skipped, so several indexers share the work.
+   * Moves up to `limit` waiting vectors of ready documents into `chunk_vectors` (and so into their
+   * size's HNSW index); how many. Chunks of documents still being ingested wait for their document
+   * (one that fails takes them away unindexed). Rows another instance's indexer holds are skipped,
+   * so several indexers share the work, and so are chunks being deleted (their deletion would
+   * wait for this move, and the move for the deletion: the chunk is locked first).
    */
   async indexWaiting(limit: number): Promise<number> {
-    const [, rows] = await this.sql.$atomic([
-      INDEXING_SETTINGS,
-      Prisma.sql`
-        WITH indexed AS (
-          UPDATE chunks SET vector_indexed = true WHERE id IN (
-            SELECT c.id FROM chunks c
-            WHERE c.embedding IS NOT NULL AND NOT c.vector_indexed
-              -- per row: the scan follows the index of waiting chunks, never a join from documents
-              AND (SELECT d.status = 'ready' FROM documents d WHERE d.id = c.document_id)
-            LIMIT ${limit} FOR UPDATE OF c SKIP LOCKED)
-          RETURNING 1)
-        SELECT count(*)::int AS n FROM indexed`,
-    ]);
-    return (rows as { n: number }[])[0].n;
+    const [row] = await this.sql.$queryRaw<{ n: number }[]>`
+      WITH moved AS (
+        DELETE FROM chunk_vectors_waiting WHERE chunk_id IN (
+          SELECT w.chunk_id FROM chunk_vectors_waiting w JOIN chunks c ON c.id = w.chunk_id
+          WHERE (SELECT d.status = 'ready' FROM documents d WHERE d.id = w.document_id)
+          LIMIT ${limit} FOR UPDATE OF w SKIP LOCKED FOR KEY SHARE OF c SKIP LOCKED)
+        RETURNING chunk_id, knowledge_base_id, document_id, model, embedding),
+      indexed AS (
+        INSERT INTO chunk_vectors (chunk_id, knowledge_base_id, document_id, model, embedding)
+        SELECT chunk_id, knowledge_base_id, document_id, model, embedding FROM moved
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM indexed`;
+    return row.n;
   }
 
   /**
-   * Removes the row versions indexing left behind (each indexed chunk's row is written anew) and
-   * their entries in the chunks' indexes, which every search would otherwise step over (the
-   * embedded database has no autovacuum). It never blocks reads or writes of the table.
+   * Removes the rows the moves left behind in the table of waiting vectors and its indexes
+   * (the embedded database has no autovacuum): every search reads that table. It holds only
+   * what waits, so this is quick, and it never blocks reads or writes.
    */
   async vacuum(): Promise<void> {
-    await this.sql.$executeRaw`VACUUM chunks`;
+    await this.sql.$executeRaw`VACUUM chunk_vectors_waiting`;
   }
 
   /** Waiting vectors of ready documents, in all knowledge bases. */
   async waiting(): Promise<number> {
     const [row] = await this.sql.$queryRaw<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM chunks c
-      WHERE c.embedding IS NOT NULL AND NOT c.vector_indexed
-        AND EXISTS (SELECT 1 FROM documents d WHERE d.id = c.document_id AND d.status = 'ready')`;
+      SELECT count(*)::int AS n FROM chunk_vectors_waiting w
+      WHERE EXISTS (SELECT 1 FROM documents d WHERE d.id = w.document_id AND d.status = 'ready')`;
     return row.n;
   }
 
@@ -62,8 +55,8 @@ export class VectorIndexRepository {
   async waitingIn(knowledgeBaseIds: string[]): Promise<Map<string, number>> {
     if (!knowledgeBaseIds.length) return new Map();
     const rows = await this.sql.$queryRaw<{ knowledge_base_id: string; n: number }[]>`
-      SELECT knowledge_base_id, count(*)::int AS n FROM chunks
-      WHERE embedding IS NOT NULL AND NOT vector_indexed AND knowledge_base_id IN (${Prisma.join(knowledgeBaseIds)})
+      SELECT knowledge_base_id, count(*)::int AS n FROM chunk_vectors_waiting
+      WHERE knowledge_base_id IN (${Prisma.join(knowledgeBaseIds)})
       GROUP BY knowledge_base_id`;
     return new Map(rows.map((row) => [row.knowledge_base_id, row.n]));
   }

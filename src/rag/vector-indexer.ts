@@ -18,14 +18,6 @@ export const INDEX_BATCH = { embedded: { size: 4, statements: 1 }, postgres: { s
  */
 export const INDEX_BACKLOG_MAX = 4_000;
 
-/**
- * Indexing writes each chunk's row anew; after this many, once none waits, the indexer vacuums
- * `chunks` (the embedded database has no autovacuum; PostgreSQL's may come a minute later):
- * searches step over the old rows until then. A vacuum reads the whole table, so a single small
- * document does not cause one.
- */
-export const VACUUM_AFTER = 1_000;
-
 /** How often a waiting indexer looks whether the jobs are done; after a failure, how long it pauses. */
 const POLL_MS = 200;
 const RETRY_MS = 5_000;
@@ -99,7 +91,10 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
         this.unvacuumed += indexed;
         if (indexed || this.woken) continue;
         // none waits (wake() since the statement began would have set `woken`)
-        if (this.unvacuumed >= VACUUM_AFTER) {
+        // the moves left dead rows in the table of waiting vectors, which every search reads (the
+        // embedded database has no autovacuum; PostgreSQL's may come a minute later); it holds
+        // only what waits, so the vacuum is quick
+        if (this.unvacuumed > 0) {
           this.unvacuumed = 0;
           await this.repository.vacuum();
           if (this.woken) continue;

@@ -47,12 +47,13 @@ describe(`migration ${MIGRATION}`, () => {
 
     await handle.migrate();
     expect(handle.vector.enabled).toBe(true);
-    const sizes = await handle.session.query<{ id: string; embedding_dims: number; embedding_model: string }>(
-      'SELECT id, embedding_dims, embedding_model FROM chunks ORDER BY id');
+    // (and then, by 20261216000000_chunk_vectors, in the table of indexed vectors)
+    const sizes = await handle.session.query<{ id: string; dims: number; model: string; embedding_model: string }>(
+      'SELECT v.chunk_id AS id, v.dims, v.model, c.embedding_model FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id ORDER BY v.chunk_id');
     expect(sizes).toEqual([
-      { id: 'chk_large', embedding_dims: 1536, embedding_model: 'vendor:embed-1536' },
-      { id: 'chk_offline', embedding_dims: 1536, embedding_model: LEGACY_OFFLINE_LABEL },
-      { id: 'chk_small', embedding_dims: 384, embedding_model: 'vendor:embed-384' },
+      { id: 'chk_large', dims: 1536, model: 'vendor:embed-1536', embedding_model: 'vendor:embed-1536' },
+      { id: 'chk_offline', dims: 1536, model: LEGACY_OFFLINE_LABEL, embedding_model: LEGACY_OFFLINE_LABEL },
+      { id: 'chk_small', dims: 384, model: 'vendor:embed-384', embedding_model: 'vendor:embed-384' },
     ]);
 
     const search = new ChunkSearchRepository(handle.sql);
@@ -72,10 +73,10 @@ describe(`migration ${MIGRATION}`, () => {
     const upgrade = new OfflineVectorUpgrade(new ChunkRepository(handle.sql), handle.vector);
     expect(await upgrade.run()).toBe(1);
     expect(await upgrade.run()).toBe(0);
-    const [offline] = await handle.session.query<{ embedding_dims: number; embedding_model: string; same: boolean }>(
-      `SELECT embedding_dims, embedding_model, embedding = $1::vector AS same FROM chunks WHERE id = 'chk_offline'`,
+    const [offline] = await handle.session.query<{ dims: number; model: string; embedding_model: string; same: boolean }>(
+      `SELECT v.dims, v.model, c.embedding_model, v.embedding = $1::vector AS same FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id WHERE v.chunk_id = 'chk_offline'`,
       [vectorLiteral(Array.from(hashEmbedding(texts.offline, OFFLINE_EMBEDDING_DIMENSIONS)))]);
-    expect(offline).toEqual({ embedding_dims: OFFLINE_EMBEDDING_DIMENSIONS, embedding_model: OFFLINE_EMBEDDING_LABEL, same: true });
+    expect(offline).toEqual({ dims: OFFLINE_EMBEDDING_DIMENSIONS, model: OFFLINE_EMBEDDING_LABEL, embedding_model: OFFLINE_EMBEDDING_LABEL, same: true });
     for (const exactVectorScanMax of [undefined, 0]) {
       expect((await nearest(OFFLINE_EMBEDDING_LABEL, OFFLINE_EMBEDDING_DIMENSIONS, 'melt water', { exactVectorScanMax })).map((row) => row.id)).toEqual(['chk_offline']);
     }
