@@ -151,7 +151,9 @@ export class DocumentRepository {
     // rest of the row); each row names its slice of it
     const vectors: Float32Array[] = [];
     let offset = 0;
-    const rows = chunks.map(({ embedding, ...chunk }) => {
+    const rows = chunks.map(({ embedding, lexical, ...fields }) => {
+      // what to_tsvector indexes is the text itself but for CJK runs: sent once, not twice
+      const chunk = lexical === fields.text ? fields : { ...fields, lexical };
       if (!embedding) return chunk;
       vectors.push(embedding);
       offset += embedding.length;
@@ -162,7 +164,7 @@ export class DocumentRepository {
     const insert = Prisma.sql`
       INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, tsv, embedding_model)
       SELECT r.id, ${doc.knowledgeBaseId}, ${doc.id}, r.ordinal, r.text, r."tokenCount",
-             ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector(${doc.config}::regconfig, r.lexical),
+             ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector(${doc.config}::regconfig, coalesce(r.lexical, r.text)),
              CASE WHEN r."vectorFrom" IS NOT NULL THEN ${embeddingModel}::text END`;
     await (vectors.length
       ? this.sql.$executeRaw`
