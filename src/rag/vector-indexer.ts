@@ -91,9 +91,8 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
         this.unvacuumed += indexed;
         if (indexed || this.woken) continue;
         // none waits (wake() since the statement began would have set `woken`)
-        // the moves left dead rows in the table of waiting vectors, which every search reads (the
-        // embedded database has no autovacuum; PostgreSQL's may come a minute later); it holds
-        // only what waits, so the vacuum is quick
+        // what ingestion and the moves left where every search looks (the embedded database has
+        // no autovacuum; PostgreSQL's may come a minute later): quick, those tables are small
         if (this.unvacuumed > 0) {
           this.unvacuumed = 0;
           await this.repository.vacuum();
