@@ -59,6 +59,9 @@ function toRecord(row: ChunkRow): ChunkRecord {
   };
 }
 
+/** An `INSERT INTO chunk_vectors` of a chunk that may have an indexed vector already: it replaces it. */
+const REPLACING_VECTOR = Prisma.sql`ON CONFLICT (chunk_id) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`;
+
 /**
  * The CTE of an edit that gives the chunk (`old`) its new vector, indexed at once, or takes its
  * indexed vector away (its waiting one is gone already: update(…)).
@@ -68,7 +71,7 @@ function vectorEdit(knowledgeBaseId: string, embedding: ChunkEdit['embedding']):
     ? Prisma.sql`
       INSERT INTO chunk_vectors (chunk_id, knowledge_base_id, document_id, model, embedding)
       SELECT old.id, ${knowledgeBaseId}, old.document_id, ${embedding.model}, ${embedding.vector}::vector FROM old
-      ON CONFLICT (chunk_id) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`
+      ${REPLACING_VECTOR}`
     : Prisma.sql`DELETE FROM chunk_vectors v USING old WHERE v.chunk_id = old.id`;
   return Prisma.sql`
       new_vector AS (${replaced}),`;
@@ -105,8 +108,8 @@ export class ChunkRepository {
    * Replaces the chunk's text with its full-text index entry and vector (or none) in one
    * transaction, so search never finds the new text with the old vector or the reverse. A chunk of
    * a ready document also moves its knowledge base's term statistics from its old terms and
-   * length to the new ones (BM25, chunk-search.repository.ts) in that statement. Whether the
-   * chunk still existed.
+   * length to the new ones (BM25, chunk-search.repository.ts) in the statement of the text.
+   * Whether the chunk still existed.
    */
   async update(knowledgeBaseId: string, id: string, edit: ChunkEdit, vector: boolean): Promise<boolean> {
     const tsv = Prisma.sql`to_tsvector(${edit.config}::regconfig, ${edit.lexical})`;
@@ -186,6 +189,6 @@ export class ChunkRepository {
         RETURNING c.id, c.knowledge_base_id, c.document_id)
       INSERT INTO chunk_vectors (chunk_id, knowledge_base_id, document_id, model, embedding)
       SELECT u.id, u.knowledge_base_id, u.document_id, ${model}, r.vector::vector FROM relabelled u JOIN r ON r.id = u.id
-      ON CONFLICT (chunk_id) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`;
+      ${REPLACING_VECTOR}`;
   }
 }

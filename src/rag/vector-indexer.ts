@@ -38,8 +38,8 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
   /** vectors known to wait (those this instance stored, and those found at start); a guide, not a count */
   private backlog = 0;
   private running?: Promise<void>;
-  /** rows indexed since the last vacuum */
-  private unvacuumed = 0;
+  /** vectors were moved since the last vacuum */
+  private vacuumDue = false;
   /** wake() was called since the last statement began */
   private woken = false;
   private readonly stop = new AbortController();
@@ -88,13 +88,13 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
         const counts = await Promise.all(Array.from({ length: statements }, () => this.repository.indexWaiting(size)));
         const indexed = counts.reduce((sum, n) => sum + n, 0);
         this.backlog = Math.max(0, this.backlog - indexed);
-        this.unvacuumed += indexed;
+        this.vacuumDue ||= indexed > 0;
         if (indexed || this.woken) continue;
         // none waits (wake() since the statement began would have set `woken`)
         // what ingestion and the moves left where every search looks (the embedded database has
         // no autovacuum; PostgreSQL's may come a minute later): quick, those tables are small
-        if (this.unvacuumed > 0) {
-          this.unvacuumed = 0;
+        if (this.vacuumDue) {
+          this.vacuumDue = false;
           await this.repository.vacuum();
           if (this.woken) continue;
         }

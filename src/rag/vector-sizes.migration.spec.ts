@@ -4,10 +4,10 @@
  * offline 1,536-d hashed words keep their size and label until they are embedded again on
  * start, and the upgraded database answers searches throughout, through each size's index.
  */
-import { DatabaseHandle } from '../database/database-handle';
+import type { DatabaseHandle } from '../database/database-handle';
 import { readMigrations, runMigrations } from '../database/migration-runner';
 import { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from '../model';
-import { createTestDatabase, type TestDatabase } from '../../test/support/test-database';
+import { openUnmigratedDatabase } from '../../test/support/test-prisma';
 import { type ChunkSearch, ChunkSearchRepository } from './chunk-search.repository';
 import { ChunkRepository } from './chunk.repository';
 import { LEGACY_OFFLINE_LABEL, OFFLINE_EMBEDDING_LABEL, vectorLiteral } from './embedder';
@@ -20,17 +20,13 @@ const MIGRATION = '20261213000000_vector_sizes';
 const padded = (vector: ArrayLike<number>) => vectorLiteral([...Array.from(vector), ...new Array<number>(1536 - vector.length).fill(0)]);
 
 describe(`migration ${MIGRATION}`, () => {
-  let db: TestDatabase;
   let handle: DatabaseHandle;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    handle = await DatabaseHandle.open({ databaseUrl: db.env.DATABASE_URL, dataDir: 'memory://' });
+    ({ handle, close } = await openUnmigratedDatabase());
   });
-  afterAll(async () => {
-    await handle?.close();
-    await db?.drop();
-  });
+  afterAll(() => close?.());
 
   it('keeps every old vector searchable and embeds the old offline ones again at their new size', async () => {
     const migrations = readMigrations();

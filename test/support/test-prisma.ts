@@ -4,19 +4,27 @@ import type { PrismaService } from '../../src/database/prisma.service';
 import type { SqlClient } from '../../src/database/sql-client';
 import { createTestDatabase } from './test-database';
 
-/** A migrated database (PGlite in memory, or a throwaway PostgreSQL database) for service tests. */
-export async function openTestDatabase(): Promise<{ prisma: PrismaService; sql: SqlClient; close: () => Promise<void> }> {
+/**
+ * A database (PGlite in memory, or a throwaway PostgreSQL database) opened but not migrated: a
+ * migration spec applies the migrations before its own, fills in old rows, then the rest.
+ */
+export async function openUnmigratedDatabase(): Promise<{ handle: DatabaseHandle; close: () => Promise<void> }> {
   const db = await createTestDatabase();
   const handle = await DatabaseHandle.open({ databaseUrl: db.env.DATABASE_URL, dataDir: db.env.HELIX_DATA_DIR ?? 'memory://' });
-  await handle.migrate();
   return {
-    prisma: handle.prisma as PrismaService,
-    sql: handle.sql,
+    handle,
     close: async () => {
       await handle.close();
       await db.drop();
     },
   };
+}
+
+/** A migrated database (PGlite in memory, or a throwaway PostgreSQL database) for service tests. */
+export async function openTestDatabase(): Promise<{ prisma: PrismaService; sql: SqlClient; close: () => Promise<void> }> {
+  const { handle, close } = await openUnmigratedDatabase();
+  await handle.migrate();
+  return { prisma: handle.prisma as PrismaService, sql: handle.sql, close };
 }
 
 /**
