@@ -54,6 +54,18 @@ describe('chunk search plans (database)', () => {
     expect(shortlisted.map((row) => row.id)).toEqual(everyMatch.slice(0, 5).map((row) => row.id));
   });
 
+  it('the tidy-up after ingestion merges the full-text index\'s pending list, which every search reads whole', async () => {
+    // merges the pending list now, answering how many pages it held
+    const pendingPages = async () => (await t.sql.$queryRaw<{ n: number }[]>`SELECT gin_clean_pending_list('chunks_tsv_gin_idx'::regclass)::int AS n`)[0].n;
+    await knowledgeBase(['harbour lantern', 'lantern keeper']);
+    expect(await pendingPages()).toBeGreaterThan(0);
+    const { kb, ids } = await knowledgeBase(['lantern oil', 'keeper of the oil']);
+    await t.repo(DocumentRepository).tidyAfterIngestion();
+    expect(await pendingPages()).toBe(0);
+    // and the chunks are found through the index proper
+    expect((await lexical(kb, 'oil')).map((row) => row.id).sort()).toEqual(ids.sort());
+  });
+
   describe('common terms (in more chunks than commonTermChunks)', () => {
     // four words in most chunks, a rare one in three; chunk 0 holds every common word
     const texts = Array.from({ length: 40 }, (_, i) =>

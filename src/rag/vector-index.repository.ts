@@ -35,14 +35,11 @@ export class VectorIndexRepository {
   }
 
   /**
-   * Removes what ingestion left behind where every search looks (the embedded database has no
-   * autovacuum): the rows the moves left in the table of waiting vectors, and the old versions of
-   * documents whose status changed, which stay in the index of documents not ready (a search
-   * without a filter reads it) and would pile up with each document ingested. Both tables are
-   * small beside the chunks; a vacuum never blocks reads or writes.
+   * Removes the rows the moves left in the table of waiting vectors (the embedded database has no
+   * autovacuum): small, it holds only what waits; a vacuum never blocks reads or writes.
    */
   async vacuum(): Promise<void> {
-    await this.sql.$executeRaw`VACUUM chunk_vectors_waiting, documents`;
+    await this.sql.$executeRaw`VACUUM chunk_vectors_waiting`;
   }
 
   /** Waiting vectors of ready documents, in all knowledge bases. */

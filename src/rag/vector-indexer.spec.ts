@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseHandle, VectorSupport } from '../database';
+import { DocumentRepository } from './document.repository';
 import { JobRunner } from './job-runner';
 import { INDEX_BACKLOG_MAX, INDEX_BATCH, VectorIndexer } from './vector-indexer';
 import { VectorIndexRepository } from './vector-index.repository';
@@ -9,6 +10,7 @@ class FakeWaiting {
   waiting = 0;
   calls = 0;
   vacuums = 0;
+  tidies = 0;
   delayMs = 0;
   /** called while a statement runs (before it answers) */
   during?: () => void;
@@ -24,14 +26,15 @@ class FakeWaiting {
 
 }
 
-function indexer(table: FakeWaiting, jobs: { busy: boolean }) {
+function indexer(table: FakeWaiting, jobs: { busy: boolean }, vector = true) {
   const repository = {
     indexWaiting: (limit: number) => table.indexWaiting(limit),
     waiting: async () => table.waiting,
     vacuum: async () => void table.vacuums++,
   } as unknown as VectorIndexRepository;
   const runner = { busy: () => jobs.busy } as unknown as JobRunner;
-  return new VectorIndexer(repository, runner, new VectorSupport(true), { kind: 'embedded' } as DatabaseHandle);
+  const documents = { tidyAfterIngestion: async () => void table.tidies++ } as unknown as DocumentRepository;
+  return new VectorIndexer(repository, runner, new VectorSupport(vector), documents, { kind: 'embedded' } as DatabaseHandle);
 }
 
 const until = async (done: () => boolean, ms = 2_000) => {
@@ -49,13 +52,27 @@ describe('VectorIndexer', () => {
     await sleep(20);
     // 10 at 4 a statement, and one that found none
     expect(table.calls).toBe(Math.ceil(10 / INDEX_BATCH.embedded.size) + 1);
-    // the moves' dead rows go once none waits
-    expect(table.vacuums).toBe(1);
-    // nothing indexed, nothing to vacuum
+    // the moves' dead rows go once none waits, and what ingestion left
+    expect([table.vacuums, table.tidies]).toEqual([1, 1]);
+    // a document without vectors became ready: nothing to index, but a tidy-up
     subject.wake(0);
-    await sleep(20);
+    expect(await until(() => table.tidies === 2)).toBe(true);
     expect(table.calls).toBe(Math.ceil(10 / INDEX_BATCH.embedded.size) + 2);
-    expect(table.vacuums).toBe(1);
+    await subject.beforeApplicationShutdown();
+  });
+
+  it('without vector search, tidies once the jobs are done and never indexes', async () => {
+    const table = Object.assign(new FakeWaiting(), { waiting: 10 });
+    const jobs = { busy: true };
+    const subject = indexer(table, jobs, false);
+    await subject.onApplicationBootstrap();
+    subject.wake(5_000);
+    await sleep(300);
+    expect(table.tidies).toBe(0);
+    jobs.busy = false;
+    expect(await until(() => table.tidies === 1)).toBe(true);
+    await sleep(20);
+    expect([table.calls, table.vacuums, table.tidies]).toEqual([0, 0, 1]);
     await subject.beforeApplicationShutdown();
   });
 

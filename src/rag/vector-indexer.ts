@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseHandle, VectorSupport } from '../database';
+import { DocumentRepository } from './document.repository';
 import { JobRunner } from './job-runner';
 import { VectorIndexRepository } from './vector-index.repository';
 
@@ -30,6 +31,9 @@ const RETRY_MS = 5_000;
  * a full scan. Ingestion goes first: while jobs run, the indexer waits, unless the backlog
  * reaches INDEX_BACKLOG_MAX; then both share the database. Started by each document made ready
  * and at start-up (vectors left waiting by a stop); several instances share the work.
+ *
+ * Once ingestion has drained (and the vectors with it), it tidies what ingestion left where
+ * searches look — with or without vector search (DocumentRepository.tidyAfterIngestion).
  */
 @Injectable()
 export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -38,8 +42,8 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
   /** vectors known to wait (those this instance stored, and those found at start); a guide, not a count */
   private backlog = 0;
   private running?: Promise<void>;
-  /** vectors were moved since the last vacuum */
-  private vacuumDue = false;
+  /** documents became ready or vectors were moved since the last tidy-up */
+  private tidyDue = false;
   /** wake() was called since the last statement began */
   private woken = false;
   private readonly stop = new AbortController();
@@ -48,6 +52,7 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
     private readonly repository: VectorIndexRepository,
     private readonly jobs: JobRunner,
     private readonly vector: VectorSupport,
+    private readonly documents: DocumentRepository,
     database: DatabaseHandle,
   ) {
     this.batch = INDEX_BATCH[database.kind];
@@ -65,15 +70,16 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
     await this.running;
   }
 
-  /** `added` more vectors wait (a document became ready): indexes them, unless it is at it already. */
+  /** A document became ready with `added` vectors: indexes them, unless it is at it already, then tidies. */
   wake(added: number): void {
-    this.backlog += added;
+    if (this.vector.enabled) this.backlog += added;
     this.woken = true;
-    if (this.running || this.stop.signal.aborted || !this.vector.enabled) return;
+    this.tidyDue = true;
+    if (this.running || this.stop.signal.aborted) return;
     this.running = this.run();
   }
 
-  /** Until no vector of a ready document waits, or the application stops. */
+  /** Until no vector of a ready document waits and all is tidy, or the application stops. */
   private async run(): Promise<void> {
     const signal = this.stop.signal;
     while (!signal.aborted) {
@@ -84,18 +90,19 @@ export class VectorIndexer implements OnApplicationBootstrap, BeforeApplicationS
         }
         // a document made ready while the statement runs may be too late for it: looked at again
         this.woken = false;
-        const { size, statements } = this.batch;
-        const counts = await Promise.all(Array.from({ length: statements }, () => this.repository.indexWaiting(size)));
-        const indexed = counts.reduce((sum, n) => sum + n, 0);
-        this.backlog = Math.max(0, this.backlog - indexed);
-        this.vacuumDue ||= indexed > 0;
-        if (indexed || this.woken) continue;
+        if (this.vector.enabled) {
+          const { size, statements } = this.batch;
+          const counts = await Promise.all(Array.from({ length: statements }, () => this.repository.indexWaiting(size)));
+          const indexed = counts.reduce((sum, n) => sum + n, 0);
+          this.backlog = Math.max(0, this.backlog - indexed);
+          this.tidyDue ||= indexed > 0;
+          if (indexed || this.woken) continue;
+        }
         // none waits (wake() since the statement began would have set `woken`)
-        // what ingestion and the moves left where every search looks (the embedded database has
-        // no autovacuum; PostgreSQL's may come a minute later): quick, those tables are small
-        if (this.vacuumDue) {
-          this.vacuumDue = false;
-          await this.repository.vacuum();
+        if (this.tidyDue) {
+          this.tidyDue = false;
+          if (this.vector.enabled) await this.repository.vacuum();
+          await this.documents.tidyAfterIngestion();
           if (this.woken) continue;
         }
         this.backlog = 0;
