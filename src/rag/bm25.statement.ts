@@ -1,4 +1,5 @@
 import { Prisma } from '../database';
+import { LAST_LENGTH_BUCKET, LENGTH_LEXEME_PREFIX } from './chunk-tsv';
 import type { TextSearchConfig } from './lexical';
 import type { MetadataFilter } from './retrieval.types';
 
@@ -25,6 +26,10 @@ export interface Bm25Options {
   candidates: number;
   /** a term in more chunks than this is common (COMMON_TERM_CHUNKS) */
   commonTermChunks: number;
+  /** common terms each in more chunks than this are listed by length bucket (LENGTH_WALK_CHUNKS) */
+  lengthWalkChunks: number;
+  /** length buckets walked together up to this many chunks (LENGTH_STEP_CHUNKS) */
+  lengthStepChunks: number;
 }
 
 /**
@@ -32,6 +37,22 @@ export interface Bm25Options {
  * bm25Statement). Below it, listing a term's chunks costs a few milliseconds at most.
  */
 export const COMMON_TERM_CHUNKS = 1_000;
+
+/**
+ * When every common term of a query is in more chunks than this, the shortest chunks holding
+ * them all are found by length, a few length buckets at a time (chunk-tsv.ts), until there are
+ * enough; below it, the chunks of the intersection (at most this many) are all read and sorted,
+ * which costs less than the steps' scans.
+ */
+export const LENGTH_WALK_CHUNKS = 5_000;
+
+/**
+ * The walk's steps: consecutive length buckets together until they hold this many chunks (a
+ * bucket holding more is a step of its own). Each step is a GIN intersection, which reads most
+ * of the common terms' posting lists whatever the step's size, and every match of the last step
+ * is read from its row: fewer, larger steps trade the one for the other.
+ */
+export const LENGTH_STEP_CHUNKS = 4_000;
 
 /**
  * How many chunks per lexical candidate BM25 scores exactly (reading their tsvectors), picked by
@@ -85,10 +106,12 @@ function searchedDocuments(ids: Prisma.Sql, filter: MetadataFilter | undefined):
  * in a third of the corpus, which add little to a chunk's score; a chunk with some but not all
  * of them and no rare term is left out, unless fewer than `candidates` chunks are found so. Of
  * the chunks holding every common term, only the shortest are listed (and those holding a rare
- * term too): the rest could not reach the shortlist. Listing them still reads each one's row
- * (its token count and document), which migration 20261215000000_narrow_chunk_rows keeps small.
+ * term too): the rest could not reach the shortlist. Sorting them by length reads each one's row
+ * (its token count and document), which migration 20261215000000_narrow_chunk_rows keeps small;
+ * when they are many, they are taken a few length buckets at a time from the shortest
+ * (LENGTH_WALK_CHUNKS), so that only the rows of the steps walked are read.
  */
-export function bm25Statement(group: LexicalSearch, { filter, candidates, commonTermChunks }: Bm25Options): Prisma.Sql {
+export function bm25Statement(group: LexicalSearch, { filter, candidates, commonTermChunks, lengthWalkChunks, lengthStepChunks }: Bm25Options): Prisma.Sql {
   const ids = Prisma.join(group.knowledgeBaseIds);
   // constants, written into the statement
   const [k1, k1plus1, b] = [BM25_K1, BM25_K1 + 1, BM25_B].map((value) => Prisma.raw(value.toFixed(4)));
@@ -99,21 +122,59 @@ export function bm25Statement(group: LexicalSearch, { filter, candidates, common
   // tsquery stays an index condition); a row holds only what the list needs, no text or tsvector
   const postings = (query: Prisma.Sql) =>
     Prisma.sql`(SELECT c.id, c.token_count, c.document_id, c.knowledge_base_id FROM chunks c WHERE c.tsv @@ ${query} OFFSET 0)`;
+  // how many of the shortest chunks holding every common term are listed
+  const shortest = Prisma.sql`greatest(${candidates * SHORTLIST_FACTOR}, ${candidates} * (1 + (SELECT count(*) FROM idf WHERE NOT common)))`;
   return Prisma.sql`(
     WITH terms AS MATERIALIZED (SELECT tsvector_to_array(to_tsvector(${group.config}::regconfig, ${words})) AS terms),
     corpus AS MATERIALIZED (SELECT greatest(sum(indexed_chunks), 1)::float8 AS n,
                       greatest(sum(indexed_tokens)::float8 / greatest(sum(indexed_chunks), 1), 1) AS avglen
                FROM knowledge_bases WHERE id IN (${ids})),
     idf AS MATERIALIZED (
-      SELECT t.term, ln(1 + (corpus.n - df.df + 0.5) / (df.df + 0.5)) AS idf, df.df > ${commonTermChunks} AS common,
+      SELECT t.term, df.df, ln(1 + (corpus.n - df.df + 0.5) / (df.df + 0.5)) AS idf, df.df > ${commonTermChunks} AS common,
              -- the lexeme quoted, so that as a tsquery it is not normalised again
              '''' || replace(replace(t.term, '\', '\\'), '''', '''''') || '''' AS quoted
       FROM terms, corpus, unnest(terms.terms) AS t(term),
            LATERAL (SELECT coalesce(sum(kt.df), 0)::float8 AS df FROM knowledge_base_terms kt
                     WHERE kt.knowledge_base_id IN (${ids}) AND kt.term = t.term) df),
-    -- the common terms together: their idf and the conjunction of their lexemes (none: NULL)
-    common AS MATERIALIZED (SELECT coalesce(sum(idf), 0) AS idf, string_agg(quoted, ' & ')::tsquery AS query FROM idf WHERE common),
+    -- the common terms together: their idf and the conjunction of their lexemes (none: NULL), and
+    -- whether their chunks are listed by length bucket
+    common AS MATERIALIZED (SELECT coalesce(sum(idf), 0) AS idf, string_agg(quoted, ' & ')::tsquery AS query,
+                                   coalesce(min(df), 0) > ${lengthWalkChunks} AS walk FROM idf WHERE common),
     ${documents.definition},
+    -- the walk's steps, from the shortest chunks: the length buckets of the knowledge bases'
+    -- chunks (their lexemes' document frequencies) in groups of about LENGTH_STEP_CHUNKS, each
+    -- group's lexemes as one tsquery
+    steps AS MATERIALIZED (
+      SELECT step, string_agg('''' || ${LENGTH_LEXEME_PREFIX} || i || '''', ' | ')::tsquery AS query
+      FROM (SELECT i, floor(coalesce(sum(n) OVER (ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) / ${lengthStepChunks})::int AS step
+            FROM (SELECT b.i, kt.n FROM generate_series(0, ${LAST_LENGTH_BUCKET}) AS b(i),
+                         LATERAL (SELECT sum(kt.df) AS n FROM knowledge_base_terms kt
+                                  WHERE kt.knowledge_base_id IN (${ids}) AND kt.term = ${LENGTH_LEXEME_PREFIX} || b.i) kt
+                  WHERE (SELECT walk FROM common) AND kt.n > 0) buckets) numbered
+      GROUP BY step),
+    -- the chunks holding every common term, step by step from the shortest, until there are
+    -- enough (the executor stops at the LIMIT: later steps are never read)
+    walked AS MATERIALIZED (
+      SELECT s.step, c.id, c.token_count
+      FROM common, (SELECT step, query FROM steps ORDER BY step OFFSET 0) s
+           CROSS JOIN LATERAL (SELECT c.id, c.token_count FROM ${postings(Prisma.sql`(common.query && s.query)`)} c WHERE ${documents.holds} OFFSET 0) c
+      WHERE common.walk AND ${documents.any}
+      LIMIT ${shortest}),
+    -- of the chunks holding every common term, the shortest (their bounds are equal and their
+    -- floors fall with length, so no other could enter the shortlist on these terms alone): those
+    -- of the steps walked before the last, and the shortest of the last; without a walk, all of
+    -- them sorted
+    shortest AS MATERIALIZED (
+      SELECT s.id, s.token_count FROM (
+        SELECT c.id, c.token_count FROM common CROSS JOIN LATERAL (SELECT c.id, c.token_count FROM ${postings(Prisma.sql`common.query`)} c WHERE ${documents.holds} OFFSET 0) c
+        WHERE NOT common.walk
+        UNION ALL
+        SELECT id, token_count FROM walked WHERE step < (SELECT max(step) FROM walked)
+        UNION ALL
+        SELECT c.id, c.token_count
+        FROM common CROSS JOIN LATERAL (SELECT c.id, c.token_count FROM ${postings(Prisma.sql`(common.query && (SELECT query FROM steps WHERE step = (SELECT max(step) FROM walked)))`)} c WHERE ${documents.holds} OFFSET 0) c
+        WHERE common.walk) s
+      ORDER BY s.token_count, s.id LIMIT ${shortest}),
     -- each rare term's chunks and those holding every common term (none read when no document
     -- is ready and passes the filter);
     -- \`settled\`: every common term the chunk holds is counted in its rows
@@ -122,13 +183,11 @@ export function bm25Statement(group: LexicalSearch, { filter, candidates, common
       FROM idf CROSS JOIN LATERAL ${postings(Prisma.sql`idf.quoted::tsquery`)} c
       WHERE NOT idf.common AND ${documents.any} AND ${documents.holds}
       UNION ALL
-      -- of the chunks holding every common term, the shortest (their bounds are equal and their
-      -- floors fall with length, so no other could enter the shortlist on these terms alone; as
-      -- many as \`wider\` counts), and every one holding a rare term too (a GIN intersection)
+      -- the shortest chunks holding every common term (as many as \`wider\` counts), and every
+      -- one holding a rare term too (a GIN intersection)
       SELECT c.id, c.token_count, common.idf, true
       FROM common CROSS JOIN LATERAL (
-        (SELECT c.id, c.token_count FROM (SELECT c.id, c.token_count FROM ${postings(Prisma.sql`common.query`)} c WHERE ${documents.holds} OFFSET 0) c
-         ORDER BY c.token_count, c.id LIMIT greatest(${candidates * SHORTLIST_FACTOR}, ${candidates} * (1 + (SELECT count(*) FROM idf WHERE NOT common))))
+        SELECT id, token_count FROM shortest
         UNION
         SELECT c.id, c.token_count
         FROM idf CROSS JOIN LATERAL ${postings(Prisma.sql`(idf.quoted::tsquery && common.query)`)} c

@@ -103,6 +103,62 @@ describe('chunk search plans (database)', () => {
     });
   });
 
+  describe('common terms in many chunks: listed by length bucket', () => {
+    // chunks of 2 to 61 words, most holding both common words, some a rare one too; their
+    // metadata names the parity of their number
+    const filler = (n: number) => Array.from({ length: n }, (_, j) => `f${j}`).join(' ');
+    const texts = Array.from({ length: 120 }, (_, i) => {
+      const words = [i % 7 !== 3 && 'lantern', i % 5 !== 2 && 'harbour', i % 17 === 0 && 'gannet'].filter(Boolean).join(' ');
+      return `${words} ${filler((i * 37) % 60)}`;
+    });
+    let kb: string;
+    beforeAll(async () => ({ kb } = await knowledgeBase(texts, (i) => ({ parity: i % 2 ? 'odd' : 'even' }))));
+    const ranked = async (query: string, lengthWalkChunks: number, more: Partial<ChunkSearch> = {}) =>
+      (await lexical(kb, query, { commonTermChunks: 10, lengthWalkChunks, lengthStepChunks: 1, candidates: 4, k: 4, ...more })).map((row) => row.id);
+
+    it('finds the chunks sorting the whole intersection finds, and stops at the bucket that has enough', async () => {
+      for (const query of ['lantern harbour', 'lantern', 'gannet lantern harbour']) {
+        const sorted = await ranked(query, 1_000);
+        expect(sorted).toHaveLength(4);
+        expect(await ranked(query, 0)).toEqual(sorted);
+        // buckets walked a few together
+        expect(await ranked(query, 0, { lengthStepChunks: 30 })).toEqual(sorted);
+      }
+      const lexicalOnly = { knowledgeBaseIds: [kb], lexical: [{ knowledgeBaseIds: [kb], config: 'simple' as const, query: lexicalQuery('lantern harbour') }], commonTermChunks: 10, lengthStepChunks: 1, candidates: 4, k: 4 };
+      // chunk rows a plan read
+      const read = (plan: string) => [...plan.matchAll(/Bitmap Heap Scan on chunks[^\n]*actual[^\n]*rows=([\d.]+) loops=(\d+)/g)].reduce((n, m) => n + Number(m[1]) * Number(m[2]), 0);
+      const walking = await search.explain({ ...lexicalOnly, lengthWalkChunks: 0 });
+      const sorting = await search.explain({ ...lexicalOnly, lengthWalkChunks: 1_000 });
+      expect(walking).toMatch(/CTE Scan on steps(?![^\n]*never executed)/);
+      expect(sorting).toMatch(/CTE Scan on steps[^\n]*never executed/);
+      // sorting reads every chunk holding both words (some 80), the walk fewer than half
+      expect(read(sorting)).toBeGreaterThan(70);
+      expect(read(walking)).toBeLessThan(read(sorting) / 2);
+    });
+
+    it('of the bucket where it stops, the shortest chunks, not the first stored', async () => {
+      // one bucket (16 to 20 tokens): first stored, ten of 20 tokens saying lantern ten times
+      // (they would rank first); then twelve of 17 tokens, the shortest: the ten shortlisted
+      const stored = [
+        ...Array.from({ length: 10 }, () => `${'lantern '.repeat(10)}harbour ${filler(4)}`),
+        ...Array.from({ length: 12 }, () => `lantern harbour ${filler(7)}`),
+      ];
+      const { kb: bucket, ids } = await knowledgeBase(stored);
+      const shortest = async (lengthWalkChunks: number) =>
+        (await lexical(bucket, 'lantern harbour', { commonTermChunks: 10, lengthWalkChunks, lengthStepChunks: 1, candidates: 2, k: 2 })).map((row) => row.id);
+      expect(await shortest(1_000)).toEqual([ids[10], ids[11]]);
+      expect(await shortest(0)).toEqual([ids[10], ids[11]]);
+    });
+
+    it('with a metadata filter, the same', async () => {
+      for (const query of ['lantern harbour', 'gannet lantern']) {
+        const sorted = await ranked(query, 1_000, { filter: { parity: 'odd' } });
+        expect(sorted.length).toBeGreaterThan(0);
+        expect(await ranked(query, 0, { filter: { parity: 'odd' } })).toEqual(sorted);
+      }
+    });
+  });
+
   it('the common terms\' chunks beyond the shortlist are not listed, yet one holding a rare term too keeps their score', async () => {
     // river and stone are common, otter rare; 60 short chunks hold both common words, and only two
     // long ones hold all three: they rank first, above ten a word shorter of otter and river alone

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient, explainPrepared } from '../database';
 import { INDEXED_DIMENSIONS } from './embedder';
-import { COMMON_TERM_CHUNKS, bm25Statement, metadataCondition, type LexicalSearch } from './bm25.statement';
+import { COMMON_TERM_CHUNKS, LENGTH_STEP_CHUNKS, LENGTH_WALK_CHUNKS, bm25Statement, metadataCondition, type LexicalSearch } from './bm25.statement';
 import type { MetadataFilter } from './retrieval.types';
 
 export type { LexicalSearch } from './bm25.statement';
@@ -23,6 +23,10 @@ export interface ChunkSearch {
   exactVectorScanMax?: number;
   /** a term in more chunks than this is common (default COMMON_TERM_CHUNKS) */
   commonTermChunks?: number;
+  /** common terms each in more chunks than this are listed by length bucket (default LENGTH_WALK_CHUNKS) */
+  lengthWalkChunks?: number;
+  /** length buckets walked together up to this many chunks (default LENGTH_STEP_CHUNKS) */
+  lengthStepChunks?: number;
   k: number;
 }
 
@@ -83,8 +87,14 @@ export class ChunkSearchRepository {
     const lists: Prisma.Sql[] = [];
     const lexical = search.lexical.filter((group) => group.query && group.knowledgeBaseIds.length);
     if (lexical.length) {
-      const common = search.commonTermChunks ?? COMMON_TERM_CHUNKS;
-      const scored = lexical.map((group) => Prisma.sql`SELECT id, score FROM ${bm25Statement(group, { filter: search.filter, candidates: search.candidates, commonTermChunks: common })} AS bm25`);
+      const options = {
+        filter: search.filter,
+        candidates: search.candidates,
+        commonTermChunks: search.commonTermChunks ?? COMMON_TERM_CHUNKS,
+        lengthWalkChunks: search.lengthWalkChunks ?? LENGTH_WALK_CHUNKS,
+        lengthStepChunks: search.lengthStepChunks ?? LENGTH_STEP_CHUNKS,
+      };
+      const scored = lexical.map((group) => Prisma.sql`SELECT id, score FROM ${bm25Statement(group, options)} AS bm25`);
       lists.push(Prisma.sql`
         SELECT id, ROW_NUMBER() OVER (ORDER BY score DESC, id) AS position FROM (
           ${Prisma.join(scored, ' UNION ALL ')}

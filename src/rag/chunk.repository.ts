@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient } from '../database';
+import { chunkTsv } from './chunk-tsv';
 import { LEGACY_OFFLINE_LABEL } from './embedder';
 import type { TextSearchConfig } from './lexical';
 
@@ -112,7 +113,7 @@ export class ChunkRepository {
    * Whether the chunk still existed.
    */
   async update(knowledgeBaseId: string, id: string, edit: ChunkEdit, vector: boolean): Promise<boolean> {
-    const tsv = Prisma.sql`to_tsvector(${edit.config}::regconfig, ${edit.lexical})`;
+    const tsv = chunkTsv(edit.config, Prisma.sql`${edit.lexical}::text`, Prisma.sql`${edit.tokenCount}::int`);
     const statement = Prisma.sql`
       WITH old AS (
         SELECT c.id, c.document_id, c.tsv, c.token_count, d.status = 'ready' AS counted

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, SqlClient, binaryRealArray } from '../database';
+import { chunkTsv } from './chunk-tsv';
 import type { TextSearchConfig } from './lexical';
 import { type IngestionSettingsRow, toIngestionSettings } from './knowledge-base.repository';
 import { DOCUMENT_STATUSES, type DocumentRecord, type DocumentStatus, type IngestionSettings, isForeignKeyViolation, type NewChunk } from './rag.records';
@@ -164,7 +165,7 @@ export class DocumentRepository {
     const insert = Prisma.sql`
       INSERT INTO chunks (id, knowledge_base_id, document_id, ordinal, text, token_count, heading_path, char_start, char_end, tsv, embedding_model)
       SELECT r.id, ${doc.knowledgeBaseId}, ${doc.id}, r.ordinal, r.text, r."tokenCount",
-             ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", to_tsvector(${doc.config}::regconfig, coalesce(r.lexical, r.text)),
+             ARRAY(SELECT jsonb_array_elements_text(r."headingPath")), r."charStart", r."charEnd", ${chunkTsv(doc.config, Prisma.sql`coalesce(r.lexical, r.text)`, Prisma.sql`r."tokenCount"`)},
              CASE WHEN r."vectorFrom" IS NOT NULL THEN ${embeddingModel}::text END`;
     await (vectors.length
       ? this.sql.$executeRaw`
@@ -214,7 +215,7 @@ export class DocumentRepository {
    */
   async tidyAfterIngestion(): Promise<void> {
     await this.sql.$queryRaw`SELECT gin_clean_pending_list('chunks_tsv_gin_idx'::regclass)`;
-    await this.sql.$executeRaw`VACUUM documents`;
+    await this.sql.$executeRaw`VACUUM documents, knowledge_base_terms, knowledge_bases`;
   }
 
   /** Removes the chunks of documents whose ingestion failed or was interrupted. */

@@ -6,6 +6,7 @@
 import { VectorSupport } from '../database/database-handle';
 import { mediumTest, type MediumTest } from '../../test/support/medium';
 import type { KeyAuth } from '../security/auth-context';
+import { LENGTH_LEXEME_PREFIX } from './chunk-tsv';
 import { ChunkSearchRepository } from './chunk-search.repository';
 import { DocumentRepository } from './document.repository';
 import type { Embedder } from './embedder';
@@ -93,6 +94,8 @@ describe('lexical ranking (database)', () => {
 
   it('keeps document frequencies and totals as documents become ready and are deleted', async () => {
     const kb = await knowledgeBase('simple', { a: 'alpha beta', b: 'alpha gamma' });
+    // each chunk's length lexeme counts as a term (chunk-tsv.ts): two tokens, bucket 2
+    const length2 = `${LENGTH_LEXEME_PREFIX}2`;
     const stats = async () => {
       const [totals] = await t.sql.$queryRaw<{ indexed_chunks: number; indexed_tokens: bigint }[]>`
         SELECT indexed_chunks, indexed_tokens FROM knowledge_bases WHERE id = ${kb}`;
@@ -100,7 +103,7 @@ describe('lexical ranking (database)', () => {
         SELECT term, df FROM knowledge_base_terms WHERE knowledge_base_id = ${kb} AND df > 0 ORDER BY term`;
       return { chunks: totals.indexed_chunks, tokens: Number(totals.indexed_tokens), terms: Object.fromEntries(terms.map((r) => [r.term, r.df])) };
     };
-    expect(await stats()).toEqual({ chunks: 2, tokens: expect.any(Number), terms: { alpha: 2, beta: 1, gamma: 1 } });
+    expect(await stats()).toEqual({ chunks: 2, tokens: expect.any(Number), terms: { alpha: 2, beta: 1, gamma: 1, [length2]: 2 } });
     const tokens = (await stats()).tokens;
     expect(tokens).toBeGreaterThan(0);
 
@@ -110,12 +113,12 @@ describe('lexical ranking (database)', () => {
     await documents.insertChunks({ id: `${kb}_busy`, knowledgeBaseId: kb, config: 'simple' }, [
       { id: `chk_${kb}_busy`, ordinal: 0, text: 'alpha delta', lexical: 'alpha delta', tokenCount: 2, headingPath: [], charStart: 0, charEnd: 11 },
     ], null);
-    expect((await stats()).terms).toEqual({ alpha: 2, beta: 1, gamma: 1 });
+    expect((await stats()).terms).toEqual({ alpha: 2, beta: 1, gamma: 1, [length2]: 2 });
     expect(await documents.delete(kb, `${kb}_busy`)).toBe(true);
-    expect((await stats()).terms).toEqual({ alpha: 2, beta: 1, gamma: 1 });
+    expect((await stats()).terms).toEqual({ alpha: 2, beta: 1, gamma: 1, [length2]: 2 });
 
     expect(await documents.delete(kb, `${kb}_a`)).toBe(true);
-    expect(await stats()).toEqual({ chunks: 1, tokens: expect.any(Number), terms: { alpha: 1, gamma: 1 } });
+    expect(await stats()).toEqual({ chunks: 1, tokens: expect.any(Number), terms: { alpha: 1, gamma: 1, [length2]: 1 } });
     expect((await stats()).tokens).toBeLessThan(tokens);
     expect(await documents.delete(kb, `${kb}_a`)).toBe(false);
   });

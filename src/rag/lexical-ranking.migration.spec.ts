@@ -45,7 +45,8 @@ describe(`migration ${MIGRATION}`, () => {
         ('chk_2', 'kb_m', 'doc_ready', 1, 'solar wind wind', 3, to_tsvector('simple', 'solar wind wind')),
         ('chk_3', 'kb_m', 'doc_failed', 0, 'solar tide', 2, to_tsvector('simple', 'solar tide'));`);
 
-    const report = await runMigrations(session, migrations);
+    // this migration alone (the next ones add other lexemes: chunk-tsv.ts)
+    const report = await runMigrations(session, migrations.filter((m) => m.name <= MIGRATION));
     expect(report.applied).toContain(MIGRATION);
 
     const kbs = await session.query<{ id: string; language: string; indexed_chunks: number; indexed_tokens: string }>(
