@@ -4,9 +4,8 @@
  * statistics count those of ready documents, and a search that lists common terms' chunks by
  * length bucket finds the old chunks.
  */
-import type { DatabaseHandle } from '../database/database-handle';
 import { readMigrations, runMigrations } from '../database/migration-runner';
-import { openUnmigratedDatabase } from '../../test/support/test-prisma';
+import { unmigratedDatabase } from '../../test/support/test-prisma';
 import { ChunkSearchRepository } from './chunk-search.repository';
 import { LENGTH_LEXEME_PREFIX } from './chunk-tsv';
 import { DocumentRepository } from './document.repository';
@@ -15,17 +14,11 @@ import { lexicalQuery } from './lexical';
 const MIGRATION = '20261217000000_chunk_length_lexemes';
 
 describe(`migration ${MIGRATION}`, () => {
-  let handle: DatabaseHandle;
-  let close: () => Promise<void>;
-
-  beforeAll(async () => {
-    ({ handle, close } = await openUnmigratedDatabase());
-  });
-  afterAll(() => close?.());
+  const db = unmigratedDatabase();
 
   it('gives old chunks the length lexeme new chunks get, counted for ready documents, and finds them by it', async () => {
-    await runMigrations(handle.session, readMigrations().filter((m) => m.name < MIGRATION));
-    await handle.session.exec(`
+    await runMigrations(db.handle.session, readMigrations().filter((m) => m.name < MIGRATION));
+    await db.handle.session.exec(`
       INSERT INTO workspaces (id, name, updated_at) VALUES ('ws_m', 'm', now());
       INSERT INTO knowledge_bases (id, workspace_id, name, language, updated_at, indexed_chunks, indexed_tokens) VALUES ('kb_m', 'ws_m', 'old', 'simple', now(), 3, 23);
       INSERT INTO documents (id, knowledge_base_id, title, source, status, updated_at)
@@ -36,8 +29,8 @@ describe(`migration ${MIGRATION}`, () => {
         ('chk_2', 'kb_m', 'doc_ready', 2, 'tide line', 2, to_tsvector('simple', 'tide line')),
         ('chk_failed', 'kb_m', 'doc_failed', 0, 'tide mill', 2, to_tsvector('simple', 'tide mill'));`);
 
-    await handle.migrate();
-    const lexemes = await handle.session.query<{ id: string; lexemes: string[] }>(
+    await db.handle.migrate();
+    const lexemes = await db.handle.session.query<{ id: string; lexemes: string[] }>(
       `SELECT id, ARRAY(SELECT l FROM unnest(tsvector_to_array(tsv)) AS l WHERE l LIKE '${LENGTH_LEXEME_PREFIX}%') AS lexemes FROM chunks ORDER BY id`);
     // 4·ln(tokens), down: 1 → 0, 2 → 2, 20 → 11
     expect(lexemes).toEqual([
@@ -46,7 +39,7 @@ describe(`migration ${MIGRATION}`, () => {
       { id: 'chk_20', lexemes: [`${LENGTH_LEXEME_PREFIX}11`] },
       { id: 'chk_failed', lexemes: [`${LENGTH_LEXEME_PREFIX}2`] },
     ]);
-    const counted = await handle.session.query<{ term: string; df: number }>(
+    const counted = await db.handle.session.query<{ term: string; df: number }>(
       `SELECT term, df FROM knowledge_base_terms WHERE knowledge_base_id = 'kb_m' AND term LIKE '${LENGTH_LEXEME_PREFIX}%' ORDER BY term`);
     expect(counted).toEqual([
       { term: `${LENGTH_LEXEME_PREFIX}0`, df: 1 },
@@ -55,16 +48,16 @@ describe(`migration ${MIGRATION}`, () => {
     ]);
 
     // a new chunk of the same length gets the same lexeme as an old one
-    const documents = new DocumentRepository(handle.sql);
+    const documents = new DocumentRepository(db.handle.sql);
     await documents.insertChunks({ id: 'doc_ready', knowledgeBaseId: 'kb_m', config: 'simple' }, [
       { id: 'chk_new', ordinal: 3, text: 'tide gauge', lexical: 'tide gauge', tokenCount: 2, headingPath: [], charStart: 0, charEnd: 10 },
     ], null);
-    const [fresh] = await handle.session.query<{ same: boolean }>("SELECT (SELECT tsv FROM chunks WHERE id = 'chk_new') @@ $$'helix length 2'$$::tsquery AS same");
+    const [fresh] = await db.handle.session.query<{ same: boolean }>("SELECT (SELECT tsv FROM chunks WHERE id = 'chk_new') @@ $$'helix length 2'$$::tsquery AS same");
     expect(fresh.same).toBe(true);
 
     // every chunk holds the common word: listed bucket by bucket, the shortest first, as sorting
     // every chunk holding it lists them
-    const search = new ChunkSearchRepository(handle.sql);
+    const search = new ChunkSearchRepository(db.handle.sql);
     const ranked = async (lengthWalkChunks: number) => (await search.search({
       knowledgeBaseIds: ['kb_m'], lexical: [{ knowledgeBaseIds: ['kb_m'], config: 'simple', query: lexicalQuery('tide') }],
       commonTermChunks: 0, lengthWalkChunks, lengthStepChunks: 1, candidates: 3, k: 3,

@@ -4,10 +4,9 @@
  * chunks keep their text and label, the old columns are gone, and both vectors answer searches
  * (the indexed one through its size's HNSW index) before and after the indexer moves the other.
  */
-import type { DatabaseHandle } from '../database/database-handle';
 import { readMigrations, runMigrations } from '../database/migration-runner';
 import { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from '../model';
-import { openUnmigratedDatabase } from '../../test/support/test-prisma';
+import { unmigratedDatabase } from '../../test/support/test-prisma';
 import { ChunkSearchRepository } from './chunk-search.repository';
 import { OFFLINE_EMBEDDING_LABEL, vectorLiteral } from './embedder';
 import { VectorIndexRepository } from './vector-index.repository';
@@ -17,18 +16,12 @@ const MIGRATION = '20261216000000_chunk_vectors';
 const vectorOf = (text: string) => vectorLiteral(Array.from(hashEmbedding(text, OFFLINE_EMBEDDING_DIMENSIONS)));
 
 describe(`migration ${MIGRATION}`, () => {
-  let handle: DatabaseHandle;
-  let close: () => Promise<void>;
-
-  beforeAll(async () => {
-    ({ handle, close } = await openUnmigratedDatabase());
-  });
-  afterAll(() => close?.());
+  const db = unmigratedDatabase();
 
   it('moves indexed and waiting vectors to their tables, and both stay searchable', async () => {
-    await runMigrations(handle.session, readMigrations().filter((m) => m.name < MIGRATION));
+    await runMigrations(db.handle.session, readMigrations().filter((m) => m.name < MIGRATION));
     const texts = { indexed: 'meteor crater rim', waiting: 'meteor shower night', words: 'meteor without vector' };
-    await handle.session.exec(`
+    await db.handle.session.exec(`
       INSERT INTO workspaces (id, name, updated_at) VALUES ('ws_m', 'm', now());
       INSERT INTO knowledge_bases (id, workspace_id, name, language, updated_at, indexed_chunks) VALUES ('kb_m', 'ws_m', 'old', 'simple', now(), 3);
       INSERT INTO documents (id, knowledge_base_id, title, source, status, updated_at) VALUES ('doc_m', 'kb_m', 'd', 'text', 'ready', now());
@@ -37,9 +30,9 @@ describe(`migration ${MIGRATION}`, () => {
         ('chk_waiting', 'kb_m', 'doc_m', 1, '${texts.waiting}', 3, to_tsvector('simple', '${texts.waiting}'), '${vectorOf(texts.waiting)}', '${OFFLINE_EMBEDDING_LABEL}', false),
         ('chk_words', 'kb_m', 'doc_m', 2, '${texts.words}', 3, to_tsvector('simple', '${texts.words}'), NULL, NULL, true);`);
 
-    await handle.migrate();
-    expect(handle.vector.enabled).toBe(true);
-    const moved = await handle.session.query<{ tbl: string; chunk_id: string; knowledge_base_id: string; document_id: string; model: string; dims: number; same: boolean }>(`
+    await db.handle.migrate();
+    expect(db.handle.vector.enabled).toBe(true);
+    const moved = await db.handle.session.query<{ tbl: string; chunk_id: string; knowledge_base_id: string; document_id: string; model: string; dims: number; same: boolean }>(`
       SELECT tbl, chunk_id, knowledge_base_id, document_id, model, dims, embedding = $1::vector OR embedding = $2::vector AS same FROM (
         SELECT 'chunk_vectors' AS tbl, * FROM chunk_vectors UNION ALL SELECT 'chunk_vectors_waiting', * FROM chunk_vectors_waiting) v
       ORDER BY chunk_id`,
@@ -49,11 +42,11 @@ describe(`migration ${MIGRATION}`, () => {
       { tbl: 'chunk_vectors', chunk_id: 'chk_indexed', ...common },
       { tbl: 'chunk_vectors_waiting', chunk_id: 'chk_waiting', ...common },
     ]);
-    const columns = await handle.session.query<{ column_name: string }>(
+    const columns = await db.handle.session.query<{ column_name: string }>(
       `SELECT column_name FROM information_schema.columns WHERE table_name = 'chunks' AND column_name IN ('embedding', 'embedding_dims', 'vector_indexed', 'embedding_model')`);
     expect(columns.map((c) => c.column_name)).toEqual(['embedding_model']);
 
-    const search = new ChunkSearchRepository(handle.sql);
+    const search = new ChunkSearchRepository(db.handle.sql);
     const nearest = async (query: string) =>
       (await search.search({ knowledgeBaseIds: ['kb_m'], lexical: [], vector: { literal: vectorOf(query), model: OFFLINE_EMBEDDING_LABEL, dimensions: OFFLINE_EMBEDDING_DIMENSIONS }, exactVectorScanMax: 0, candidates: 5, k: 5 })).map((row) => row.id);
     expect(await nearest('crater rim')).toEqual(['chk_indexed']);
@@ -61,7 +54,7 @@ describe(`migration ${MIGRATION}`, () => {
     const plan = await search.explain({ knowledgeBaseIds: ['kb_m'], lexical: [], vector: { literal: vectorOf('crater'), model: OFFLINE_EMBEDDING_LABEL, dimensions: OFFLINE_EMBEDDING_DIMENSIONS }, exactVectorScanMax: 0, candidates: 5, k: 5 });
     expect(plan).toMatch(new RegExp(`Index Scan using chunk_vectors_${OFFLINE_EMBEDDING_DIMENSIONS}_hnsw_idx(?![^\\n]*never executed)`));
 
-    const indexer = new VectorIndexRepository(handle.sql);
+    const indexer = new VectorIndexRepository(db.handle.sql);
     expect(await indexer.waiting()).toBe(1);
     expect(await indexer.indexWaiting(10)).toBe(1);
     expect(await indexer.waiting()).toBe(0);

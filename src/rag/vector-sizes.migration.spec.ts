@@ -4,10 +4,9 @@
  * offline 1,536-d hashed words keep their size and label until they are embedded again on
  * start, and the upgraded database answers searches throughout, through each size's index.
  */
-import type { DatabaseHandle } from '../database/database-handle';
 import { readMigrations, runMigrations } from '../database/migration-runner';
 import { OFFLINE_EMBEDDING_DIMENSIONS, hashEmbedding } from '../model';
-import { openUnmigratedDatabase } from '../../test/support/test-prisma';
+import { unmigratedDatabase } from '../../test/support/test-prisma';
 import { type ChunkSearch, ChunkSearchRepository } from './chunk-search.repository';
 import { ChunkRepository } from './chunk.repository';
 import { LEGACY_OFFLINE_LABEL, OFFLINE_EMBEDDING_LABEL, vectorLiteral } from './embedder';
@@ -20,19 +19,13 @@ const MIGRATION = '20261213000000_vector_sizes';
 const padded = (vector: ArrayLike<number>) => vectorLiteral([...Array.from(vector), ...new Array<number>(1536 - vector.length).fill(0)]);
 
 describe(`migration ${MIGRATION}`, () => {
-  let handle: DatabaseHandle;
-  let close: () => Promise<void>;
-
-  beforeAll(async () => {
-    ({ handle, close } = await openUnmigratedDatabase());
-  });
-  afterAll(() => close?.());
+  const db = unmigratedDatabase();
 
   it('keeps every old vector searchable and embeds the old offline ones again at their new size', async () => {
     const migrations = readMigrations();
-    await runMigrations(handle.session, migrations.filter((m) => m.name < MIGRATION));
+    await runMigrations(db.handle.session, migrations.filter((m) => m.name < MIGRATION));
     const texts = { offline: 'glacier melt water', small: 'glacier ice core', large: 'glacier valley floor' };
-    await handle.session.exec(`
+    await db.handle.session.exec(`
       INSERT INTO workspaces (id, name, updated_at) VALUES ('ws_v', 'v', now());
       INSERT INTO knowledge_bases (id, workspace_id, name, language, updated_at) VALUES ('kb_v', 'ws_v', 'old', 'simple', now());
       INSERT INTO documents (id, knowledge_base_id, title, source, status, updated_at) VALUES ('doc_v', 'kb_v', 'd', 'text', 'ready', now());
@@ -41,10 +34,10 @@ describe(`migration ${MIGRATION}`, () => {
         ('chk_small', 'kb_v', 'doc_v', 1, '${texts.small}', 3, to_tsvector('simple', '${texts.small}'), '${padded(hashEmbedding(texts.small, 384))}', 'vendor:embed-384'),
         ('chk_large', 'kb_v', 'doc_v', 2, '${texts.large}', 3, to_tsvector('simple', '${texts.large}'), '${padded(hashEmbedding(texts.large, 1536))}', 'vendor:embed-1536');`);
 
-    await handle.migrate();
-    expect(handle.vector.enabled).toBe(true);
+    await db.handle.migrate();
+    expect(db.handle.vector.enabled).toBe(true);
     // (and then, by 20261216000000_chunk_vectors, in the table of indexed vectors)
-    const sizes = await handle.session.query<{ id: string; dims: number; model: string; embedding_model: string }>(
+    const sizes = await db.handle.session.query<{ id: string; dims: number; model: string; embedding_model: string }>(
       'SELECT v.chunk_id AS id, v.dims, v.model, c.embedding_model FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id ORDER BY v.chunk_id');
     expect(sizes).toEqual([
       { id: 'chk_large', dims: 1536, model: 'vendor:embed-1536', embedding_model: 'vendor:embed-1536' },
@@ -52,7 +45,7 @@ describe(`migration ${MIGRATION}`, () => {
       { id: 'chk_small', dims: 384, model: 'vendor:embed-384', embedding_model: 'vendor:embed-384' },
     ]);
 
-    const search = new ChunkSearchRepository(handle.sql);
+    const search = new ChunkSearchRepository(db.handle.sql);
     const nearest = (model: string, dims: number, query: string, more: Partial<ChunkSearch> = {}) =>
       search.search({ knowledgeBaseIds: ['kb_v'], lexical: [], vector: { literal: vectorLiteral(Array.from(hashEmbedding(query, dims))), model, dimensions: dims }, candidates: 5, k: 5, ...more });
     // each model's vectors answer a query of that model at their size, exactly and through the index
@@ -66,10 +59,10 @@ describe(`migration ${MIGRATION}`, () => {
     expect(lexical.map((row) => row.id)).toEqual(['chk_offline']);
 
     // on start: embedded again with the offline embedder, and found by its vector
-    const upgrade = new OfflineVectorUpgrade(new ChunkRepository(handle.sql), handle.vector);
+    const upgrade = new OfflineVectorUpgrade(new ChunkRepository(db.handle.sql), db.handle.vector);
     expect(await upgrade.run()).toBe(1);
     expect(await upgrade.run()).toBe(0);
-    const [offline] = await handle.session.query<{ dims: number; model: string; embedding_model: string; same: boolean }>(
+    const [offline] = await db.handle.session.query<{ dims: number; model: string; embedding_model: string; same: boolean }>(
       `SELECT v.dims, v.model, c.embedding_model, v.embedding = $1::vector AS same FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id WHERE v.chunk_id = 'chk_offline'`,
       [vectorLiteral(Array.from(hashEmbedding(texts.offline, OFFLINE_EMBEDDING_DIMENSIONS)))]);
     expect(offline).toEqual({ dims: OFFLINE_EMBEDDING_DIMENSIONS, model: OFFLINE_EMBEDDING_LABEL, embedding_model: OFFLINE_EMBEDDING_LABEL, same: true });

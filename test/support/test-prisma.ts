@@ -20,6 +20,24 @@ export async function openUnmigratedDatabase(): Promise<{ handle: DatabaseHandle
   };
 }
 
+/**
+ * For a migration spec: a database opened but not migrated before its tests (`db.handle`) and
+ * closed after them.
+ */
+export function unmigratedDatabase(): { readonly handle: DatabaseHandle } {
+  let opened: Awaited<ReturnType<typeof openUnmigratedDatabase>> | undefined;
+  beforeAll(async () => {
+    opened = await openUnmigratedDatabase();
+  });
+  afterAll(() => opened?.close());
+  return {
+    get handle() {
+      if (!opened) throw new Error('the database opens before the tests');
+      return opened.handle;
+    },
+  };
+}
+
 /** A migrated database (PGlite in memory, or a throwaway PostgreSQL database) for service tests. */
 export async function openTestDatabase(): Promise<{ prisma: PrismaService; sql: SqlClient; close: () => Promise<void> }> {
   const { handle, close } = await openUnmigratedDatabase();
