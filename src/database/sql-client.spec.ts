@@ -119,6 +119,20 @@ describe('SqlClient (against the test database)', () => {
     expect(await sql.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
   });
 
+  it('$atomic starting with a statement without parameters: in the transaction, and an error in it leaves none open', async () => {
+    const [settings, seen] = await sql.$atomic([
+      Prisma.sql`SELECT set_config('application_name', 'atomic batch', true) AS name`,
+      Prisma.sql`SELECT current_setting('application_name') AS name, ${2}::int AS two`,
+    ]);
+    expect(settings).toEqual([{ name: 'atomic batch' }]);
+    // the setting was local to the batch's transaction
+    expect(seen).toEqual([{ name: 'atomic batch', two: 2 }]);
+    expect(await sql.$queryRaw`SELECT current_setting('application_name') = 'atomic batch' AS leaked`).toEqual([{ leaked: false }]);
+
+    await expect(sql.$atomic([Prisma.sql`SELECT 1 / 0 AS never`, Prisma.sql`SELECT ${1}::int AS one`])).rejects.toThrow(/division by zero/);
+    for (let i = 0; i < 3; i++) expect(await sql.$atomic([Prisma.sql`SELECT ${i}::int AS i`])).toEqual([[{ i }]]);
+  });
+
   it('gives the same answers the first time and every later time (prepared or not), in and out of transactions', async () => {
     const read = (tx: Pick<SqlClient, '$queryRaw'>, value: string, n: number) =>
       tx.$queryRaw<{ text: string; n: number; doc: { v: string } }[]>`
