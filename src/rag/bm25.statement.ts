@@ -26,7 +26,7 @@ export interface Bm25Options {
   candidates: number;
   /** a term in more chunks than this is common (COMMON_TERM_CHUNKS) */
   commonTermChunks: number;
-  /** common terms each in more chunks than this are listed by length bucket (LENGTH_WALK_CHUNKS) */
+  /** common terms in more chunks together than this (estimated) are listed by length bucket (LENGTH_WALK_CHUNKS) */
   lengthWalkChunks: number;
   /** length buckets walked together up to this many chunks (LENGTH_STEP_CHUNKS) */
   lengthStepChunks: number;
@@ -39,10 +39,10 @@ export interface Bm25Options {
 export const COMMON_TERM_CHUNKS = 1_000;
 
 /**
- * When every common term of a query is in more chunks than this, the shortest chunks holding
- * them all are found by length, a few length buckets at a time (chunk-tsv.ts), until there are
- * enough; below it, the chunks of the intersection (at most this many) are all read and sorted,
- * which costs less than the steps' scans.
+ * When more chunks than this would hold every common term of a query (estimated from their
+ * document frequencies as if they were independent), the shortest of them are found by length,
+ * a few length buckets at a time (chunk-tsv.ts), until there are enough; below it, the chunks of
+ * the intersection are all read and sorted, which costs less than the steps' scans.
  */
 export const LENGTH_WALK_CHUNKS = 5_000;
 
@@ -137,9 +137,11 @@ export function bm25Statement(group: LexicalSearch, { filter, candidates, common
            LATERAL (SELECT coalesce(sum(kt.df), 0)::float8 AS df FROM knowledge_base_terms kt
                     WHERE kt.knowledge_base_id IN (${ids}) AND kt.term = t.term) df),
     -- the common terms together: their idf and the conjunction of their lexemes (none: NULL), and
-    -- whether their chunks are listed by length bucket
+    -- whether their chunks are listed by length bucket: when, were the terms independent, more
+    -- than lengthWalkChunks chunks would hold them all
     common AS MATERIALIZED (SELECT coalesce(sum(idf), 0) AS idf, string_agg(quoted, ' & ')::tsquery AS query,
-                                   coalesce(min(df), 0) > ${lengthWalkChunks} AS walk FROM idf WHERE common),
+                                   coalesce(exp(sum(ln(df / (SELECT n FROM corpus)))) * (SELECT n FROM corpus), 0) > ${lengthWalkChunks} AS walk
+                            FROM idf WHERE common),
     ${documents.definition},
     -- the walk's steps, from the shortest chunks: the length buckets of the knowledge bases'
     -- chunks (their lexemes' document frequencies) in groups of about LENGTH_STEP_CHUNKS, each

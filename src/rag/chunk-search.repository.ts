@@ -23,7 +23,7 @@ export interface ChunkSearch {
   exactVectorScanMax?: number;
   /** a term in more chunks than this is common (default COMMON_TERM_CHUNKS) */
   commonTermChunks?: number;
-  /** common terms each in more chunks than this are listed by length bucket (default LENGTH_WALK_CHUNKS) */
+  /** common terms in more chunks together than this (estimated) are listed by length bucket (default LENGTH_WALK_CHUNKS) */
   lengthWalkChunks?: number;
   /** length buckets walked together up to this many chunks (default LENGTH_STEP_CHUNKS) */
   lengthStepChunks?: number;
