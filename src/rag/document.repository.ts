@@ -209,9 +209,10 @@ export class DocumentRepository {
    * What ingestion left where every search looks, removed once it has drained (the embedded
    * database has no autovacuum; PostgreSQL's may come much later). The full-text index takes new
    * chunks into its pending list (GIN's fast update), which each search reads whole beside the
-   * index proper, up to 4 MB of it: merged now, in one pass. And the old versions of documents
-   * whose status changed stay in the index of documents not ready (a search without a filter
-   * reads it): vacuumed. Both are quick, and neither blocks reads or writes.
+   * index proper, up to 4 MB of it: merged now, in one pass. And the old row versions that
+   * making documents ready left are vacuumed: documents' (a status change stays in the index of
+   * documents not ready, which a search without a filter reads), and those of the term statistics
+   * and knowledge bases that every search reads. Quick, and neither blocks reads or writes.
    */
   async tidyAfterIngestion(): Promise<void> {
     await this.sql.$queryRaw`SELECT gin_clean_pending_list('chunks_tsv_gin_idx'::regclass)`;
