@@ -3,39 +3,18 @@
  * they become `simple` (the configuration their chunks were indexed with, so nothing is indexed
  * again) and their term statistics are filled in from the chunks of ready documents.
  */
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { createTestDatabase } from '../../test/support/test-database';
 import { readMigrations, runMigrations } from '../database/migration-runner';
-import { pgliteSession, postgresSession, type SqlSession } from '../database/sql-session';
+import { unmigratedDatabase } from '../../test/support/test-prisma';
 
 const MIGRATION = '20261211000000_lexical_ranking';
 
 describe(`migration ${MIGRATION}`, () => {
-  let session: SqlSession;
-  let close: () => Promise<void>;
-
-  beforeAll(async () => {
-    const db = await createTestDatabase();
-    if (db.kind === 'postgres') {
-      const pg = await postgresSession(db.env.DATABASE_URL);
-      session = pg;
-      close = async () => {
-        await pg.close();
-        await db.drop();
-      };
-    } else {
-      const pglite = await PGlite.create({ extensions: { vector } });
-      session = pgliteSession(pglite);
-      close = () => pglite.close();
-    }
-  });
-  afterAll(() => close?.());
+  const db = unmigratedDatabase();
 
   it('keeps existing knowledge bases searchable as `simple` and backfills their statistics', async () => {
     const migrations = readMigrations();
-    await runMigrations(session, migrations.filter((m) => m.name < MIGRATION));
-    await session.exec(`
+    await runMigrations(db.handle.session, migrations.filter((m) => m.name < MIGRATION));
+    await db.handle.session.exec(`
       INSERT INTO workspaces (id, name, updated_at) VALUES ('ws_m', 'm', now());
       INSERT INTO knowledge_bases (id, workspace_id, name, updated_at) VALUES ('kb_m', 'ws_m', 'old', now()), ('kb_empty', 'ws_m', 'empty', now());
       INSERT INTO documents (id, knowledge_base_id, title, source, status, updated_at)
@@ -46,20 +25,20 @@ describe(`migration ${MIGRATION}`, () => {
         ('chk_3', 'kb_m', 'doc_failed', 0, 'solar tide', 2, to_tsvector('simple', 'solar tide'));`);
 
     // this migration alone (the next ones add other lexemes: chunk-tsv.ts)
-    const report = await runMigrations(session, migrations.filter((m) => m.name <= MIGRATION));
+    const report = await runMigrations(db.handle.session, migrations.filter((m) => m.name <= MIGRATION));
     expect(report.applied).toContain(MIGRATION);
 
-    const kbs = await session.query<{ id: string; language: string; indexed_chunks: number; indexed_tokens: string }>(
+    const kbs = await db.handle.session.query<{ id: string; language: string; indexed_chunks: number; indexed_tokens: string }>(
       'SELECT id, language, indexed_chunks, indexed_tokens::text FROM knowledge_bases ORDER BY id');
     expect(kbs).toEqual([
       { id: 'kb_empty', language: 'simple', indexed_chunks: 0, indexed_tokens: '0' },
       { id: 'kb_m', language: 'simple', indexed_chunks: 2, indexed_tokens: '5' },
     ]);
     // the failed document's chunk is not counted
-    const terms = await session.query<{ term: string; df: number }>("SELECT term, df FROM knowledge_base_terms WHERE knowledge_base_id = 'kb_m' ORDER BY term");
+    const terms = await db.handle.session.query<{ term: string; df: number }>("SELECT term, df FROM knowledge_base_terms WHERE knowledge_base_id = 'kb_m' ORDER BY term");
     expect(terms).toEqual([{ term: 'panel', df: 1 }, { term: 'solar', df: 2 }, { term: 'wind', df: 1 }]);
     // a knowledge base created afterwards gets the default
-    await session.exec("INSERT INTO knowledge_bases (id, workspace_id, name, updated_at) VALUES ('kb_new', 'ws_m', 'new', now())");
-    expect(await session.query("SELECT language FROM knowledge_bases WHERE id = 'kb_new'")).toEqual([{ language: 'auto' }]);
+    await db.handle.session.exec("INSERT INTO knowledge_bases (id, workspace_id, name, updated_at) VALUES ('kb_new', 'ws_m', 'new', now())");
+    expect(await db.handle.session.query("SELECT language FROM knowledge_bases WHERE id = 'kb_new'")).toEqual([{ language: 'auto' }]);
   });
 });
