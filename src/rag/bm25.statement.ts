@@ -122,6 +122,8 @@ export function bm25Statement(group: LexicalSearch, { filter, candidates, common
   // tsquery stays an index condition); a row holds only what the list needs, no text or tsvector
   const postings = (query: Prisma.Sql) =>
     Prisma.sql`(SELECT c.id, c.token_count, c.document_id, c.knowledge_base_id FROM chunks c WHERE c.tsv @@ ${query} OFFSET 0)`;
+  // a list's chunks in the documents searched, each one's id and length
+  const searched = (query: Prisma.Sql) => Prisma.sql`(SELECT c.id, c.token_count FROM ${postings(query)} c WHERE ${documents.holds} OFFSET 0)`;
   // how many of the shortest chunks holding every common term are listed
   const shortest = Prisma.sql`greatest(${candidates * SHORTLIST_FACTOR}, ${candidates} * (1 + (SELECT count(*) FROM idf WHERE NOT common)))`;
   return Prisma.sql`(
@@ -159,7 +161,7 @@ export function bm25Statement(group: LexicalSearch, { filter, candidates, common
     walked AS MATERIALIZED (
       SELECT s.step, c.id, c.token_count
       FROM common, (SELECT step, query FROM steps ORDER BY step OFFSET 0) s
-           CROSS JOIN LATERAL (SELECT c.id, c.token_count FROM ${postings(Prisma.sql`(common.query && s.query)`)} c WHERE ${documents.holds} OFFSET 0) c
+           CROSS JOIN LATERAL ${searched(Prisma.sql`(common.query && s.query)`)} c
       WHERE common.walk AND ${documents.any}
       LIMIT ${shortest}),
     -- of the chunks holding every common term, the shortest (their bounds are equal and their
@@ -168,13 +170,13 @@ export function bm25Statement(group: LexicalSearch, { filter, candidates, common
     -- them sorted
     shortest AS MATERIALIZED (
       SELECT s.id, s.token_count FROM (
-        SELECT c.id, c.token_count FROM common CROSS JOIN LATERAL (SELECT c.id, c.token_count FROM ${postings(Prisma.sql`common.query`)} c WHERE ${documents.holds} OFFSET 0) c
+        SELECT c.id, c.token_count FROM common CROSS JOIN LATERAL ${searched(Prisma.sql`common.query`)} c
         WHERE NOT common.walk
         UNION ALL
         SELECT id, token_count FROM walked WHERE step < (SELECT max(step) FROM walked)
         UNION ALL
         SELECT c.id, c.token_count
-        FROM common CROSS JOIN LATERAL (SELECT c.id, c.token_count FROM ${postings(Prisma.sql`(common.query && (SELECT query FROM steps WHERE step = (SELECT max(step) FROM walked)))`)} c WHERE ${documents.holds} OFFSET 0) c
+        FROM common CROSS JOIN LATERAL ${searched(Prisma.sql`(common.query && (SELECT query FROM steps WHERE step = (SELECT max(step) FROM walked)))`)} c
         WHERE common.walk) s
       ORDER BY s.token_count, s.id LIMIT ${shortest}),
     -- each rare term's chunks and those holding every common term (none read when no document
